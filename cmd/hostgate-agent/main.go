@@ -1,0 +1,219 @@
+// Command hostgate-agent runs the hostgate agent on a managed host: it
+// enrols with the hub, keeps a WebSocket to it and serves its commands.
+//
+//	hostgate-agent run [--config FILE] [--host-id ID --bid N --secret-key K
+//	    --install-token T --agent-privkey-seed S --agent-pubkey P
+//	    --ws-url URL --api-endpoint URL --state-dir DIR] [--log-level L]
+//	hostgate-agent version
+//	hostgate-agent worker [--config FILE] [--service NAME] [--interval D]
+//	hostgate-agent --install-template --host-id ID --bid N --secret-key K
+//	    --install-token T --agent-privkey-seed S --agent-pubkey P
+//	    --ws-url URL --api-endpoint URL [--listen-port N] [--state-dir DIR]
+//
+// The --install-template form (Windows) installs the agent on a machine
+// cloned from a template image; it has its own exit codes (package
+// internal/agent/install).
+//
+// Flags override the JSON config file. Under the Windows service control
+// manager it runs as a service; elsewhere it runs in the foreground until
+// SIGINT or SIGTERM. Exit codes: 0 ok, 1 internal error, 2 usage.
+// See docs/agent.md.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime"
+	"strings"
+	"syscall"
+
+	"hostgate/internal/agent"
+	"hostgate/internal/agent/install"
+)
+
+// Exit codes.
+const (
+	exitOK       = 0
+	exitInternal = 1
+	exitUsage    = 2
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+const usage = `usage:
+  hostgate-agent run [--config FILE] [flags]   run the agent
+  hostgate-agent version                       print the version
+  hostgate-agent worker [--config FILE]        keep the agent service running (Windows logon task)
+  hostgate-agent --install-template [flags]    install on Windows (see --install-template --help)
+Run "hostgate-agent run --help" for the flags.
+`
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		// Double-clicked single-file installer: install from the payload.
+		if self, err := os.Executable(); err == nil {
+			if pargs, ok := payloadArgs(self); ok {
+				return installFromPayload(self, pargs, stdout, stderr, elevated(), relaunchElevated)
+			}
+		}
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "run":
+		return runAgent(args[1:], stderr)
+	case "worker":
+		return runWorker(args[1:], stderr)
+	case "--install-template":
+		return install.Main(args[1:], stdout, stderr)
+	case "version":
+		fmt.Fprintf(stdout, "hostgate-agent %s (%s, %s/%s)\n", agent.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		return exitOK
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "unknown command %q\n%s", args[0], usage)
+	return exitUsage
+}
+
+func runAgent(args []string, stderr io.Writer) int {
+	cfg, level, err := parseRun(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "hostgate-agent:", err)
+		return exitUsage
+	}
+	if err := cfg.Validate(); err != nil {
+		fmt.Fprintln(stderr, "hostgate-agent:", err)
+		return exitUsage
+	}
+	if isService() {
+		err = runService(cfg, level)
+	} else {
+		err = runForeground(cfg, slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})))
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "hostgate-agent:", err)
+		if errors.Is(err, agent.ErrInvalidConfig) {
+			return exitUsage
+		}
+		return exitInternal
+	}
+	return exitOK
+}
+
+// runForeground runs until SIGINT or SIGTERM.
+func runForeground(cfg agent.Config, log *slog.Logger) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return agent.Run(ctx, cfg, log)
+}
+
+// fileConfig is the JSON config file.
+type fileConfig struct {
+	HostID           string `json:"host_id"`
+	BID              int64  `json:"bid"`
+	SecretKey        string `json:"secret_key"`
+	InstallToken     string `json:"install_token"`
+	AgentPrivkeySeed string `json:"agent_privkey_seed"`
+	AgentPubkey      string `json:"agent_pubkey"`
+	WSURL            string `json:"ws_url"`
+	APIEndpoint      string `json:"api_endpoint"`
+	StateDir         string `json:"state_dir"`
+}
+
+// parseRun reads the run flags and the config file they name; flags that
+// were given override the file.
+func parseRun(args []string, stderr io.Writer) (agent.Config, slog.Level, error) {
+	fs := flag.NewFlagSet("hostgate-agent run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var f fileConfig
+	configPath := fs.String("config", "", "JSON config `file` (snake_case keys as the flags)")
+	logLevel := fs.String("log-level", "info", "log `level`: debug, info, warn or error")
+	fs.StringVar(&f.HostID, "host-id", "", "host `uuid`")
+	fs.Int64Var(&f.BID, "bid", 0, "host business id")
+	fs.StringVar(&f.SecretKey, "secret-key", "", "host secret key")
+	fs.StringVar(&f.InstallToken, "install-token", "", "one-time install `token`")
+	fs.StringVar(&f.AgentPrivkeySeed, "agent-privkey-seed", "", "base64 ed25519 `seed`")
+	fs.StringVar(&f.AgentPubkey, "agent-pubkey", "", "ed25519:<base64> public `key`")
+	fs.StringVar(&f.WSURL, "ws-url", "", "hub agent WebSocket `url` (wss://…)")
+	fs.StringVar(&f.APIEndpoint, "api-endpoint", "", "hub API base `url` (https://…)")
+	fs.StringVar(&f.StateDir, "state-dir", "", "state `directory` (default "+agent.DefaultStateDir()+")")
+	if err := fs.Parse(args); err != nil {
+		return agent.Config{}, 0, err
+	}
+	if fs.NArg() > 0 {
+		return agent.Config{}, 0, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		return agent.Config{}, 0, fmt.Errorf("--log-level: %w", err)
+	}
+	merged := fileConfig{}
+	if *configPath != "" {
+		var err error
+		if merged, err = readConfigFile(*configPath); err != nil {
+			return agent.Config{}, 0, err
+		}
+	}
+	overrideSet(fs, &merged, f)
+	return merged.agentConfig(), level, nil
+}
+
+func readConfigFile(path string) (fileConfig, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fileConfig{}, fmt.Errorf("config file: %w", err)
+	}
+	// Unknown keys are allowed, so the hub's install credentials (which
+	// carry more fields) can serve as the file as they are.
+	var f fileConfig
+	if err := json.Unmarshal(b, &f); err != nil {
+		return fileConfig{}, fmt.Errorf("config file %s: %w", path, err)
+	}
+	return f, nil
+}
+
+// overrideSet copies into dst the flags that were given on the command line.
+func overrideSet(fs *flag.FlagSet, dst *fileConfig, flags fileConfig) {
+	fs.Visit(func(fl *flag.Flag) {
+		switch fl.Name {
+		case "host-id":
+			dst.HostID = flags.HostID
+		case "bid":
+			dst.BID = flags.BID
+		case "secret-key":
+			dst.SecretKey = flags.SecretKey
+		case "install-token":
+			dst.InstallToken = flags.InstallToken
+		case "agent-privkey-seed":
+			dst.AgentPrivkeySeed = flags.AgentPrivkeySeed
+		case "agent-pubkey":
+			dst.AgentPubkey = flags.AgentPubkey
+		case "ws-url":
+			dst.WSURL = flags.WSURL
+		case "api-endpoint":
+			dst.APIEndpoint = flags.APIEndpoint
+		case "state-dir":
+			dst.StateDir = flags.StateDir
+		}
+	})
+}
+
+func (f fileConfig) agentConfig() agent.Config {
+	return agent.Config{
+		HostID: f.HostID, BID: f.BID, SecretKey: f.SecretKey, InstallToken: f.InstallToken,
+		AgentPrivkeySeed: f.AgentPrivkeySeed, AgentPubkey: f.AgentPubkey,
+		WSURL: f.WSURL, APIEndpoint: f.APIEndpoint, StateDir: f.StateDir,
+	}
+}

@@ -1,0 +1,82 @@
+// Command hostgate runs the hostgate hub: the HTTP API, the agent gateway
+// and the consoles. Configuration comes from the environment; see
+// `hostgate --help` and docs/configuration.md.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"hostgate/internal/hub"
+)
+
+const usage = `hostgate - remote host control hub
+
+Usage:
+  hostgate [serve]                 run the hub (the default)
+  hostgate migrate                 apply database migrations and exit
+  hostgate admin create --username U --password P --role R
+                                   create an admin (roles: owner, operator, finance, viewer)
+  hostgate --help                  this text
+
+Environment:
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	stop()
+	if errors.Is(err, flag.ErrHelp) {
+		os.Exit(0)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "hostgate:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cmd := "serve"
+	if len(args) > 0 {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "-h", "--help", "help":
+		fmt.Fprint(stdout, usage+hub.Help())
+		return flag.ErrHelp
+	case "serve", "migrate", "admin":
+	default:
+		fmt.Fprint(stderr, usage+hub.Help())
+		return fmt.Errorf("unknown command %q", cmd)
+	}
+	cfg, err := hub.Parse(getenv)
+	if err != nil {
+		return err
+	}
+	log := newLogger(cfg, stderr)
+	switch cmd {
+	case "migrate":
+		return migrate(ctx, cfg, log, stdout)
+	case "admin":
+		return adminCommand(ctx, cfg, log, args, stdout, stderr)
+	}
+	log.Info("starting", hub.Masked(getenv)...)
+	return hub.Run(ctx, cfg, log)
+}
+
+func newLogger(cfg hub.Config, w io.Writer) *slog.Logger {
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(cfg.LogLevel))
+	opts := &slog.HandlerOptions{Level: level}
+	if cfg.LogFormat == "text" {
+		return slog.New(slog.NewTextHandler(w, opts))
+	}
+	return slog.New(slog.NewJSONHandler(w, opts))
+}

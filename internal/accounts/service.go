@@ -1,0 +1,322 @@
+package accounts
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/mail"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"hostgate/internal/apperr"
+	"hostgate/internal/audit"
+	"hostgate/internal/coord"
+	"hostgate/internal/keyring"
+	"hostgate/internal/lockout"
+	"hostgate/internal/paging"
+	"hostgate/internal/passwords"
+)
+
+// Policy holds the account timings; docs/accounts.md quotes the defaults.
+type Policy struct {
+	AccessTTL  time.Duration // access token lifetime
+	RefreshTTL time.Duration // session (refresh token) lifetime
+}
+
+// DefaultPolicy is the spec's timings (section 8).
+var DefaultPolicy = Policy{AccessTTL: 15 * time.Minute, RefreshTTL: 30 * 24 * time.Hour}
+
+// Error codes owned by this package.
+const (
+	CodeEmailTaken       = "email_taken"
+	CodeInvalidEmail     = "invalid_email"
+	CodeAccountSuspended = "account_suspended"
+	maxDisplayName       = 64
+)
+
+// Service carries out account operations.
+type Service struct {
+	store  Store
+	coord  coord.Coord
+	keys   *keyring.Keyring
+	hasher *passwords.Hasher
+	guard  *lockout.Guard
+	policy Policy
+	log    *slog.Logger
+	now    func() time.Time
+}
+
+// NewService wires the account service.
+func NewService(st Store, c coord.Coord, keys *keyring.Keyring, h *passwords.Hasher, g *lockout.Guard, p Policy, log *slog.Logger) *Service {
+	return &Service{store: st, coord: c, keys: keys, hasher: h, guard: g, policy: p, log: log, now: time.Now}
+}
+
+// Auth is the result of a register, login or refresh.
+type Auth struct {
+	AccessToken  string
+	RefreshToken string
+	AccessTTL    time.Duration
+	User         User
+}
+
+// Principal is an authenticated user request.
+type Principal struct {
+	UserID    string
+	SessionID string
+}
+
+// NormalizeEmail trims and lower-cases an address and checks its form.
+func NormalizeEmail(s string) (string, error) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	a, err := mail.ParseAddress(s)
+	if err != nil || a.Address != s || a.Name != "" || len(s) > 254 {
+		return "", apperr.New(CodeInvalidEmail, "email address is not valid")
+	}
+	return s, nil
+}
+
+// Register creates an account and signs it in.
+func (s *Service) Register(ctx context.Context, email, password string) (Auth, error) {
+	email, err := NormalizeEmail(email)
+	if err != nil {
+		return Auth{}, err
+	}
+	if err := passwords.Check(password, email); err != nil {
+		return Auth{}, err
+	}
+	hash, err := s.hasher.Hash(ctx, password)
+	if err != nil {
+		return Auth{}, err
+	}
+	now := s.now().UTC().Truncate(time.Microsecond)
+	u := User{ID: uuid.NewString(), Email: email, DisplayName: strings.Split(email, "@")[0], Status: StatusActive, CreatedAt: now}
+	sess, refresh, refreshHash := s.newSession(u.ID, now)
+	if err := s.store.CreateUser(ctx, u, hash, sess, refreshHash); err != nil {
+		if errors.Is(err, ErrEmailTaken) {
+			return Auth{}, apperr.New(CodeEmailTaken, "an account with this email already exists")
+		}
+		return Auth{}, err
+	}
+	return s.issue(u, sess.ID, refresh)
+}
+
+// Login checks a password and opens a session. An unknown email and a wrong
+// password give the same answer in about the same time, and count toward
+// the same lockout.
+func (s *Service) Login(ctx context.Context, email, password string) (Auth, error) {
+	norm := strings.ToLower(strings.TrimSpace(email))
+	if err := s.guard.Check(ctx, norm); err != nil {
+		return Auth{}, err
+	}
+	u, hash, err := s.store.UserCredentials(ctx, norm)
+	if errors.Is(err, ErrUserNotFound) || len(password) > passwords.MaxLen {
+		s.hasher.Burn(ctx, password)
+		return Auth{}, s.guard.Fail(ctx, norm, wrongLogin)
+	}
+	if err != nil {
+		return Auth{}, err
+	}
+	ok, rehash, err := s.hasher.Verify(ctx, password, hash)
+	if err != nil {
+		return Auth{}, err
+	}
+	if !ok {
+		return Auth{}, s.guard.Fail(ctx, norm, wrongLogin)
+	}
+	if err := s.guard.Succeed(ctx, norm); err != nil {
+		return Auth{}, err
+	}
+	if u.Status != StatusActive {
+		return Auth{}, apperr.New(CodeAccountSuspended, "this account is suspended")
+	}
+	if rehash {
+		s.rehash(ctx, u.ID, password)
+	}
+	now := s.now().UTC().Truncate(time.Microsecond)
+	sess, refresh, refreshHash := s.newSession(u.ID, now)
+	if err := s.store.CreateSession(ctx, sess, refreshHash); err != nil {
+		return Auth{}, err
+	}
+	return s.issue(u, sess.ID, refresh)
+}
+
+func (s *Service) rehash(ctx context.Context, id, password string) {
+	h, err := s.hasher.Hash(ctx, password)
+	if err == nil {
+		err = s.store.SetPasswordHash(ctx, id, h)
+	}
+	if err != nil {
+		s.log.WarnContext(ctx, "password rehash failed", "user_id", id, "err", err)
+	}
+}
+
+const wrongLogin = "email or password is incorrect"
+
+// Refresh exchanges a refresh token for a new pair. A token that was
+// already exchanged ends its whole session.
+func (s *Service) Refresh(ctx context.Context, refreshToken string) (Auth, error) {
+	old, ok := hashRefresh(refreshToken)
+	if !ok {
+		return Auth{}, invalidRefresh()
+	}
+	next, nextHash := newRefresh()
+	sess, err := s.store.RotateRefresh(ctx, old, nextHash, s.now().UTC())
+	switch {
+	case errors.Is(err, ErrRefreshReused):
+		s.log.WarnContext(ctx, "refresh token reuse: session revoked", "session_id", sess.ID)
+		s.revokeLive(ctx, []string{sess.ID})
+		return Auth{}, invalidRefresh()
+	case errors.Is(err, ErrRefreshUnknown), errors.Is(err, ErrSessionEnded):
+		return Auth{}, invalidRefresh()
+	case err != nil:
+		return Auth{}, err
+	}
+	u, err := s.store.UserByID(ctx, sess.UserID)
+	if err != nil {
+		return Auth{}, err
+	}
+	if u.Status != StatusActive {
+		return Auth{}, invalidRefresh()
+	}
+	return s.issue(u, sess.ID, next)
+}
+
+// Logout ends the session of a refresh token, and its access tokens with it.
+func (s *Service) Logout(ctx context.Context, refreshToken string) error {
+	h, ok := hashRefresh(refreshToken)
+	if !ok {
+		return invalidRefresh()
+	}
+	sess, err := s.store.RevokeSession(ctx, h, s.now().UTC())
+	if errors.Is(err, ErrRefreshUnknown) {
+		return invalidRefresh()
+	}
+	if err != nil {
+		return err
+	}
+	return s.coord.SetFlag(ctx, revokedKey(sess.ID), s.policy.AccessTTL+time.Minute)
+}
+
+// Authenticate checks an access token and that its session is still open.
+func (s *Service) Authenticate(ctx context.Context, token string) (Principal, error) {
+	c, err := s.keys.ParseToken(token, keyring.KindUser)
+	if err != nil {
+		return Principal{}, apperr.New(apperr.CodeInvalidToken, "access token is invalid or expired")
+	}
+	revoked, err := s.coord.HasFlag(ctx, revokedKey(c.SessionID))
+	if err != nil {
+		return Principal{}, err
+	}
+	if revoked {
+		return Principal{}, apperr.New(apperr.CodeInvalidToken, "session has ended")
+	}
+	return Principal{UserID: c.Subject, SessionID: c.SessionID}, nil
+}
+
+// Get returns a user; another user's or a missing id is not_found.
+func (s *Service) Get(ctx context.Context, id string) (User, error) {
+	u, err := s.store.UserByID(ctx, id)
+	if errors.Is(err, ErrUserNotFound) {
+		return User{}, apperr.NotFound("user")
+	}
+	return u, err
+}
+
+// UpdateDisplayName changes the user's display name.
+func (s *Service) UpdateDisplayName(ctx context.Context, id, name string) (User, error) {
+	name = strings.TrimSpace(name)
+	if name == "" || utf8.RuneCountInString(name) > maxDisplayName {
+		return User{}, apperr.New("invalid_name", fmt.Sprintf("display_name must be 1 to %d characters", maxDisplayName))
+	}
+	u, err := s.store.UpdateDisplayName(ctx, id, name)
+	if errors.Is(err, ErrUserNotFound) {
+		return User{}, apperr.NotFound("user")
+	}
+	return u, err
+}
+
+// List returns a page of users for the admin console.
+func (s *Service) List(ctx context.Context, f UserFilter, p paging.Page) (paging.Result[User], error) {
+	if f.Status != "" && f.Status != StatusActive && f.Status != StatusSuspended {
+		return paging.Result[User]{}, apperr.New(apperr.CodeInvalidQuery, "status must be active or suspended")
+	}
+	items, total, err := s.store.ListUsers(ctx, f, p)
+	return paging.NewResult(items, total, p), err
+}
+
+// SetStatus suspends or resumes a user on an admin's behalf. Suspension ends
+// every session at once: refresh tokens in the store, access tokens through
+// the revocation flags every request checks.
+func (s *Service) SetStatus(ctx context.Context, actor audit.Actor, id string, st Status) error {
+	action := audit.ActionUserSuspend
+	if st == StatusActive {
+		action = audit.ActionUserResume
+	}
+	now := s.now().UTC()
+	// Sessions revoked within one access lifetime may still have live access
+	// tokens; re-flagging them makes a retried suspend repair a lost flag.
+	since := now.Add(-s.policy.AccessTTL - time.Minute)
+	ids, err := s.store.SetUserStatus(ctx, id, st, now, since, actor.Entry(action, "user", id))
+	if errors.Is(err, ErrUserNotFound) {
+		return apperr.NotFound("user")
+	}
+	if err != nil {
+		return err
+	}
+	if st == StatusSuspended {
+		return s.revokeLive(ctx, ids)
+	}
+	return nil
+}
+
+func (s *Service) revokeLive(ctx context.Context, sessionIDs []string) error {
+	for _, id := range sessionIDs {
+		if err := s.coord.SetFlag(ctx, revokedKey(id), s.policy.AccessTTL+time.Minute); err != nil {
+			return fmt.Errorf("accounts: revoke session: %w", err)
+		}
+	}
+	return nil
+}
+
+func revokedKey(sessionID string) string { return "revoked:sid:" + sessionID }
+
+func (s *Service) newSession(userID string, now time.Time) (Session, string, []byte) {
+	refresh, h := newRefresh()
+	return Session{ID: uuid.NewString(), UserID: userID, CreatedAt: now, ExpiresAt: now.Add(s.policy.RefreshTTL)}, refresh, h
+}
+
+func (s *Service) issue(u User, sessionID, refresh string) (Auth, error) {
+	tok, _, err := s.keys.SignToken(keyring.Claims{Kind: keyring.KindUser, Subject: u.ID, SessionID: sessionID}, s.policy.AccessTTL)
+	if err != nil {
+		return Auth{}, err
+	}
+	return Auth{AccessToken: tok, RefreshToken: refresh, AccessTTL: s.policy.AccessTTL, User: u}, nil
+}
+
+// newRefresh makes a refresh token (32 random bytes) and its stored hash.
+func newRefresh() (string, []byte) {
+	b := make([]byte, 32)
+	rand.Read(b)
+	tok := base64.RawURLEncoding.EncodeToString(b)
+	h := sha256.Sum256([]byte(tok))
+	return tok, h[:]
+}
+
+func hashRefresh(tok string) ([]byte, bool) {
+	if len(tok) == 0 || len(tok) > 128 {
+		return nil, false
+	}
+	h := sha256.Sum256([]byte(tok))
+	return h[:], true
+}
+
+func invalidRefresh() error {
+	return apperr.New(apperr.CodeInvalidToken, "refresh token is invalid, expired or already used")
+}

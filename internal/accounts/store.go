@@ -1,0 +1,76 @@
+package accounts
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"hostgate/internal/audit"
+	"hostgate/internal/paging"
+)
+
+// Errors a Store returns; the service turns them into client errors.
+var (
+	ErrUserNotFound = errors.New("accounts: user not found")
+	ErrEmailTaken   = errors.New("accounts: email already registered")
+	// ErrRefreshUnknown: no session has ever issued this refresh token.
+	ErrRefreshUnknown = errors.New("accounts: unknown refresh token")
+	// ErrRefreshReused: the token was already rotated; the store has revoked
+	// its session in the same transaction.
+	ErrRefreshReused = errors.New("accounts: refresh token reused")
+	// ErrSessionEnded: the session was revoked or has expired.
+	ErrSessionEnded = errors.New("accounts: session ended")
+)
+
+// Session is one login of a user: a chain of refresh tokens of which only
+// the newest is usable.
+type Session struct {
+	ID        string
+	UserID    string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	RevokedAt *time.Time
+}
+
+// UserFilter narrows a user listing. Query matches email or display name
+// (case-insensitive substring); Status matches exactly; empty matches all.
+type UserFilter struct {
+	Query  string
+	Status Status
+}
+
+// Store is what package accounts needs from storage. Emails passed in are
+// already normalised. Each method is one transaction.
+type Store interface {
+	// CreateUser inserts u with its password hash, and a first session with
+	// its refresh-token hash. ErrEmailTaken when the email exists.
+	CreateUser(ctx context.Context, u User, passwordHash string, s Session, refreshHash []byte) error
+	// UserCredentials returns the user with this email and its password hash.
+	UserCredentials(ctx context.Context, email string) (User, string, error)
+	// UserByID returns a user; ErrUserNotFound.
+	UserByID(ctx context.Context, id string) (User, error)
+	// UpdateDisplayName sets the name and returns the updated user.
+	UpdateDisplayName(ctx context.Context, id, name string) (User, error)
+	// SetPasswordHash replaces the stored hash (rehash with new parameters).
+	SetPasswordHash(ctx context.Context, id, hash string) error
+	// ListUsers returns a page of users, newest first, and the match count.
+	ListUsers(ctx context.Context, f UserFilter, p paging.Page) ([]User, int, error)
+	// SetUserStatus sets the status and writes rec in the same transaction.
+	// Suspending also revokes every open session of the user. It returns the
+	// ids of the user's sessions revoked since revokedSince, so a caller can
+	// push those revocations to live credentials (again, if it retries).
+	SetUserStatus(ctx context.Context, id string, status Status, now, revokedSince time.Time, rec audit.Entry) ([]string, error)
+
+	// CreateSession opens a session whose first refresh token hashes to refreshHash.
+	CreateSession(ctx context.Context, s Session, refreshHash []byte) error
+	// RotateRefresh consumes the refresh token oldHash and makes newHash the
+	// session's next one, atomically: of any number of concurrent calls with
+	// one token at most one succeeds. A token that was already consumed
+	// revokes its whole session and returns that Session together with
+	// ErrRefreshReused, so the caller can end its access tokens too. Other
+	// errors: ErrRefreshUnknown, ErrSessionEnded.
+	RotateRefresh(ctx context.Context, oldHash, newHash []byte, now time.Time) (Session, error)
+	// RevokeSession ends the session that issued the refresh token (current
+	// or already rotated) and returns it; ErrRefreshUnknown.
+	RevokeSession(ctx context.Context, refreshHash []byte, now time.Time) (Session, error)
+}

@@ -1,0 +1,14 @@
+// Package admin manages console administrators: accounts, login, roles, and
+// the policy that says which roles may call which admin route.
+package admin
+
+import "time"
+
+// Admin is a console administrator.
+type Admin struct {
+	ID        string    `json:"id"`
+	Username  string    `json:"username"`
+	Role      Role      `json:"role"`
+	Status    string    `json:"status"`
+	CreatedAt time.Time `json:"created_at"`
+}

@@ -1,0 +1,24 @@
+package admin
+
+import (
+	"context"
+	"errors"
+)
+
+// Errors a Store returns.
+var (
+	ErrAdminNotFound = errors.New("admin: admin not found")
+	ErrUsernameTaken = errors.New("admin: username taken")
+)
+
+// Store is what package admin needs from storage. Usernames are normalised.
+type Store interface {
+	// CreateAdmin inserts a; ErrUsernameTaken when the username exists.
+	CreateAdmin(ctx context.Context, a Admin, passwordHash string) error
+	// AdminCredentials returns the admin and its password hash; ErrAdminNotFound.
+	AdminCredentials(ctx context.Context, username string) (Admin, string, error)
+	// AdminByID returns an admin; ErrAdminNotFound.
+	AdminByID(ctx context.Context, id string) (Admin, error)
+	// SetAdminPasswordHash replaces the stored hash.
+	SetAdminPasswordHash(ctx context.Context, id, hash string) error
+}

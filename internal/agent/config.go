@@ -1,0 +1,279 @@
+package agent
+
+import (
+	"crypto/ed25519"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Config is the agent's setup: the install credentials the hub issued for
+// this host, where to keep state, and tuning knobs that tests shorten.
+// The zero value of every tuning field means "the documented default".
+//
+// Config carries secrets (SecretKey, InstallToken, AgentPrivkeySeed); its
+// String and LogValue methods redact them, so logging a Config is safe.
+type Config struct {
+	HostID           string // UUID of the host
+	BID              int64  // business id of the host; carried, not used yet
+	SecretKey        string // host secret; carried for later features, never sent or logged
+	InstallToken     string // one-time token; optional once the state dir holds a token
+	AgentPrivkeySeed string // base64 of the 32-byte ed25519 seed
+	AgentPubkey      string // "ed25519:<base64>" or bare base64; must match the seed
+	WSURL            string // ws:// or wss:// URL of the agent WebSocket
+	APIEndpoint      string // http:// or https:// base of the hub API
+	StateDir         string // defaults to DefaultStateDir()
+
+	// AgentVersion is reported in hello and heartbeats; defaults to Version.
+	AgentVersion string
+
+	// HeartbeatOverride replaces the hub's welcome.heartbeat_s (and the
+	// fallback heartbeat interval) when positive.
+	HeartbeatOverride time.Duration
+	// MetricsOverride replaces the hub's welcome.metrics_s when positive.
+	MetricsOverride time.Duration
+	// BackoffBase and BackoffCap bound reconnect delays (defaults 1 s, 60 s).
+	BackoffBase time.Duration
+	BackoffCap  time.Duration
+	// BackoffReset is how long a session must last to reset the backoff
+	// (default 60 s).
+	BackoffReset time.Duration
+	// WelcomeTimeout bounds the wait for welcome after hello (default 10 s).
+	WelcomeTimeout time.Duration
+	// HTTPTimeout bounds one enrolment or heartbeat request (default 30 s).
+	HTTPTimeout time.Duration
+
+	// Commands are the operations the agent serves; nil means
+	// DefaultRegistry (every operation of this build).
+	Commands *Registry
+	// Sampler produces the metrics samples; nil means the process's
+	// shared sysops sampler.
+	Sampler Sampler
+	// OnStatus, when set, is called after every connection state change.
+	// It runs on the agent's goroutines and must not block.
+	OnStatus func(Status)
+}
+
+// Defaults of the tuning fields.
+const (
+	DefaultHeartbeat      = 25 * time.Second
+	DefaultMetrics        = 60 * time.Second
+	DefaultBackoffBase    = time.Second
+	DefaultBackoffCap     = 60 * time.Second
+	DefaultBackoffReset   = 60 * time.Second
+	DefaultWelcomeTimeout = 10 * time.Second
+	DefaultHTTPTimeout    = 30 * time.Second
+)
+
+// ErrInvalidConfig wraps every configuration error, so a caller can tell a
+// usage problem from a runtime failure.
+var ErrInvalidConfig = errors.New("invalid agent configuration")
+
+// String describes the config without its secrets.
+func (c Config) String() string {
+	return fmt.Sprintf("agent.Config{host_id=%s bid=%d ws_url=%s api_endpoint=%s state_dir=%s install_token=%s secret_key=%s agent_privkey_seed=%s}",
+		c.HostID, c.BID, c.WSURL, c.APIEndpoint, c.StateDir, redacted(c.InstallToken), redacted(c.SecretKey), redacted(c.AgentPrivkeySeed))
+}
+
+// GoString is String, so %#v does not print secrets either.
+func (c Config) GoString() string { return c.String() }
+
+// LogValue renders the config for slog without its secrets.
+func (c Config) LogValue() slog.Value {
+	return slog.GroupValue(
+		slog.String("host_id", c.HostID),
+		slog.Int64("bid", c.BID),
+		slog.String("ws_url", c.WSURL),
+		slog.String("api_endpoint", c.APIEndpoint),
+		slog.String("state_dir", c.StateDir),
+		slog.Bool("install_token_set", c.InstallToken != ""),
+	)
+}
+
+func redacted(s string) string {
+	if s == "" {
+		return "unset"
+	}
+	return "[redacted]"
+}
+
+// settings is a validated Config with everything parsed.
+type settings struct {
+	Config
+	hostID  string
+	key     ed25519.PrivateKey
+	pubB64  string // canonical std base64 of the public key
+	apiBase string // api endpoint without a trailing slash
+	apiURL  *url.URL
+	wsURL   *url.URL
+}
+
+// Validate checks the config and reports every problem it finds, wrapped
+// in ErrInvalidConfig.
+func (c Config) Validate() error {
+	_, err := c.settings()
+	return err
+}
+
+func (c Config) settings() (*settings, error) {
+	s := &settings{Config: c}
+	s.fillDefaults()
+	var errs []error
+	add := func(field string, err error) {
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", field, err))
+		}
+	}
+	var err error
+	s.hostID, err = parseHostID(c.HostID)
+	add("host_id", err)
+	s.key, err = parseSeed(c.AgentPrivkeySeed)
+	add("agent_privkey_seed", err)
+	if s.key != nil {
+		s.pubB64, err = matchPubkey(c.AgentPubkey, s.key)
+		add("agent_pubkey", err)
+	}
+	s.wsURL, err = parseURL(c.WSURL, "ws", "wss")
+	add("ws_url", err)
+	s.apiURL, err = parseURL(c.APIEndpoint, "http", "https")
+	if err == nil && (s.apiURL.RawQuery != "" || s.apiURL.Fragment != "") {
+		err = errors.New("must not have a query or fragment")
+	}
+	add("api_endpoint", err)
+	if s.apiURL != nil {
+		s.apiBase = strings.TrimRight(s.apiURL.String(), "/")
+	}
+	add("tuning", c.checkDurations())
+	if c.BID < 0 {
+		add("bid", errors.New("must not be negative"))
+	}
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, errors.Join(errs...))
+	}
+	return s, nil
+}
+
+func (s *settings) fillDefaults() {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d == 0 {
+			*d = v
+		}
+	}
+	def(&s.BackoffBase, DefaultBackoffBase)
+	def(&s.BackoffCap, DefaultBackoffCap)
+	def(&s.BackoffReset, DefaultBackoffReset)
+	def(&s.WelcomeTimeout, DefaultWelcomeTimeout)
+	def(&s.HTTPTimeout, DefaultHTTPTimeout)
+	if s.AgentVersion == "" {
+		s.AgentVersion = Version
+	}
+	if s.StateDir == "" {
+		s.StateDir = DefaultStateDir()
+	}
+}
+
+func (c Config) checkDurations() error {
+	for _, d := range []time.Duration{c.HeartbeatOverride, c.MetricsOverride, c.BackoffBase, c.BackoffCap,
+		c.BackoffReset, c.WelcomeTimeout, c.HTTPTimeout} {
+		if d < 0 {
+			return errors.New("durations must not be negative")
+		}
+	}
+	if c.BackoffBase > 0 && c.BackoffCap > 0 && c.BackoffCap < c.BackoffBase {
+		return errors.New("backoff cap is below the backoff base")
+	}
+	return nil
+}
+
+func parseHostID(s string) (string, error) {
+	if s == "" {
+		return "", errors.New("required")
+	}
+	u, err := uuid.Parse(s)
+	if err != nil {
+		return "", errors.New("not a UUID")
+	}
+	return u.String(), nil
+}
+
+// decodeBase64 accepts standard or URL-safe base64, padded or not.
+func decodeBase64(s string) ([]byte, error) {
+	s = strings.TrimSpace(s)
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		if b, err := enc.DecodeString(s); err == nil {
+			return b, nil
+		}
+	}
+	return nil, errors.New("not base64")
+}
+
+// parseSeed never echoes the seed in its errors.
+func parseSeed(s string) (ed25519.PrivateKey, error) {
+	if s == "" {
+		return nil, errors.New("required")
+	}
+	b, err := decodeBase64(s)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) != ed25519.SeedSize {
+		return nil, fmt.Errorf("decodes to %d bytes, want %d", len(b), ed25519.SeedSize)
+	}
+	return ed25519.NewKeyFromSeed(b), nil
+}
+
+func matchPubkey(s string, key ed25519.PrivateKey) (string, error) {
+	if s == "" {
+		return "", errors.New("required")
+	}
+	b, err := decodeBase64(strings.TrimPrefix(strings.TrimSpace(s), "ed25519:"))
+	if err != nil {
+		return "", err
+	}
+	pub := key.Public().(ed25519.PublicKey)
+	if len(b) != ed25519.PublicKeySize || !pub.Equal(ed25519.PublicKey(b)) {
+		return "", errors.New("does not match agent_privkey_seed")
+	}
+	return base64.StdEncoding.EncodeToString(pub), nil
+}
+
+func parseURL(s string, schemes ...string) (*url.URL, error) {
+	if s == "" {
+		return nil, errors.New("required")
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return nil, errors.New("not a URL")
+	}
+	ok := false
+	for _, sc := range schemes {
+		ok = ok || strings.EqualFold(u.Scheme, sc)
+	}
+	if !ok {
+		return nil, fmt.Errorf("scheme %q is not %s", u.Scheme, strings.Join(schemes, " or "))
+	}
+	if u.Host == "" {
+		return nil, errors.New("no host")
+	}
+	if u.User != nil {
+		return nil, errors.New("must not carry user info")
+	}
+	return u, nil
+}
+
+// insecure reports whether u is unencrypted and not on loopback.
+func insecure(u *url.URL) bool {
+	if u.Scheme == "wss" || u.Scheme == "https" {
+		return false
+	}
+	h := u.Hostname()
+	ip := net.ParseIP(h)
+	return !(h == "localhost" || (ip != nil && ip.IsLoopback()))
+}

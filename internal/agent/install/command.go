@@ -1,0 +1,117 @@
+package install
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// ErrUnsupported is NewSystem's error outside Windows.
+var ErrUnsupported = errors.New("install-template is only supported on Windows")
+
+// Usage describes the install mode's arguments.
+const Usage = `usage: hostgate-agent --install-template --host-id ID --bid N --secret-key K
+    --install-token T --agent-privkey-seed S --agent-pubkey P
+    --ws-url URL --api-endpoint URL [--listen-port N] [--state-dir DIR]
+Installs the agent on this machine (Windows, elevated). Exit codes: 0 ok,
+1 internal or argument error, 20 copy, 21 setup file, 30 service,
+31 scheduled task, 32 firewall rule; failures are one JSON object on stderr.
+`
+
+// Main runs the install mode with the real system: args are the arguments
+// after --install-template. It returns the process exit code.
+func Main(args []string, stdout, stderr io.Writer) int {
+	sys, err := NewSystem()
+	if err != nil {
+		report(stderr, fail("unsupported", ExitInternal, "run the Windows build of the agent on Windows", err.Error(), nil), Options{})
+		return ExitInternal
+	}
+	return Command(args, Deps{System: sys, Stdout: stdout}, stderr)
+}
+
+// Command parses args (the arguments after --install-template), runs the
+// installer with deps and reports a failure on stderr as one JSON object.
+// It returns the process exit code.
+func Command(args []string, deps Deps, stderr io.Writer) int {
+	opts, err := ParseArgs(args)
+	if errors.Is(err, flag.ErrHelp) {
+		if deps.Stdout != nil {
+			fmt.Fprint(deps.Stdout, Usage)
+		}
+		return ExitOK
+	}
+	if err == nil {
+		err = Run(opts, deps)
+	}
+	if err != nil {
+		report(stderr, err, opts)
+	}
+	return ExitCode(err)
+}
+
+// ParseArgs reads the install arguments. Missing or malformed arguments
+// are an *Error with exit code 1 (the reserved codes 10 and 11 are not
+// used). Values are checked further by Run.
+func ParseArgs(args []string) (Options, error) {
+	fs := flag.NewFlagSet("hostgate-agent --install-template", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var o Options
+	fs.StringVar(&o.HostID, "host-id", "", "host uuid")
+	fs.Int64Var(&o.BID, "bid", 0, "host business id")
+	fs.StringVar(&o.SecretKey, "secret-key", "", "host secret key")
+	fs.StringVar(&o.InstallToken, "install-token", "", "one-time install token")
+	fs.StringVar(&o.AgentPrivkeySeed, "agent-privkey-seed", "", "base64 ed25519 seed")
+	fs.StringVar(&o.AgentPubkey, "agent-pubkey", "", "ed25519:<base64> public key")
+	fs.StringVar(&o.WSURL, "ws-url", "", "hub agent WebSocket url")
+	fs.StringVar(&o.APIEndpoint, "api-endpoint", "", "hub API base url")
+	fs.IntVar(&o.ListenPort, "listen-port", DefaultListenPort, "TCP port the firewall rule opens")
+	fs.StringVar(&o.StateDir, "state-dir", "", "state directory")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return o, err
+		}
+		// The flag package quotes the offending value only for numeric
+		// flags, none of which is a secret.
+		return o, fail("invalid_argument", ExitInternal, "see hostgate-agent --install-template --help", "arguments", err)
+	}
+	if fs.NArg() > 0 {
+		return o, fail("invalid_argument", ExitInternal, "see hostgate-agent --install-template --help",
+			fmt.Sprintf("unexpected arguments (%d)", fs.NArg()), nil)
+	}
+	bidSet := false
+	fs.Visit(func(f *flag.Flag) { bidSet = bidSet || f.Name == "bid" })
+	if !bidSet {
+		return o, fail("missing_argument", ExitInternal, "pass every install credential", "missing --bid", nil)
+	}
+	if o.ListenPort < 1 || o.ListenPort > 65535 {
+		return o, fail("invalid_argument", ExitInternal, "", "--listen-port must be 1..65535", nil)
+	}
+	return o, nil
+}
+
+// report writes err to w as one JSON object {code, exit, msg, hint}, with
+// any secret of opts that might have slipped into the text masked.
+func report(w io.Writer, err error, opts Options) {
+	var e *Error
+	if !errors.As(err, &e) {
+		e = fail("internal", ExitInternal, "", "install failed", err)
+	}
+	out := *e
+	out.Msg = redact(out.Msg, opts)
+	out.Hint = redact(out.Hint, opts)
+	b, _ := json.Marshal(out)
+	fmt.Fprintf(w, "%s\n", b)
+}
+
+// redact masks the secret values of opts in s.
+func redact(s string, opts Options) string {
+	for _, secret := range []string{opts.SecretKey, opts.InstallToken, opts.AgentPrivkeySeed} {
+		if secret = strings.TrimSpace(secret); len(secret) >= 4 {
+			s = strings.ReplaceAll(s, secret, "[redacted]")
+		}
+	}
+	return s
+}

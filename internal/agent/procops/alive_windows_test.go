@@ -1,0 +1,4 @@
+package procops
+
+// alive reports whether pid runs.
+func alive(pid int) bool { return pidAlive(pid, 0) }

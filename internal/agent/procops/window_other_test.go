@@ -1,0 +1,6 @@
+//go:build !windows
+
+package procops
+
+// helperWindow exists on Windows only.
+func helperWindow() int { return 2 }

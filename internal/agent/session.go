@@ -1,0 +1,233 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/lxzan/gws"
+
+	"hostgate/internal/agentproto"
+)
+
+// idleFactor heartbeat intervals of silence from the hub end a session.
+const idleFactor = 3
+
+// writeTimeout bounds one WebSocket write.
+const writeTimeout = 10 * time.Second
+
+// Errors that end a session.
+var (
+	errHubSilent      = errors.New("no message from the hub for three heartbeat intervals")
+	errWelcomeTimeout = errors.New("no welcome from the hub in time")
+	errClosed         = errors.New("connection closed")
+)
+
+// session is one WebSocket connection to the hub.
+type session struct {
+	a    *Agent
+	ctx  context.Context // the agent's run context; bounds command handlers
+	conn *gws.Conn
+
+	wmu sync.Mutex // one writer at a time, each with its own deadline
+
+	lastSeen atomic.Int64 // unix nanoseconds of the last frame from the hub
+	welcomed atomic.Bool
+	welcome  chan welcomeResult // hello's answer, buffered 1
+
+	done     chan struct{} // closed when the read loop ends
+	closeErr error         // why; written before done is closed
+}
+
+type welcomeResult struct {
+	w   agentproto.Welcome
+	err error
+}
+
+func newSession(ctx context.Context, a *Agent) *session {
+	s := &session{a: a, ctx: ctx, welcome: make(chan welcomeResult, 1), done: make(chan struct{})}
+	s.touch()
+	return s
+}
+
+func (s *session) touch() { s.lastSeen.Store(time.Now().UnixNano()) }
+
+func (s *session) silentFor() time.Duration {
+	return time.Since(time.Unix(0, s.lastSeen.Load()))
+}
+
+// send writes one envelope.
+func (s *session) send(typ, id string, body any) error {
+	msg, err := agentproto.Encode(typ, id, body)
+	if err != nil {
+		return err
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	_ = s.conn.SetWriteDeadline(time.Now().Add(writeTimeout))
+	if err := s.conn.WriteMessage(gws.OpcodeText, msg); err != nil {
+		return fmt.Errorf("write %s: %w", typ, err)
+	}
+	return nil
+}
+
+func (s *session) ping() {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	_ = s.conn.SetWriteDeadline(time.Now().Add(writeTimeout))
+	_ = s.conn.WritePing(nil)
+}
+
+// close sends a close frame (which also closes the TCP connection).
+func (s *session) close(code uint16, reason string) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	_ = s.conn.SetWriteDeadline(time.Now().Add(time.Second))
+	_ = s.conn.WriteClose(code, []byte(reason))
+}
+
+// OnOpen implements gws.Event.
+func (s *session) OnOpen(*gws.Conn) {}
+
+// OnClose implements gws.Event: the read loop is over.
+func (s *session) OnClose(_ *gws.Conn, err error) {
+	if err == nil || err.Error() == "" {
+		err = errClosed
+	}
+	s.closeErr = err
+	close(s.done)
+}
+
+// OnPing implements gws.Event.
+func (s *session) OnPing(c *gws.Conn, payload []byte) {
+	s.touch()
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	_ = c.SetWriteDeadline(time.Now().Add(writeTimeout))
+	_ = c.WritePong(payload)
+}
+
+// OnPong implements gws.Event.
+func (s *session) OnPong(*gws.Conn, []byte) { s.touch() }
+
+// OnMessage implements gws.Event. It runs on the read loop; commands are
+// handed to their own goroutines.
+func (s *session) OnMessage(_ *gws.Conn, m *gws.Message) {
+	defer m.Close()
+	s.touch()
+	if m.Opcode != gws.OpcodeText {
+		return // binary frames are reserved for a later protocol version
+	}
+	e, err := agentproto.Decode(m.Bytes())
+	if err != nil {
+		s.a.log.Warn("malformed message from the hub", "err", err)
+		return
+	}
+	if !s.welcomed.Load() {
+		s.beforeWelcome(e)
+		return
+	}
+	switch e.Type {
+	case agentproto.TypeCmd:
+		s.a.command(s, e)
+	case agentproto.TypeHeartbeatAck:
+	case agentproto.TypeError:
+		var pe agentproto.Error
+		_ = agentproto.DecodeBody(e, &pe)
+		s.a.log.Warn("hub reported an error", "code", pe.Code, "message", pe.Message, "id", e.ID)
+	default:
+		s.a.log.Debug("ignoring message", "type", e.Type)
+	}
+}
+
+func (s *session) beforeWelcome(e agentproto.Envelope) {
+	var r welcomeResult
+	switch e.Type {
+	case agentproto.TypeWelcome:
+		r.err = agentproto.DecodeBody(e, &r.w)
+	case agentproto.TypeError:
+		var pe agentproto.Error
+		if r.err = agentproto.DecodeBody(e, &pe); r.err == nil {
+			r.err = fmt.Errorf("hub refused hello: %w", &pe)
+		}
+	default:
+		s.a.log.Debug("ignoring message before welcome", "type", e.Type)
+		return
+	}
+	if r.err == nil {
+		s.welcomed.Store(true)
+	}
+	select {
+	case s.welcome <- r:
+	default:
+	}
+}
+
+// ctxDialer dials with the agent's context and closes the connection if
+// the context ends before the handshake is over.
+type ctxDialer struct {
+	ctx  context.Context
+	stop func() bool
+}
+
+func (d *ctxDialer) Dial(network, addr string) (net.Conn, error) {
+	var nd net.Dialer
+	dctx, cancel := context.WithTimeout(d.ctx, 30*time.Second)
+	defer cancel()
+	c, err := nd.DialContext(dctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	d.stop = context.AfterFunc(d.ctx, func() { c.Close() })
+	return c, nil
+}
+
+// readLoopRecovery keeps a bug in message handling from killing the
+// agent. gws defers the function around each OnMessage; it is a plain
+// closure so that recover is called directly by the deferred function.
+func (a *Agent) readLoopRecovery() func(gws.Logger) {
+	return func(gws.Logger) {
+		if p := recover(); p != nil {
+			a.log.Error("panic while handling a hub message", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+		}
+	}
+}
+
+// dial opens the WebSocket with token. A refused upgrade becomes a
+// *HubError carrying the status and Retry-After.
+func (a *Agent) dial(ctx context.Context, s *session, token string) (*gws.Conn, error) {
+	d := &ctxDialer{ctx: ctx}
+	conn, resp, err := gws.NewClient(s, &gws.ClientOption{
+		Addr:               a.s.wsURL.String(),
+		RequestHeader:      http.Header{"Authorization": {"Bearer " + token}, "User-Agent": {"hostgate-agent/" + a.s.AgentVersion}},
+		ParallelEnabled:    false,
+		ReadMaxPayloadSize: agentproto.MaxMessage,
+		HandshakeTimeout:   a.s.HTTPTimeout,
+		NewDialer:          func() (gws.Dialer, error) { return d, nil },
+		Recovery:           a.readLoopRecovery(),
+	})
+	if d.stop != nil {
+		d.stop()
+	}
+	if err == nil {
+		return conn, nil
+	}
+	if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
+		// gws has closed the connection; whatever of the body is already
+		// buffered still tells the hub's error code.
+		var body []byte
+		if resp.Body != nil {
+			body, _ = io.ReadAll(io.LimitReader(resp.Body, 4096))
+			resp.Body.Close()
+		}
+		return nil, hubError("ws", resp, body)
+	}
+	return nil, fmt.Errorf("ws: %w", err)
+}

@@ -1,0 +1,118 @@
+package watchdog
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/windows"
+	"golang.org/x/sys/windows/svc"
+	"golang.org/x/sys/windows/svc/mgr"
+)
+
+// underWine reports whether the test runs under Wine, whose service
+// manager accepts creating and deleting services without elevation.
+func underWine() bool {
+	return windows.NewLazySystemDLL("ntdll.dll").NewProc("wine_get_version").Find() == nil
+}
+
+// helperArg marks the test binary's run by the service manager.
+const helperArg = "hostgate-watchdog-service-helper"
+
+// TestServiceHelper is the service the SCM test starts: this test binary,
+// run by the service manager, answers as a service until told to stop.
+// Run any other way, it does nothing.
+func TestServiceHelper(t *testing.T) {
+	if !slices.Contains(flag.Args(), helperArg) {
+		t.Skip("only runs under the service manager")
+	}
+	// svc.IsWindowsService is false under Wine, hence the argument.
+	_ = svc.Run("", helperService{})
+	os.Exit(0)
+}
+
+type helperService struct{}
+
+func (helperService) Execute(_ []string, req <-chan svc.ChangeRequest, status chan<- svc.Status) (bool, uint32) {
+	status <- svc.Status{State: svc.Running, Accepts: svc.AcceptStop}
+	for r := range req {
+		switch r.Cmd {
+		case svc.Interrogate:
+			status <- r.CurrentStatus
+		case svc.Stop, svc.Shutdown:
+			status <- svc.Status{State: svc.StopPending}
+			return false, 0
+		}
+	}
+	return false, 0
+}
+
+// TestSCMStartsStoppedService registers this test binary as a service and
+// lets the watchdog start it through the real service manager.
+func TestSCMStartsStoppedService(t *testing.T) {
+	if !underWine() && !windows.GetCurrentProcessToken().IsElevated() {
+		t.Skip("needs an elevated process (or Wine)")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := mgr.Connect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Disconnect()
+	name := fmt.Sprintf("hostgate-watchdog-test-%d", time.Now().UnixNano())
+	s, err := m.CreateService(name, exe, mgr.Config{StartType: mgr.StartManual}, "-test.run=^TestServiceHelper$", helperArg)
+	if err != nil {
+		t.Fatalf("create service: %v", err)
+	}
+	t.Cleanup(func() {
+		_, _ = s.Control(svc.Stop)
+		_ = s.Delete()
+		s.Close()
+	})
+
+	scm, _ := NewServices()
+	if running, err := scm.Running(name); err != nil || running {
+		t.Fatalf("before: running %v, err %v; want stopped", running, err)
+	}
+	if err := check(scm, name, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+		t.Fatalf("check: %v", err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		st, err := s.Query()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.State == svc.Running {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("service state %d after the watchdog's start, want running", st.State)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if running, err := scm.Running(name); err != nil || !running {
+		t.Fatalf("after: running %v, err %v", running, err)
+	}
+	// A second start of a running service is not an error.
+	if err := scm.Start(name); err != nil {
+		t.Fatalf("start of a running service: %v", err)
+	}
+}
+
+func TestSCMUnknownService(t *testing.T) {
+	scm, _ := NewServices()
+	_, err := scm.Running("hostgate-no-such-service")
+	if !errors.Is(err, windows.ERROR_SERVICE_DOES_NOT_EXIST) {
+		t.Fatalf("err = %v, want ERROR_SERVICE_DOES_NOT_EXIST", err)
+	}
+}

@@ -1,0 +1,241 @@
+// Package agentgw is the hub side of the agent channel: it upgrades an
+// authenticated agent to a WebSocket, checks its hello, hands the
+// connection to the dispatcher, answers heartbeats, records metrics and
+// events, and admits handshakes at a bounded rate so a reconnect storm
+// cannot swamp the hub.
+//
+// Each connection costs one goroutine (the gws read loop) and the library's
+// small buffers; there is no writer goroutine, because gws serialises writes
+// itself. That keeps an idle agent near 10 KiB.
+package agentgw
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/lxzan/gws"
+
+	"hostgate/internal/agentproto"
+	"hostgate/internal/dispatch"
+	"hostgate/internal/hosts"
+)
+
+// Close codes the hub sends (4000-4999 are the application's).
+const (
+	CloseUnsupported = 4001 // protocol too old
+	CloseProtocol    = 4002 // broke the protocol
+	CloseDropped     = 4003 // credentials rotated, host deleted or banned, or replaced
+)
+
+const (
+	helloTimeout = 10 * time.Second
+	// idleFactor heartbeats may be missed before the hub gives up on a socket.
+	idleFactor = 3
+)
+
+// Gateway serves agent WebSockets.
+type Gateway struct {
+	hosts    *hosts.Service
+	live     *hosts.Liveness
+	disp     *dispatch.Dispatcher
+	log      *slog.Logger
+	upgrader *gws.Upgrader
+	admit    *Admission
+	ctx      context.Context
+}
+
+// New returns a gateway. ctx bounds the work done for connections (store
+// writes); cancelling it does not close sockets — the dispatcher does that.
+func New(ctx context.Context, h *hosts.Service, live *hosts.Liveness, d *dispatch.Dispatcher, admit *Admission, log *slog.Logger) *Gateway {
+	g := &Gateway{hosts: h, live: live, disp: d, log: log, admit: admit, ctx: ctx}
+	g.upgrader = gws.NewUpgrader(handler{g}, &gws.ServerOption{
+		ReadMaxPayloadSize: agentproto.MaxMessage,
+		ParallelEnabled:    false,
+		Recovery:           gws.Recovery,
+	})
+	return g
+}
+
+// Admit reports whether a handshake may proceed now; when it may not, the
+// caller answers 503 with Retry-After. done must be called after the upgrade.
+func (g *Gateway) Admit() (done func(), retryAfter time.Duration, ok bool) {
+	return g.admit.Acquire()
+}
+
+// Upgrade turns an authenticated request into an agent session.
+func (g *Gateway) Upgrade(w http.ResponseWriter, r *http.Request, a hosts.Agent, publicIP string) {
+	socket, err := g.upgrader.Upgrade(w, r)
+	if err != nil {
+		g.log.InfoContext(r.Context(), "agent upgrade failed", "host_id", a.Host.ID, "err", err)
+		return
+	}
+	s := &session{g: g, hostID: a.Host.ID, ip: publicIP, socket: socket}
+	socket.Session().Store(sessionKey, s)
+	_ = socket.SetReadDeadline(time.Now().Add(helloTimeout))
+	go socket.ReadLoop()
+}
+
+const sessionKey = "s"
+
+// session is one agent connection; it is the dispatcher's Conn.
+type session struct {
+	g        *Gateway
+	hostID   string
+	ip       string
+	socket   *gws.Conn
+	welcomed atomic.Bool
+	closing  atomic.Bool
+}
+
+func (s *session) WriteMessage(msg []byte) error { return s.socket.WriteMessage(gws.OpcodeText, msg) }
+
+func (s *session) Close(reason string) {
+	if s.closing.CompareAndSwap(false, true) {
+		_ = s.socket.WriteClose(CloseDropped, []byte(reason))
+	}
+}
+
+func (s *session) send(typ, id string, body any) {
+	msg, err := agentproto.Encode(typ, id, body)
+	if err == nil {
+		err = s.WriteMessage(msg)
+	}
+	if err != nil {
+		s.g.log.Debug("agent write failed", "host_id", s.hostID, "err", err)
+	}
+}
+
+func (s *session) fail(code uint16, e agentproto.Error) {
+	s.send(agentproto.TypeError, "", e)
+	_ = s.socket.WriteClose(code, []byte(e.Message))
+}
+
+type handler struct{ g *Gateway }
+
+func sessionOf(c *gws.Conn) *session {
+	v, _ := c.Session().Load(sessionKey)
+	s, _ := v.(*session)
+	return s
+}
+
+func (h handler) OnOpen(*gws.Conn) {}
+
+func (h handler) OnClose(c *gws.Conn, err error) {
+	s := sessionOf(c)
+	if s == nil || !s.welcomed.Load() {
+		return
+	}
+	h.g.disp.Unregister(h.g.ctx, s.hostID, s)
+	h.g.hosts.RecordEvent(h.g.ctx, s.hostID, "disconnected", closeReason(err))
+}
+
+func closeReason(err error) string {
+	if err == nil {
+		return "closed"
+	}
+	return err.Error()
+}
+
+func (h handler) OnPing(c *gws.Conn, payload []byte) {
+	_ = c.WritePong(payload)
+	h.touch(c)
+}
+
+func (h handler) OnPong(c *gws.Conn, _ []byte) { h.touch(c) }
+
+// touch extends the read deadline: a socket silent for idleFactor
+// heartbeats is closed, so a half-open TCP connection does not linger.
+func (h handler) touch(c *gws.Conn) {
+	_ = c.SetReadDeadline(time.Now().Add(idleFactor * hosts.HeartbeatInterval))
+}
+
+func (h handler) OnMessage(c *gws.Conn, m *gws.Message) {
+	defer m.Close()
+	s := sessionOf(c)
+	if s == nil {
+		return
+	}
+	e, err := agentproto.Decode(m.Bytes())
+	if err != nil {
+		s.fail(CloseProtocol, agentproto.Error{Code: "malformed", Message: "message is not a valid envelope"})
+		return
+	}
+	if !s.welcomed.Load() {
+		h.hello(s, e)
+		return
+	}
+	h.touch(c)
+	h.g.live.Seen(s.hostID)
+	h.serve(s, e)
+}
+
+func (h handler) hello(s *session, e agentproto.Envelope) {
+	var hello agentproto.Hello
+	if e.Type != agentproto.TypeHello || agentproto.DecodeBody(e, &hello) != nil {
+		s.fail(CloseProtocol, agentproto.Error{Code: "hello_expected", Message: "the first message must be hello"})
+		return
+	}
+	if hello.Protocol < agentproto.MinSupported {
+		s.fail(CloseUnsupported, agentproto.Error{Code: agentproto.CodeUnsupportedProt,
+			Message: "agent protocol is too old; upgrade the agent"})
+		return
+	}
+	ctx := h.g.ctx
+	if err := h.g.hosts.RecordHandshake(ctx, s.hostID, s.ip, hello.OS, hello.AgentVersion); err != nil {
+		h.g.log.WarnContext(ctx, "record handshake failed", "host_id", s.hostID, "err", err)
+	}
+	// The welcome goes out before the session is registered: once
+	// registered, commands may be written to it at any moment, and an
+	// agent ignores everything that comes before its welcome.
+	s.welcomed.Store(true)
+	s.send(agentproto.TypeWelcome, "", agentproto.Welcome{
+		Protocol: agentproto.Version, HostID: s.hostID,
+		HeartbeatS: int(hosts.HeartbeatInterval / time.Second), MetricsS: int(hosts.MetricsInterval / time.Second),
+		ServerTime: time.Now().UnixMilli(),
+	})
+	if err := h.g.disp.Register(ctx, s.hostID, s); err != nil {
+		h.g.log.WarnContext(ctx, "register agent failed", "host_id", s.hostID, "err", err)
+		s.fail(CloseDropped, agentproto.Error{Code: "unavailable", Message: "hub cannot register the agent now"})
+		return
+	}
+	h.touch(s.socket)
+	h.g.live.Seen(s.hostID)
+	h.g.hosts.RecordEvent(ctx, s.hostID, "connected", "agent "+hello.AgentVersion+" from "+s.ip)
+}
+
+func (h handler) serve(s *session, e agentproto.Envelope) {
+	ctx := h.g.ctx
+	switch e.Type {
+	case agentproto.TypeCmdResp:
+		var r agentproto.Response
+		if agentproto.DecodeBody(e, &r) == nil {
+			h.g.disp.Deliver(e.ID, r)
+		}
+	case agentproto.TypeHeartbeat:
+		s.send(agentproto.TypeHeartbeatAck, e.ID, nil)
+	case agentproto.TypeMetrics:
+		var m agentproto.Metrics
+		if agentproto.DecodeBody(e, &m) == nil {
+			if err := h.g.hosts.RecordMetrics(ctx, s.hostID, m); err != nil {
+				h.g.log.WarnContext(ctx, "record metrics failed", "host_id", s.hostID, "err", err)
+			}
+		}
+	case agentproto.TypeEvent:
+		var ev agentproto.Event
+		if agentproto.DecodeBody(e, &ev) == nil {
+			h.g.hosts.RecordEvent(ctx, s.hostID, "agent."+clip(ev.Kind, 32), ev.Message)
+		}
+	default:
+		s.send(agentproto.TypeError, e.ID, agentproto.Error{Code: "unknown_type", Message: "unknown message type"})
+	}
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}

@@ -1,0 +1,62 @@
+package agentproto
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestEncodeDecodeRoundTrip(t *testing.T) {
+	msg, err := Encode(TypeCmd, "id-1", Command{Op: OpPing, DeadlineMs: 42})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := Decode(msg)
+	if err != nil || e.Type != TypeCmd || e.ID != "id-1" {
+		t.Fatalf("got %+v, %v", e, err)
+	}
+	var c Command
+	if err := DecodeBody(e, &c); err != nil || c.Op != OpPing || c.DeadlineMs != 42 {
+		t.Fatalf("got %+v, %v", c, err)
+	}
+}
+
+func TestDecodeRejects(t *testing.T) {
+	tests := []struct{ name, give string }{
+		{"not json", "hello"},
+		{"no type", `{"id":"x"}`},
+		{"long id", `{"type":"cmd","id":"` + strings.Repeat("x", 129) + `"}`},
+		{"array", `[1]`},
+	}
+	for _, tt := range tests {
+		if _, err := Decode([]byte(tt.give)); err == nil {
+			t.Errorf("%s: Decode accepted %q", tt.name, tt.give)
+		}
+	}
+	if err := DecodeBody(Envelope{Type: TypeCmd}, &Command{}); err == nil {
+		t.Error("DecodeBody accepted a missing body")
+	}
+	if _, err := Decode(bytes.Repeat([]byte(" "), MaxMessage+1)); err == nil {
+		t.Error("Decode accepted an oversized message")
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	for _, s := range []string{`{"type":"hello","body":{"protocol":1}}`, `{"type":"cmd_resp","id":"a","body":{"ok":true}}`, `{}`, `[`, ""} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, msg []byte) {
+		e, err := Decode(msg)
+		if err != nil {
+			return
+		}
+		if e.Type == "" || len(e.ID) > 128 {
+			t.Fatalf("accepted an invalid envelope %+v", e)
+		}
+		var anyBody map[string]any
+		_ = DecodeBody(e, &anyBody)
+		if _, err := Encode(e.Type, e.ID, nil); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

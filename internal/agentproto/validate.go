@@ -1,0 +1,134 @@
+package agentproto
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"net/url"
+)
+
+// DataString reads a data field that holds a string; a missing one is "".
+func DataString(data json.RawMessage) (string, error) {
+	var s string
+	if len(data) == 0 || string(data) == "null" {
+		return "", nil
+	}
+	if err := json.Unmarshal(data, &s); err != nil {
+		return "", ArgsError("data must be a string")
+	}
+	return s, nil
+}
+
+// Validate checks the URL and the limits.
+func (d DownloadData) Validate() error {
+	u, err := url.Parse(d.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return ArgsError("data.url must be an http or https URL")
+	}
+	if d.MaxBytes < 0 {
+		return ArgsError("data.max_bytes must not be negative")
+	}
+	if d.TimeoutS < 0 || d.TimeoutS > MaxDownloadTimeoutS {
+		return ArgsError("data.timeout_s must be 0..%d", MaxDownloadTimeoutS)
+	}
+	if d.SHA256 != "" {
+		if b, err := hex.DecodeString(d.SHA256); err != nil || len(b) != 32 {
+			return ArgsError("data.sha256 must be 64 hexadecimal characters")
+		}
+	}
+	return nil
+}
+
+// Validate checks the timeout.
+func (d ShellData) Validate() error {
+	if d.TimeoutS < 0 || d.TimeoutS > MaxShellTimeoutS {
+		return ArgsError("data.timeout_s must be 0..%d", MaxShellTimeoutS)
+	}
+	return nil
+}
+
+// Validate checks the timeout.
+func (d KillData) Validate() error {
+	if d.TimeoutS < 0 || d.TimeoutS > MaxKillTimeoutS {
+		return ArgsError("data.timeout_s must be 0..%d", MaxKillTimeoutS)
+	}
+	return nil
+}
+
+// ValidateArgs checks the path and data of operation ctl the way the agent
+// reads them, so that the hub refuses bad input before it charges or
+// sends anything. It knows the operations of this file; others (shell
+// sessions, orchestration, settings) are checked by their own routes.
+func ValidateArgs(ctl int64, a ControlArgs) error {
+	needPath := func() error {
+		if a.Path == "" {
+			return ArgsError("path is required")
+		}
+		return nil
+	}
+	switch ctl {
+	case CtlDirMk, CtlDirRm, CtlFileRm, CtlStrRd:
+		return needPath()
+	case CtlFileMk, CtlStrAd, CtlExecProgram:
+		if _, err := DataString(a.Data); err != nil {
+			return err
+		}
+		return needPath()
+	case CtlStrRm, CtlZipToDir:
+		s, err := DataString(a.Data)
+		if err != nil {
+			return err
+		}
+		if s == "" {
+			return ArgsError("data is required")
+		}
+		return needPath()
+	case CtlDownFile:
+		var d DownloadData
+		if err := DecodeData(a.Data, &d); err != nil {
+			return err
+		}
+		if err := d.Validate(); err != nil {
+			return err
+		}
+		return needPath()
+	case CtlExecShell:
+		var d ShellData
+		if err := DecodeData(a.Data, &d); err != nil {
+			return err
+		}
+		if err := d.Validate(); err != nil {
+			return err
+		}
+		return needPath()
+	case CtlKillProcess:
+		var d KillData
+		if err := DecodeData(a.Data, &d); err != nil {
+			return err
+		}
+		if err := d.Validate(); err != nil {
+			return err
+		}
+		return needPath()
+	case CtlProcessList, CtlSystemInfo, CtlSystemMetrics:
+		return nil
+	case CtlServiceCtl:
+		var d ServiceData
+		if err := DecodeData(a.Data, &d); err != nil {
+			return err
+		}
+		return d.Validate(a.Path)
+	case CtlRegistryRW:
+		var d RegistryData
+		if err := DecodeData(a.Data, &d); err != nil {
+			return err
+		}
+		return d.Validate(a.Path)
+	case CtlScheduledTaskCtl:
+		var d TaskData
+		if err := DecodeData(a.Data, &d); err != nil {
+			return err
+		}
+		return d.Validate(a.Path)
+	}
+	return nil
+}

@@ -1,0 +1,88 @@
+// Package audit records who changed what through the admin console. Every
+// admin POST, PUT or DELETE that succeeds writes exactly one Entry, in the
+// same store transaction as the change it records; a refused or failed write
+// writes none. Entries are never updated or deleted.
+package audit
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"hostgate/internal/paging"
+)
+
+// Action names, as in spec section 4.4.
+const (
+	ActionUserSuspend       = "user.suspend"
+	ActionUserResume        = "user.resume"
+	ActionUserBalanceAdjust = "user.balance.adjust"
+	ActionPricingUpdate     = "pricing.update"
+	ActionPricingCreate     = "pricing.create"
+	ActionRechargeRefund    = "recharge.refund"
+	ActionVersionPublish    = "gw_version.publish"
+	ActionVersionYank       = "gw_version.yank"
+	ActionHostPushUpgrade   = "host.push_upgrade"
+	ActionHostDelete        = "host.delete"
+	ActionHostBan           = "host.ban"
+	ActionHostUnban         = "host.unban"
+	ActionHostTerminalOpen  = "host.terminal_open"
+	ActionBillingModeChange = "billing.mode_change"
+)
+
+// Entry is one audit row.
+type Entry struct {
+	ID         string          `json:"id"`
+	AdminID    string          `json:"admin_id"`
+	AdminRole  string          `json:"admin_role"`
+	Action     string          `json:"action"`
+	TargetType string          `json:"target_type"`
+	TargetID   string          `json:"target_id"`
+	RequestID  string          `json:"request_id"`
+	ClientIP   string          `json:"client_ip"`
+	Detail     json.RawMessage `json:"detail,omitempty"`
+	CreatedAt  time.Time       `json:"created_at"`
+}
+
+// Actor is the admin behind a request, with the request facts every entry carries.
+type Actor struct {
+	AdminID   string
+	Role      string
+	RequestID string
+	ClientIP  string
+}
+
+// Entry builds the entry for an action by this actor on a target. ID and
+// CreatedAt are filled by the store.
+func (a Actor) Entry(action, targetType, targetID string) Entry {
+	return Entry{
+		AdminID: a.AdminID, AdminRole: a.Role, Action: action,
+		TargetType: targetType, TargetID: targetID,
+		RequestID: a.RequestID, ClientIP: a.ClientIP,
+	}
+}
+
+// WithDetail returns e carrying v, encoded as JSON, as its detail.
+func (e Entry) WithDetail(v any) Entry {
+	b, err := json.Marshal(v)
+	if err == nil {
+		e.Detail = b
+	}
+	return e
+}
+
+// Filter narrows a listing; empty fields match everything.
+type Filter struct {
+	AdminID    string
+	Action     string
+	TargetType string
+}
+
+// Store is what package audit needs from storage.
+type Store interface {
+	// AppendAudit writes e on its own, for admin writes that change nothing
+	// else in the store (opening a terminal, for example).
+	AppendAudit(ctx context.Context, e Entry) error
+	// ListAudit returns matching entries, newest first, and the match count.
+	ListAudit(ctx context.Context, f Filter, p paging.Page) ([]Entry, int, error)
+}

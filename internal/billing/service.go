@@ -1,0 +1,125 @@
+package billing
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"hostgate/internal/apperr"
+	"hostgate/internal/audit"
+	"hostgate/internal/paging"
+)
+
+// CodeInsufficientBalance is the spec's 402 code.
+const CodeInsufficientBalance = "insufficient_balance"
+
+// MaxReasonLen bounds an adjustment's reason.
+const MaxReasonLen = 200
+
+// Service charges calls and reports balances.
+type Service struct {
+	store     Store
+	recharges RechargeStore
+	now       func() time.Time
+}
+
+// NewService wires the billing service.
+func NewService(st interface {
+	Store
+	RechargeStore
+}) *Service {
+	return &Service{store: st, recharges: st, now: time.Now}
+}
+
+// ChargeCall charges one client API call of rule code to userID before it
+// runs; a balance below the price is 402 insufficient_balance and nothing
+// changes.
+func (s *Service) ChargeCall(ctx context.Context, userID, apiKeyID, hostID, code string) (Charged, error) {
+	c, err := s.store.ChargeCall(ctx, Charge{
+		EventID: uuid.NewString(), UserID: userID, RuleCode: code,
+		HostID: hostID, APIKeyID: apiKeyID, At: s.now().UTC(),
+	})
+	if errors.Is(err, ErrInsufficient) {
+		return Charged{}, apperr.New(CodeInsufficientBalance, "the balance is too low for this call; recharge to continue")
+	}
+	return c, err
+}
+
+// Balance is the user's balance.
+func (s *Service) Balance(ctx context.Context, userID string) (Units, error) {
+	return s.store.Balance(ctx, userID)
+}
+
+// Events pages the user's billing events, newest first.
+func (s *Service) Events(ctx context.Context, userID string, p paging.Page) (paging.Result[Event], error) {
+	items, total, err := s.store.ListBillingEvents(ctx, userID, p)
+	return paging.NewResult(items, total, p), err
+}
+
+// Adjust changes a user's balance by tokens on an admin's behalf, with a
+// reason, audited as user.balance.adjust. It returns the balance after.
+func (s *Service) Adjust(ctx context.Context, actor audit.Actor, userID string, tokens float64, reason string) (Units, error) {
+	u, err := ParseTokens(tokens)
+	if err != nil || u == 0 {
+		return 0, apperr.New(apperr.CodeInvalidBody, "tokens must be a non-zero number with at most three decimals")
+	}
+	reason = strings.TrimSpace(reason)
+	if reason == "" || utf8.RuneCountInString(reason) > MaxReasonLen {
+		return 0, apperr.New(apperr.CodeInvalidBody, "reason must be 1 to 200 characters")
+	}
+	entry := actor.Entry(audit.ActionUserBalanceAdjust, "user", userID).
+		WithDetail(map[string]any{"tokens": u.Tokens(), "reason": reason})
+	after, err := s.store.AdjustBalance(ctx, Adjustment{
+		EventID: uuid.NewString(), UserID: userID, Units: u, Reason: reason,
+		At: s.now().UTC(), Audit: entry,
+	})
+	switch {
+	case errors.Is(err, ErrUserNotFound):
+		return 0, apperr.NotFound("user")
+	case errors.Is(err, ErrInsufficient):
+		return 0, apperr.New(CodeInsufficientBalance, "the adjustment would take the balance below zero")
+	}
+	return after, err
+}
+
+// SetMode switches the global billing mode, audited as
+// billing.mode_change. The caller has checked the admin's step-up.
+func (s *Service) SetMode(ctx context.Context, actor audit.Actor, mode string) error {
+	if mode != ModeFree && mode != ModeCharging {
+		return apperr.New(apperr.CodeInvalidBody, "mode must be free or charging")
+	}
+	old, err := s.store.BillingMode(ctx)
+	if err != nil {
+		return err
+	}
+	entry := actor.Entry(audit.ActionBillingModeChange, "billing", "mode").WithDetail(map[string]string{"from": old, "to": mode})
+	return s.store.SetBillingMode(ctx, mode, entry)
+}
+
+// Today is the billing summary of the current UTC day.
+func (s *Service) Today(ctx context.Context) (Summary, error) {
+	now := s.now().UTC()
+	return s.store.Summary(ctx, time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC))
+}
+
+// Mode is the global billing mode.
+func (s *Service) Mode(ctx context.Context) (string, error) { return s.store.BillingMode(ctx) }
+
+// Rules lists the pricing rules.
+func (s *Service) Rules(ctx context.Context, includeExpired bool) ([]Rule, error) {
+	return s.store.ListRules(ctx, includeExpired, s.now().UTC())
+}
+
+// CheckLedger reports whether the user's balance equals the sum of the
+// user's events, with both figures.
+func (s *Service) CheckLedger(ctx context.Context, userID string) (balance, sum Units, err error) {
+	if balance, err = s.store.Balance(ctx, userID); err != nil {
+		return 0, 0, err
+	}
+	sum, err = s.store.SumBillingEvents(ctx, userID)
+	return balance, sum, err
+}

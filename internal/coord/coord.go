@@ -1,0 +1,75 @@
+// Package coord is the hub's shared, ephemeral state: flags that expire
+// (revoked sessions, lockouts), single-use tickets, and windowed counters.
+// Everything here may be lost without losing committed work; durable state
+// lives in the store.
+//
+// Two implementations pass the same contract suite (coordtest): Redis for
+// production and several hub instances, and an in-process one for the
+// embedded single-node default.
+package coord
+
+import (
+	"context"
+	"time"
+)
+
+// Coord is the coordination service. Keys are chosen by callers and are
+// namespaced by them ("revoked:sid:…"); implementations may add a prefix.
+// Secrets are never used as keys: callers hash them first.
+type Coord interface {
+	// SetFlag makes key present for ttl, replacing any earlier expiry.
+	SetFlag(ctx context.Context, key string, ttl time.Duration) error
+	// HasFlag reports whether key is present and not expired.
+	HasFlag(ctx context.Context, key string) (bool, error)
+	// ClearFlag removes key; clearing a missing key is not an error.
+	ClearFlag(ctx context.Context, key string) error
+
+	// PutTicket stores value under key for ttl.
+	PutTicket(ctx context.Context, key string, value []byte, ttl time.Duration) error
+	// TakeTicket atomically reads and deletes key, so of any number of
+	// concurrent callers at most one gets ok=true.
+	TakeTicket(ctx context.Context, key string) (value []byte, ok bool, err error)
+
+	// Incr adds one to the counter at key and returns the new count. The
+	// counter disappears window after its first increment (a fixed window).
+	Incr(ctx context.Context, key string, window time.Duration) (int64, error)
+	// Count returns the counter's current value, 0 when absent.
+	Count(ctx context.Context, key string) (int64, error)
+	// ResetCount deletes the counter at key.
+	ResetCount(ctx context.Context, key string) error
+
+	// SetPresence records that hostID's agent is connected to instanceID,
+	// for ttl; the holder refreshes it while the connection lives.
+	SetPresence(ctx context.Context, hostID, instanceID string, ttl time.Duration) error
+	// RefreshPresence renews many hosts of one instance in one round trip.
+	RefreshPresence(ctx context.Context, instanceID string, hostIDs []string, ttl time.Duration) error
+	// Presence returns the instance holding hostID's agent, if any.
+	Presence(ctx context.Context, hostID string) (instanceID string, ok bool, err error)
+	// ClearPresence removes hostID's presence only if instanceID still holds
+	// it, so a late disconnect never erases a newer connection elsewhere.
+	ClearPresence(ctx context.Context, hostID, instanceID string) error
+	// CountPresence counts hosts with live presence, cluster-wide.
+	CountPresence(ctx context.Context) (int64, error)
+
+	// Publish sends msg to every current subscriber of channel; delivery is
+	// at most once and there is no history.
+	Publish(ctx context.Context, channel string, msg []byte) error
+	// Subscribe starts receiving channel. Messages published after it
+	// returns arrive on the subscription's channel in order.
+	Subscribe(ctx context.Context, channel string) (Subscription, error)
+
+	// Ping checks the backing service; /readyz reports its error text.
+	Ping(ctx context.Context) error
+	// Name names the implementation ("redis", "in-process").
+	Name() string
+	// Close releases connections and background work.
+	Close() error
+}
+
+// Subscription receives the messages of one channel until closed.
+type Subscription interface {
+	// C delivers messages. A subscriber that falls far behind may lose
+	// messages rather than block publishers.
+	C() <-chan []byte
+	Close() error
+}

@@ -1,0 +1,230 @@
+// Package redis is the coord.Coord backed by Redis, for production and for
+// several hub instances that must share revoked sessions, lockouts, tickets,
+// rate counters and agent presence, and route messages to each other over
+// pub/sub.
+package redis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"sync"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"hostgate/internal/coord"
+)
+
+// Defaults for what the URL leaves unset. They are short so that a stopped
+// Redis makes Ping (and /readyz) fail within a couple of seconds instead of
+// hanging on go-redis's longer defaults and retries.
+const (
+	dialTimeout = 2 * time.Second
+	ioTimeout   = 2 * time.Second
+	// One command retry survives a pooled connection that died with a Redis
+	// restart; more would only delay reporting a real outage.
+	maxRetries = 1
+	// Our command retry already redials; the pool's own dial retries would
+	// multiply the wait.
+	dialerRetries = 1
+)
+
+var errBadTTL = errors.New("ttl must be positive")
+
+// incrScript increments and starts the window on the first increment in one
+// atomic step, so a crash between the two can never leave a counter without
+// expiry.
+var incrScript = goredis.NewScript(`
+local n = redis.call('INCR', KEYS[1])
+if n == 1 then
+	redis.call('PEXPIRE', KEYS[1], ARGV[1])
+end
+return n
+`)
+
+var _ coord.Coord = (*Coord)(nil)
+
+// Coord is a coord.Coord on one Redis database. It is safe for concurrent
+// use; go-redis reconnects by itself after an outage.
+type Coord struct {
+	rdb    *goredis.Client
+	prefix string // in front of every key and pub/sub channel
+
+	mu     sync.Mutex
+	subs   map[*subscription]struct{} // open subscriptions, closed by Close
+	closed bool
+}
+
+// Option configures Open.
+type Option func(*Coord)
+
+// WithPrefix puts prefix in front of every key and pub/sub channel, so
+// tests and several deployments can share one Redis.
+func WithPrefix(prefix string) Option {
+	return func(c *Coord) { c.prefix = prefix }
+}
+
+// Open connects to the redis:// (or rediss://) URL and pings it once, so a
+// wrong address or password fails at startup. Timeouts given in the URL's
+// query win over the short defaults.
+func Open(ctx context.Context, rawURL string, opts ...Option) (*Coord, error) {
+	o, err := goredis.ParseURL(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("redis: parse url: %w", redactURLError(err))
+	}
+	applyDefaults(o)
+	c := &Coord{rdb: goredis.NewClient(o), subs: map[*subscription]struct{}{}}
+	for _, opt := range opts {
+		opt(c)
+	}
+	if err := c.Ping(ctx); err != nil {
+		_ = c.rdb.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func applyDefaults(o *goredis.Options) {
+	if o.DialTimeout == 0 {
+		o.DialTimeout = dialTimeout
+	}
+	if o.ReadTimeout == 0 {
+		o.ReadTimeout = ioTimeout
+	}
+	if o.WriteTimeout == 0 {
+		o.WriteTimeout = ioTimeout
+	}
+	if o.MaxRetries == 0 {
+		o.MaxRetries = maxRetries
+	}
+	if o.DialerRetries == 0 {
+		o.DialerRetries = dialerRetries
+	}
+}
+
+// redactURLError drops the URL that net/url quotes in its errors, because
+// it may carry the Redis password.
+func redactURLError(err error) error {
+	if ue, ok := errors.AsType[*url.Error](err); ok {
+		return ue.Err
+	}
+	return err
+}
+
+func (c *Coord) key(k string) string { return c.prefix + k }
+
+// SetFlag makes key present for ttl, replacing any earlier expiry.
+func (c *Coord) SetFlag(ctx context.Context, key string, ttl time.Duration) error {
+	if ttl <= 0 {
+		return fmt.Errorf("redis: set flag: %w", errBadTTL)
+	}
+	if err := c.rdb.Set(ctx, c.key(key), "1", atLeastMs(ttl)).Err(); err != nil {
+		return fmt.Errorf("redis: set flag: %w", err)
+	}
+	return nil
+}
+
+// HasFlag reports whether key is present and not expired.
+func (c *Coord) HasFlag(ctx context.Context, key string) (bool, error) {
+	n, err := c.rdb.Exists(ctx, c.key(key)).Result()
+	if err != nil {
+		return false, fmt.Errorf("redis: has flag: %w", err)
+	}
+	return n > 0, nil
+}
+
+// ClearFlag removes key; clearing a missing key is not an error.
+func (c *Coord) ClearFlag(ctx context.Context, key string) error {
+	if err := c.rdb.Del(ctx, c.key(key)).Err(); err != nil {
+		return fmt.Errorf("redis: clear flag: %w", err)
+	}
+	return nil
+}
+
+// PutTicket stores value under key for ttl.
+func (c *Coord) PutTicket(ctx context.Context, key string, value []byte, ttl time.Duration) error {
+	if ttl <= 0 {
+		return fmt.Errorf("redis: put ticket: %w", errBadTTL)
+	}
+	if err := c.rdb.Set(ctx, c.key(key), value, atLeastMs(ttl)).Err(); err != nil {
+		return fmt.Errorf("redis: put ticket: %w", err)
+	}
+	return nil
+}
+
+// TakeTicket reads and deletes key with GETDEL (Redis 6.2+), which Redis
+// runs atomically, so at most one caller gets the value.
+func (c *Coord) TakeTicket(ctx context.Context, key string) ([]byte, bool, error) {
+	v, err := c.rdb.GetDel(ctx, c.key(key)).Bytes()
+	if errors.Is(err, goredis.Nil) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("redis: take ticket: %w", err)
+	}
+	return v, true, nil
+}
+
+// Incr adds one to the counter at key and returns the new count; the first
+// increment starts a window after which the counter disappears.
+func (c *Coord) Incr(ctx context.Context, key string, window time.Duration) (int64, error) {
+	if window <= 0 {
+		return 0, fmt.Errorf("redis: incr: %w", errBadTTL)
+	}
+	ms := atLeastMs(window).Milliseconds()
+	n, err := incrScript.Run(ctx, c.rdb, []string{c.key(key)}, ms).Int64()
+	if err != nil {
+		return 0, fmt.Errorf("redis: incr: %w", err)
+	}
+	return n, nil
+}
+
+// Count returns the counter's current value, 0 when absent.
+func (c *Coord) Count(ctx context.Context, key string) (int64, error) {
+	n, err := c.rdb.Get(ctx, c.key(key)).Int64()
+	if errors.Is(err, goredis.Nil) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("redis: count: %w", err)
+	}
+	return n, nil
+}
+
+// ResetCount deletes the counter at key.
+func (c *Coord) ResetCount(ctx context.Context, key string) error {
+	if err := c.rdb.Del(ctx, c.key(key)).Err(); err != nil {
+		return fmt.Errorf("redis: reset count: %w", err)
+	}
+	return nil
+}
+
+// Ping asks Redis for PONG on a pooled or freshly dialled connection, so it
+// recovers as soon as Redis does.
+func (c *Coord) Ping(ctx context.Context) error {
+	if err := c.rdb.Ping(ctx).Err(); err != nil {
+		return fmt.Errorf("redis: ping: %w", err)
+	}
+	return nil
+}
+
+// Name returns "redis".
+func (c *Coord) Name() string { return "redis" }
+
+// Close closes every open subscription (their C channels close) and then
+// the connection pool.
+func (c *Coord) Close() error {
+	c.closeSubs()
+	if err := c.rdb.Close(); err != nil {
+		return fmt.Errorf("redis: close: %w", err)
+	}
+	return nil
+}
+
+// atLeastMs rounds a positive duration below Redis's 1 ms resolution up, so
+// it still expires instead of being rejected or ignored.
+func atLeastMs(d time.Duration) time.Duration {
+	return max(d, time.Millisecond)
+}

@@ -1,0 +1,411 @@
+// Package dispatch sends commands to agents and waits for their answers,
+// wherever the agent is connected. Each hub instance holds its own agents'
+// connections; coordination records which instance holds which host
+// (presence) and carries commands and replies between instances, so a
+// command arriving at any instance reaches any agent.
+package dispatch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"hostgate/internal/agentproto"
+	"hostgate/internal/apperr"
+	"hostgate/internal/coord"
+)
+
+// Error codes (spec section 7).
+const (
+	CodeHostOffline  = "host_offline"
+	CodeAgentTimeout = "agent_timeout"
+)
+
+// Presence timing: the holder renews every PresenceRefresh; a crashed
+// instance's hosts read as offline after at most PresenceTTL.
+const (
+	PresenceTTL     = 60 * time.Second
+	PresenceRefresh = 20 * time.Second
+	// routeMargin is extra time a caller waits for a routed reply beyond
+	// the command's own deadline, for the hop through coordination.
+	routeMargin = 2 * time.Second
+)
+
+// Conn is one agent's connection as the dispatcher uses it. WriteMessage
+// must be safe for concurrent use.
+type Conn interface {
+	WriteMessage(msg []byte) error
+	Close(reason string)
+}
+
+// Dispatcher routes commands. Create it with New and run it with Run.
+type Dispatcher struct {
+	instance string
+	coord    coord.Coord
+	log      *slog.Logger
+
+	mu      sync.Mutex
+	conns   map[string]held                     // host id → connection
+	waiters map[string]chan agentproto.Response // command id → local waiter
+	routed  map[string]chan routed              // request id → remote waiter
+}
+
+// held is a connection and when it registered; a drop names a time and
+// closes only connections older than it, so a late drop never kills the
+// newer connection it made way for.
+type held struct {
+	conn Conn
+	at   time.Time
+}
+
+// New returns a dispatcher for this hub instance.
+func New(instance string, c coord.Coord, log *slog.Logger) *Dispatcher {
+	return &Dispatcher{
+		instance: instance, coord: c, log: log,
+		conns:   map[string]held{},
+		waiters: map[string]chan agentproto.Response{},
+		routed:  map[string]chan routed{},
+	}
+}
+
+// Instance is this hub instance's id.
+func (d *Dispatcher) Instance() string { return d.instance }
+
+func channelOf(instance string) string { return "dispatch:inst:" + instance }
+
+const broadcast = "dispatch:all"
+
+// routed is a message between instances.
+type routed struct {
+	Kind    string              `json:"kind"` // "cmd", "reply" or "drop"
+	ReqID   string              `json:"req_id,omitempty"`
+	ReplyTo string              `json:"reply_to,omitempty"`
+	HostID  string              `json:"host_id"`
+	Op      string              `json:"op,omitempty"`
+	Args    json.RawMessage     `json:"args,omitempty"`
+	Timeout time.Duration       `json:"timeout,omitempty"`
+	Resp    agentproto.Response `json:"resp,omitzero"`
+	Code    string              `json:"code,omitempty"` // error code when the route failed
+	Reason  string              `json:"reason,omitempty"`
+	Before  time.Time           `json:"before,omitzero"` // drop: connections registered before this
+}
+
+// Run subscribes to this instance's channel and the broadcast channel and
+// serves them, and renews presence, until ctx ends. ready is closed once the
+// subscriptions are in place.
+func (d *Dispatcher) Run(ctx context.Context, ready chan<- struct{}) error {
+	own, err := d.coord.Subscribe(ctx, channelOf(d.instance))
+	if err != nil {
+		return err
+	}
+	defer own.Close()
+	all, err := d.coord.Subscribe(ctx, broadcast)
+	if err != nil {
+		return err
+	}
+	defer all.Close()
+	close(ready)
+	tick := time.NewTicker(PresenceRefresh)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			d.closeAll("hub shutting down")
+			return nil
+		case msg, ok := <-own.C():
+			if !ok {
+				// Only closing the coordinator closes a subscription.
+				d.closeAll("hub shutting down")
+				return nil
+			}
+			d.handleRouted(ctx, msg)
+		case msg, ok := <-all.C():
+			if !ok {
+				// Only closing the coordinator closes a subscription.
+				d.closeAll("hub shutting down")
+				return nil
+			}
+			d.handleRouted(ctx, msg)
+		case <-tick.C:
+			d.refreshPresence(ctx)
+		}
+	}
+}
+
+func (d *Dispatcher) refreshPresence(ctx context.Context) {
+	d.mu.Lock()
+	ids := make([]string, 0, len(d.conns))
+	for id := range d.conns {
+		ids = append(ids, id)
+	}
+	d.mu.Unlock()
+	if len(ids) == 0 {
+		return
+	}
+	if err := d.coord.RefreshPresence(ctx, d.instance, ids, PresenceTTL); err != nil {
+		d.log.WarnContext(ctx, "presence refresh failed", "hosts", len(ids), "err", err)
+	}
+}
+
+func (d *Dispatcher) closeAll(reason string) {
+	d.mu.Lock()
+	conns := d.conns
+	d.conns = map[string]held{}
+	d.mu.Unlock()
+	for _, c := range conns {
+		c.conn.Close(reason)
+	}
+}
+
+// Register makes c the connection of hostID on this instance, replacing
+// and closing an earlier one, and publishes presence.
+func (d *Dispatcher) Register(ctx context.Context, hostID string, c Conn) error {
+	now := time.Now()
+	d.mu.Lock()
+	old, had := d.conns[hostID]
+	d.conns[hostID] = held{conn: c, at: now}
+	d.mu.Unlock()
+	if had {
+		old.conn.Close("replaced by a new connection")
+	}
+	if err := d.coord.SetPresence(ctx, hostID, d.instance, PresenceTTL); err != nil {
+		return err
+	}
+	// Another instance may hold an older connection of this host.
+	d.publishDrop(ctx, hostID, "replaced by a new connection", now)
+	return nil
+}
+
+// Unregister forgets c if it is still hostID's connection here.
+func (d *Dispatcher) Unregister(ctx context.Context, hostID string, c Conn) {
+	d.mu.Lock()
+	cur, ok := d.conns[hostID]
+	mine := ok && cur.conn == c
+	if mine {
+		delete(d.conns, hostID)
+	}
+	d.mu.Unlock()
+	if mine {
+		if err := d.coord.ClearPresence(ctx, hostID, d.instance); err != nil {
+			d.log.WarnContext(ctx, "clear presence failed", "host_id", hostID, "err", err)
+		}
+	}
+}
+
+// LocalCount is how many agents this instance holds.
+func (d *Dispatcher) LocalCount() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.conns)
+}
+
+// Online reports whether hostID's agent is connected to any instance.
+func (d *Dispatcher) Online(ctx context.Context, hostID string) (bool, error) {
+	if d.local(hostID) != nil {
+		return true, nil
+	}
+	_, ok, err := d.coord.Presence(ctx, hostID)
+	return ok, err
+}
+
+// CountOnline counts connected agents cluster-wide.
+func (d *Dispatcher) CountOnline(ctx context.Context) (int64, error) {
+	return d.coord.CountPresence(ctx)
+}
+
+func (d *Dispatcher) local(hostID string) Conn {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.conns[hostID].conn
+}
+
+// Disconnect drops hostID's connection wherever it is held.
+func (d *Dispatcher) Disconnect(ctx context.Context, hostID, reason string) {
+	now := time.Now()
+	d.dropLocal(ctx, hostID, reason, now)
+	d.publishDrop(ctx, hostID, reason, now)
+}
+
+// dropLocal closes hostID's connection here if it registered before
+// before, and withdraws its presence.
+func (d *Dispatcher) dropLocal(ctx context.Context, hostID, reason string, before time.Time) {
+	d.mu.Lock()
+	c, ok := d.conns[hostID]
+	if ok && c.at.Before(before) {
+		delete(d.conns, hostID)
+	} else {
+		ok = false
+	}
+	d.mu.Unlock()
+	if !ok {
+		return
+	}
+	if err := d.coord.ClearPresence(ctx, hostID, d.instance); err != nil {
+		d.log.WarnContext(ctx, "clear presence failed", "host_id", hostID, "err", err)
+	}
+	c.conn.Close(reason)
+}
+
+// publishDrop tells every instance to drop connections of hostID that
+// registered before before.
+func (d *Dispatcher) publishDrop(ctx context.Context, hostID, reason string, before time.Time) {
+	m := routed{Kind: "drop", HostID: hostID, Reason: reason, Before: before}
+	b, _ := json.Marshal(m)
+	if err := d.coord.Publish(ctx, broadcast, b); err != nil {
+		d.log.WarnContext(ctx, "drop broadcast failed", "host_id", hostID, "err", err)
+	}
+}
+
+// Deliver hands an agent's cmd_resp to the waiting caller, if any.
+func (d *Dispatcher) Deliver(cmdID string, resp agentproto.Response) {
+	d.mu.Lock()
+	w := d.waiters[cmdID]
+	delete(d.waiters, cmdID)
+	d.mu.Unlock()
+	if w != nil {
+		w <- resp
+	}
+}
+
+// Send carries out op on hostID's agent and returns its answer: 409
+// host_offline when no instance holds the agent, 504 agent_timeout when no
+// answer comes within timeout.
+func (d *Dispatcher) Send(ctx context.Context, hostID, op string, args json.RawMessage, timeout time.Duration) (agentproto.Response, error) {
+	if c := d.local(hostID); c != nil {
+		return d.sendLocal(ctx, c, op, args, timeout)
+	}
+	owner, ok, err := d.coord.Presence(ctx, hostID)
+	if err != nil {
+		return agentproto.Response{}, err
+	}
+	if !ok || owner == d.instance {
+		return agentproto.Response{}, offline()
+	}
+	return d.sendRemote(ctx, owner, hostID, op, args, timeout)
+}
+
+func offline() error {
+	return apperr.New(CodeHostOffline, "the host's agent is not connected")
+}
+
+func timedOut() error {
+	return apperr.New(CodeAgentTimeout, "the agent did not answer in time")
+}
+
+func (d *Dispatcher) sendLocal(ctx context.Context, c Conn, op string, args json.RawMessage, timeout time.Duration) (agentproto.Response, error) {
+	id := uuid.NewString()
+	deadline := time.Now().Add(timeout)
+	msg, err := agentproto.Encode(agentproto.TypeCmd, id, agentproto.Command{Op: op, DeadlineMs: deadline.UnixMilli(), Args: args})
+	if err != nil {
+		return agentproto.Response{}, err
+	}
+	w := make(chan agentproto.Response, 1)
+	d.mu.Lock()
+	d.waiters[id] = w
+	d.mu.Unlock()
+	defer func() {
+		d.mu.Lock()
+		delete(d.waiters, id)
+		d.mu.Unlock()
+	}()
+	if err := c.WriteMessage(msg); err != nil {
+		return agentproto.Response{}, offline()
+	}
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case r := <-w:
+		return r, nil
+	case <-t.C:
+		return agentproto.Response{}, timedOut()
+	case <-ctx.Done():
+		return agentproto.Response{}, ctx.Err()
+	}
+}
+
+func (d *Dispatcher) sendRemote(ctx context.Context, owner, hostID, op string, args json.RawMessage, timeout time.Duration) (agentproto.Response, error) {
+	req := routed{Kind: "cmd", ReqID: uuid.NewString(), ReplyTo: d.instance, HostID: hostID, Op: op, Args: args, Timeout: timeout}
+	w := make(chan routed, 1)
+	d.mu.Lock()
+	d.routed[req.ReqID] = w
+	d.mu.Unlock()
+	defer func() {
+		d.mu.Lock()
+		delete(d.routed, req.ReqID)
+		d.mu.Unlock()
+	}()
+	b, _ := json.Marshal(req)
+	if err := d.coord.Publish(ctx, channelOf(owner), b); err != nil {
+		return agentproto.Response{}, err
+	}
+	t := time.NewTimer(timeout + routeMargin)
+	defer t.Stop()
+	select {
+	case r := <-w:
+		switch r.Code {
+		case "":
+			return r.Resp, nil
+		case CodeHostOffline:
+			return agentproto.Response{}, offline()
+		default:
+			return agentproto.Response{}, timedOut()
+		}
+	case <-t.C:
+		return agentproto.Response{}, timedOut()
+	case <-ctx.Done():
+		return agentproto.Response{}, ctx.Err()
+	}
+}
+
+func (d *Dispatcher) handleRouted(ctx context.Context, msg []byte) {
+	var m routed
+	if err := json.Unmarshal(msg, &m); err != nil {
+		d.log.WarnContext(ctx, "malformed routed message", "err", err)
+		return
+	}
+	switch m.Kind {
+	case "drop":
+		d.dropLocal(ctx, m.HostID, m.Reason, m.Before)
+	case "reply":
+		d.mu.Lock()
+		w := d.routed[m.ReqID]
+		d.mu.Unlock()
+		if w != nil {
+			select {
+			case w <- m:
+			default:
+			}
+		}
+	case "cmd":
+		go d.serveRouted(ctx, m)
+	}
+}
+
+// serveRouted runs a command another instance forwarded and sends back the
+// answer on the caller's channel.
+func (d *Dispatcher) serveRouted(ctx context.Context, m routed) {
+	reply := routed{Kind: "reply", ReqID: m.ReqID, HostID: m.HostID}
+	c := d.local(m.HostID)
+	if c == nil {
+		reply.Code = CodeHostOffline
+	} else {
+		resp, err := d.sendLocal(ctx, c, m.Op, m.Args, m.Timeout)
+		switch {
+		case err == nil:
+			reply.Resp = resp
+		case errors.Is(err, context.Canceled):
+			return
+		default:
+			reply.Code = apperr.Code(err)
+		}
+	}
+	b, _ := json.Marshal(reply)
+	if err := d.coord.Publish(ctx, channelOf(m.ReplyTo), b); err != nil {
+		d.log.WarnContext(ctx, "routed reply failed", "err", err)
+	}
+}

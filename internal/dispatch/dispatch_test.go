@@ -1,0 +1,149 @@
+package dispatch
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"hostgate/internal/agentproto"
+	"hostgate/internal/apperr"
+	"hostgate/internal/coord"
+	"hostgate/internal/coord/inproc"
+)
+
+// fakeAgent answers commands the way an agent would, through Deliver.
+type fakeAgent struct {
+	d      *Dispatcher
+	mu     sync.Mutex
+	closed string
+	silent atomic.Bool
+}
+
+func (a *fakeAgent) WriteMessage(msg []byte) error {
+	e, err := agentproto.Decode(msg)
+	if err != nil || e.Type != agentproto.TypeCmd {
+		return err
+	}
+	if a.silent.Load() {
+		return nil
+	}
+	var c agentproto.Command
+	_ = agentproto.DecodeBody(e, &c)
+	result, _ := json.Marshal(map[string]string{"op": c.Op})
+	go a.d.Deliver(e.ID, agentproto.Response{OK: true, Result: result})
+	return nil
+}
+
+func (a *fakeAgent) Close(reason string) {
+	a.mu.Lock()
+	a.closed = reason
+	a.mu.Unlock()
+}
+
+func (a *fakeAgent) closedWith() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.closed
+}
+
+func startDispatcher(t *testing.T, c coord.Coord, name string) *Dispatcher {
+	t.Helper()
+	d := New(name, c, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan struct{})
+	done := make(chan error, 1)
+	go func() { done <- d.Run(ctx, ready) }()
+	select {
+	case <-ready:
+	case err := <-done:
+		t.Fatalf("run: %v", err)
+	}
+	t.Cleanup(func() { cancel(); <-done })
+	return d
+}
+
+func waitUntil(t *testing.T, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met within 5 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestSendLocalRemoteOfflineTimeout(t *testing.T) {
+	c := inproc.New()
+	t.Cleanup(func() { c.Close() })
+	a, b := startDispatcher(t, c, "a"), startDispatcher(t, c, "b")
+	ctx := context.Background()
+	agent := &fakeAgent{d: a}
+	if err := a.Register(ctx, "h1", agent); err != nil {
+		t.Fatal(err)
+	}
+	for name, d := range map[string]*Dispatcher{"local": a, "remote": b} {
+		r, err := d.Send(ctx, "h1", "agent.ping", nil, time.Second)
+		if err != nil || !r.OK || string(r.Result) != `{"op":"agent.ping"}` {
+			t.Errorf("%s send = %+v, %v", name, r, err)
+		}
+	}
+	if on, _ := b.Online(ctx, "h1"); !on {
+		t.Error("b does not see h1 online")
+	}
+	if n, _ := b.CountOnline(ctx); n != 1 {
+		t.Errorf("CountOnline = %d, want 1", n)
+	}
+	if _, err := b.Send(ctx, "nobody", "agent.ping", nil, time.Second); apperr.Code(err) != CodeHostOffline {
+		t.Errorf("send to an unconnected host: %v, want host_offline", err)
+	}
+	agent.silent.Store(true)
+	for name, d := range map[string]*Dispatcher{"local": a, "remote": b} {
+		if _, err := d.Send(ctx, "h1", "agent.ping", nil, 100*time.Millisecond); apperr.Code(err) != CodeAgentTimeout {
+			t.Errorf("%s send to a silent agent: %v, want agent_timeout", name, err)
+		}
+	}
+}
+
+func TestDisconnectReachesTheHoldingInstance(t *testing.T) {
+	c := inproc.New()
+	t.Cleanup(func() { c.Close() })
+	a, b := startDispatcher(t, c, "a"), startDispatcher(t, c, "b")
+	ctx := context.Background()
+	agent := &fakeAgent{d: a}
+	a.Register(ctx, "h1", agent)
+	b.Disconnect(ctx, "h1", "secret rotated")
+	waitUntil(t, func() bool { return agent.closedWith() == "secret rotated" })
+	a.Unregister(ctx, "h1", agent)
+	if on, _ := b.Online(ctx, "h1"); on {
+		t.Error("h1 still online after disconnect")
+	}
+}
+
+func TestNewConnectionReplacesOldEverywhere(t *testing.T) {
+	c := inproc.New()
+	t.Cleanup(func() { c.Close() })
+	a, b := startDispatcher(t, c, "a"), startDispatcher(t, c, "b")
+	ctx := context.Background()
+	old := &fakeAgent{d: a}
+	a.Register(ctx, "h1", old)
+	fresh := &fakeAgent{d: b}
+	b.Register(ctx, "h1", fresh)
+	waitUntil(t, func() bool { return old.closedWith() != "" })
+	// The old connection's late unregister must not erase the new presence.
+	a.Unregister(ctx, "h1", old)
+	if owner, ok, _ := c.Presence(ctx, "h1"); !ok || owner != "b" {
+		t.Errorf("presence = %q %v, want b", owner, ok)
+	}
+	if fresh.closedWith() != "" {
+		t.Errorf("new connection closed: %q", fresh.closedWith())
+	}
+	if r, err := a.Send(ctx, "h1", "agent.ping", nil, time.Second); err != nil || !r.OK {
+		t.Errorf("send via a to the new connection on b: %+v %v", r, err)
+	}
+}

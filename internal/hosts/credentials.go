@@ -1,0 +1,69 @@
+package hosts
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"math/big"
+	"time"
+)
+
+// Credentials is the spec's InstallCredentials: everything an installer
+// needs, shown once. The secret key and the seed appear nowhere else.
+type Credentials struct {
+	HostID                string    `json:"host_id"`
+	BID                   int64     `json:"bid"`
+	SecretKey             string    `json:"secret_key" doc:"32 hexadecimal characters; plaintext only in this response"`
+	URL                   string    `json:"url" doc:"Host report URL; empty when unset"`
+	InstallToken          string    `json:"install_token" doc:"One-time, URL-safe base64"`
+	InstallTokenExpiresAt time.Time `json:"install_token_expires_at"`
+	AgentPrivkeySeed      string    `json:"agent_privkey_seed" doc:"Base64 of the raw 32-byte ed25519 seed"`
+	AgentPubkey           string    `json:"agent_pubkey" doc:"ed25519: followed by base64 of the public key"`
+	APIEndpoint           string    `json:"api_endpoint"`
+	WSURL                 string    `json:"ws_url"`
+	ListenPort            int       `json:"listen_port"`
+	ExeURL                string    `json:"exe_url"`
+	ExeSHA256             string    `json:"exe_sha256"`
+}
+
+// newSecretKey returns a 32-hex-character L1 secret (128 random bits).
+func newSecretKey() string {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// newInstallToken returns a token (32 random bytes, base64url, 43
+// characters) and the SHA-256 the store keeps.
+func newInstallToken() (string, []byte) {
+	b := make([]byte, 32)
+	rand.Read(b)
+	tok := base64.RawURLEncoding.EncodeToString(b)
+	return tok, hashToken(tok)
+}
+
+func hashToken(tok string) []byte {
+	h := sha256.Sum256([]byte(tok))
+	return h[:]
+}
+
+// newKeyPair returns a fresh ed25519 seed and its public key.
+func newKeyPair() (seed []byte, pub ed25519.PublicKey) {
+	seed = make([]byte, ed25519.SeedSize)
+	rand.Read(seed)
+	return seed, ed25519.NewKeyFromSeed(seed).Public().(ed25519.PublicKey)
+}
+
+// FormatPubKey renders a public key as the spec's "ed25519:<base64>".
+func FormatPubKey(pub []byte) string { return "ed25519:" + base64.StdEncoding.EncodeToString(pub) }
+
+// maxBID keeps bids within 2^53, so JavaScript clients read them exactly.
+var maxBID = big.NewInt(1 << 53)
+
+// newBID returns a random positive bid.
+func newBID() int64 {
+	n, _ := rand.Int(rand.Reader, maxBID)
+	return n.Int64() + 1
+}

@@ -1,0 +1,502 @@
+package hosts
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"hostgate/internal/agentproto"
+	"hostgate/internal/apperr"
+	"hostgate/internal/audit"
+	"hostgate/internal/coord"
+	"hostgate/internal/keyring"
+	"hostgate/internal/paging"
+)
+
+// Error codes owned by this package (spec section 7).
+const (
+	CodeInvalidName  = "invalid_name"
+	CodeNameTooLong  = "name_too_long"
+	CodeInvalidPort  = "invalid_port"
+	CodeBIDCollision = "bid_collision"
+	CodeHostBanned   = "host_banned"
+)
+
+// bidAttempts is how often a bid clash is retried with a fresh bid before
+// the clash reaches the caller; with 2^53 bids a second clash is unheard of.
+const bidAttempts = 5
+
+// Config holds the host settings the hub is configured with.
+type Config struct {
+	PublicURL       *url.URL
+	InstallTokenTTL time.Duration
+	AgentTokenTTL   time.Duration
+	ExeURL          string
+	ExeSHA256       string
+}
+
+// Disconnecter drops a host's agent connection wherever it is held.
+type Disconnecter interface {
+	Disconnect(ctx context.Context, hostID, reason string)
+}
+
+// Service carries out host operations.
+type Service struct {
+	store Store
+	coord coord.Coord
+	keys  *keyring.Keyring
+	cfg   Config
+	log   *slog.Logger
+	now   func() time.Time
+	drop  Disconnecter
+}
+
+// NewService wires the host service.
+func NewService(st Store, c coord.Coord, keys *keyring.Keyring, cfg Config, log *slog.Logger) *Service {
+	return &Service{store: st, coord: c, keys: keys, cfg: cfg, log: log, now: time.Now, drop: noDrop{}}
+}
+
+// SetDisconnecter tells the service how to drop live connections; the
+// dispatcher is built after the service, so this closes the loop.
+func (s *Service) SetDisconnecter(d Disconnecter) { s.drop = d }
+
+type noDrop struct{}
+
+func (noDrop) Disconnect(context.Context, string, string) {}
+
+func checkName(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	switch {
+	case name == "":
+		return "", apperr.New(CodeInvalidName, "name is required")
+	case utf8.RuneCountInString(name) > MaxNameLen:
+		return "", apperr.New(CodeNameTooLong, fmt.Sprintf("name must be at most %d characters", MaxNameLen))
+	case strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+		return "", apperr.New(CodeInvalidName, "name must not contain control characters")
+	}
+	return name, nil
+}
+
+func checkPort(p int) error {
+	if p < MinListenPort || p > MaxListenPort {
+		return apperr.New(CodeInvalidPort, fmt.Sprintf("listen_port must be %d to %d", MinListenPort, MaxListenPort))
+	}
+	return nil
+}
+
+func notFound() error { return apperr.NotFound("host") }
+
+func mapNotFound(err error) error {
+	if errors.Is(err, ErrNotFound) {
+		return notFound()
+	}
+	return err
+}
+
+// Create adds a host for owner. With withCredentials it also issues the
+// first install credentials and returns them.
+func (s *Service) Create(ctx context.Context, owner, name string, listenPort *int, withCredentials bool) (Host, *Credentials, error) {
+	name, err := checkName(name)
+	if err != nil {
+		return Host{}, nil, err
+	}
+	port := DefaultListenPort
+	if listenPort != nil {
+		port = *listenPort
+	}
+	if err := checkPort(port); err != nil {
+		return Host{}, nil, err
+	}
+	secret := newSecretKey()
+	id := uuid.NewString()
+	h := Host{ID: id, UserID: owner, Name: name, ListenPort: port, Status: StatusPending,
+		CreatedAt: s.now().UTC().Truncate(time.Microsecond)}
+	sec := Secrets{SecretSealed: s.keys.Seal([]byte(secret), []byte(id))}
+	var iss *Issuance
+	var seed []byte
+	var token string
+	if withCredentials {
+		var i Issuance
+		i, seed, token = s.newIssuance(nil)
+		iss = &i
+	}
+	for attempt := 1; ; attempt++ {
+		h.BID = newBID()
+		err = s.store.CreateHost(ctx, h, sec, iss)
+		if !errors.Is(err, ErrBIDTaken) {
+			break
+		}
+		if attempt == bidAttempts {
+			return Host{}, nil, apperr.New(CodeBIDCollision, "could not pick a unique bid; retry")
+		}
+	}
+	if err != nil {
+		return Host{}, nil, err
+	}
+	if !withCredentials {
+		return h, nil, nil
+	}
+	c := s.credentials(h, secret, seed, token, iss)
+	return h, &c, nil
+}
+
+// newIssuance makes a key pair and install token; sealed is the new sealed
+// secret for a rotation (nil keeps the current one).
+func (s *Service) newIssuance(sealed []byte) (Issuance, []byte, string) {
+	seed, pub := newKeyPair()
+	token, hash := newInstallToken()
+	return Issuance{
+		AgentPubKey: pub, InstallTokenHash: hash, SecretSealed: sealed,
+		InstallExpiresAt: s.now().UTC().Add(s.cfg.InstallTokenTTL).Truncate(time.Microsecond),
+	}, seed, token
+}
+
+func (s *Service) credentials(h Host, secret string, seed []byte, token string, iss *Issuance) Credentials {
+	return Credentials{
+		HostID: h.ID, BID: h.BID, SecretKey: secret, URL: h.ReportURL,
+		InstallToken: token, InstallTokenExpiresAt: iss.InstallExpiresAt,
+		AgentPrivkeySeed: base64.StdEncoding.EncodeToString(seed),
+		AgentPubkey:      FormatPubKey(iss.AgentPubKey),
+		APIEndpoint:      s.APIEndpoint(), WSURL: s.WSURL(), ListenPort: h.ListenPort,
+		ExeURL: s.cfg.ExeURL, ExeSHA256: s.cfg.ExeSHA256,
+	}
+}
+
+// Exe returns the configured agent executable address and checksum.
+func (s *Service) Exe() (url, sha256 string) { return s.cfg.ExeURL, s.cfg.ExeSHA256 }
+
+// APIEndpoint is the base address agents call, from HOSTGATE_PUBLIC_URL.
+func (s *Service) APIEndpoint() string { return s.cfg.PublicURL.String() }
+
+// WSURL is the agent WebSocket address: wss for an https public URL.
+func (s *Service) WSURL() string {
+	u := *s.cfg.PublicURL
+	u.Scheme = map[string]string{"https": "wss", "http": "ws"}[u.Scheme]
+	u.Path = strings.TrimRight(u.Path, "/") + agentproto.PathWS
+	return u.String()
+}
+
+// List returns the owner's hosts.
+func (s *Service) List(ctx context.Context, owner string) ([]Host, error) {
+	hs, err := s.store.ListOwnedHosts(ctx, owner)
+	if hs == nil {
+		hs = []Host{}
+	}
+	return hs, err
+}
+
+// Get returns the owner's host.
+func (s *Service) Get(ctx context.Context, owner, id string) (Host, error) {
+	h, err := s.store.OwnedHost(ctx, owner, id)
+	return h, mapNotFound(err)
+}
+
+// Update changes name and/or listen port of the owner's host.
+func (s *Service) Update(ctx context.Context, owner, id string, name *string, listenPort *int) (Host, error) {
+	h, err := s.Get(ctx, owner, id)
+	if err != nil {
+		return Host{}, err
+	}
+	if name != nil {
+		if h.Name, err = checkName(*name); err != nil {
+			return Host{}, err
+		}
+	}
+	if listenPort != nil {
+		if err := checkPort(*listenPort); err != nil {
+			return Host{}, err
+		}
+		h.ListenPort = *listenPort
+	}
+	h, err = s.store.UpdateHost(ctx, owner, id, h.Name, h.ListenPort)
+	return h, mapNotFound(err)
+}
+
+// Delete soft-deletes the owner's host and drops its agent at once.
+func (s *Service) Delete(ctx context.Context, owner, id string) error {
+	if err := mapNotFound(s.store.DeleteHost(ctx, owner, id, s.now().UTC(), nil)); err != nil {
+		return err
+	}
+	s.drop.Disconnect(ctx, id, "host deleted")
+	return nil
+}
+
+// AdminDelete soft-deletes any host on an admin's behalf, audited.
+func (s *Service) AdminDelete(ctx context.Context, actor audit.Actor, id string) error {
+	rec := actor.Entry(audit.ActionHostDelete, "host", id)
+	if err := mapNotFound(s.store.DeleteHost(ctx, "", id, s.now().UTC(), &rec)); err != nil {
+		return err
+	}
+	s.drop.Disconnect(ctx, id, "host deleted")
+	return nil
+}
+
+// IssueInstallToken issues fresh install credentials (spec 4.5 rule 2):
+// a new key pair and install token; the secret key is kept. Older agent
+// tokens and the previous key stop working; a connected agent is not told.
+func (s *Service) IssueInstallToken(ctx context.Context, owner, id string) (Credentials, error) {
+	return s.issue(ctx, owner, id, false)
+}
+
+// RotateSecret does what IssueInstallToken does and also replaces the
+// secret key (rule 3); the old agent's connection is dropped at once.
+func (s *Service) RotateSecret(ctx context.Context, owner, id string) (Credentials, error) {
+	c, err := s.issue(ctx, owner, id, true)
+	if err == nil {
+		s.drop.Disconnect(ctx, id, "secret rotated")
+	}
+	return c, err
+}
+
+func (s *Service) issue(ctx context.Context, owner, id string, rotate bool) (Credentials, error) {
+	var secret string
+	var sealed []byte
+	if rotate {
+		secret = newSecretKey()
+		sealed = s.keys.Seal([]byte(secret), []byte(id))
+	}
+	iss, seed, token := s.newIssuance(sealed)
+	h, sec, err := s.store.Issue(ctx, owner, id, iss)
+	if err != nil {
+		return Credentials{}, mapNotFound(err)
+	}
+	if !rotate {
+		plain, err := s.keys.Open(sec.SecretSealed, []byte(id))
+		if err != nil {
+			return Credentials{}, fmt.Errorf("hosts: open secret of %s: %w", id, err)
+		}
+		secret = string(plain)
+	}
+	return s.credentials(h, secret, seed, token, &iss), nil
+}
+
+// Agent is an authenticated agent request.
+type Agent struct {
+	Host    Host
+	CredGen int64
+}
+
+func invalidAgentToken() error {
+	return apperr.New(apperr.CodeInvalidToken, "agent credentials are invalid, expired or superseded")
+}
+
+func banned() error { return apperr.New(CodeHostBanned, "this host is banned") }
+
+// Online consumes an install token, once, and returns an agent token.
+func (s *Service) Online(ctx context.Context, hostID, installToken string) (agentproto.TokenResponse, error) {
+	if _, err := uuid.Parse(hostID); err != nil || installToken == "" || len(installToken) > 128 {
+		return agentproto.TokenResponse{}, invalidAgentToken()
+	}
+	h, sec, err := s.store.ConsumeInstallToken(ctx, hostID, hashToken(installToken), s.now().UTC())
+	if errors.Is(err, ErrTokenInvalid) {
+		return agentproto.TokenResponse{}, invalidAgentToken()
+	}
+	if err != nil {
+		return agentproto.TokenResponse{}, err
+	}
+	if h.Status == StatusBanned {
+		return agentproto.TokenResponse{}, banned()
+	}
+	s.event(ctx, h.ID, "enrolled", "install token consumed")
+	return s.agentToken(h.ID, sec.CredGen)
+}
+
+func (s *Service) agentToken(hostID string, gen int64) (agentproto.TokenResponse, error) {
+	tok, c, err := s.keys.SignToken(keyring.Claims{Kind: keyring.KindAgent, Subject: hostID,
+		SessionID: strconv.FormatInt(gen, 10)}, s.cfg.AgentTokenTTL)
+	if err != nil {
+		return agentproto.TokenResponse{}, err
+	}
+	return agentproto.TokenResponse{AgentToken: tok, ExpiresAt: c.ExpiresAt, HostID: hostID}, nil
+}
+
+// AuthenticateAgent checks an agent token against the host's current
+// credential generation, so any later issuance, deletion or ban refuses it.
+func (s *Service) AuthenticateAgent(ctx context.Context, token string) (Agent, error) {
+	c, err := s.keys.ParseToken(token, keyring.KindAgent)
+	if err != nil {
+		return Agent{}, invalidAgentToken()
+	}
+	gen, err := strconv.ParseInt(c.SessionID, 10, 64)
+	if err != nil {
+		return Agent{}, invalidAgentToken()
+	}
+	h, sec, err := s.store.HostByID(ctx, c.Subject)
+	if errors.Is(err, ErrNotFound) || (err == nil && sec.CredGen != gen) {
+		return Agent{}, invalidAgentToken()
+	}
+	if err != nil {
+		return Agent{}, err
+	}
+	if h.Status == StatusBanned {
+		return Agent{}, banned()
+	}
+	return Agent{Host: h, CredGen: gen}, nil
+}
+
+func challengeKey(challenge string) string {
+	return "agentchal:" + hex.EncodeToString(hashToken(challenge))
+}
+
+// Challenge starts a token refresh: a random nonce, valid once for
+// ChallengeTTL, bound to this host.
+func (s *Service) Challenge(ctx context.Context, hostID string) (agentproto.ChallengeResponse, error) {
+	if _, err := uuid.Parse(hostID); err != nil {
+		return agentproto.ChallengeResponse{}, invalidAgentToken()
+	}
+	b := make([]byte, 32)
+	rand.Read(b)
+	ch := base64.RawURLEncoding.EncodeToString(b)
+	if err := s.coord.PutTicket(ctx, challengeKey(ch), []byte(hostID), agentproto.ChallengeTTL); err != nil {
+		return agentproto.ChallengeResponse{}, err
+	}
+	return agentproto.ChallengeResponse{Challenge: ch, ExpiresIn: int(agentproto.ChallengeTTL.Seconds())}, nil
+}
+
+// Refresh finishes a token refresh: the challenge is consumed whatever the
+// outcome, then the signature must verify under the host's current key.
+func (s *Service) Refresh(ctx context.Context, hostID, challenge, signature string) (agentproto.TokenResponse, error) {
+	if len(challenge) > 128 || len(signature) > 256 {
+		return agentproto.TokenResponse{}, invalidAgentToken()
+	}
+	bound, ok, err := s.coord.TakeTicket(ctx, challengeKey(challenge))
+	if err != nil {
+		return agentproto.TokenResponse{}, err
+	}
+	sig, decErr := base64.StdEncoding.DecodeString(signature)
+	if !ok || string(bound) != hostID || decErr != nil || len(sig) != ed25519.SignatureSize {
+		return agentproto.TokenResponse{}, invalidAgentToken()
+	}
+	h, sec, err := s.store.HostByID(ctx, hostID)
+	if errors.Is(err, ErrNotFound) {
+		return agentproto.TokenResponse{}, invalidAgentToken()
+	}
+	if err != nil {
+		return agentproto.TokenResponse{}, err
+	}
+	if len(sec.AgentPubKey) != ed25519.PublicKeySize ||
+		!ed25519.Verify(sec.AgentPubKey, agentproto.ChallengeMessage(hostID, challenge), sig) {
+		return agentproto.TokenResponse{}, invalidAgentToken()
+	}
+	if h.Status == StatusBanned {
+		return agentproto.TokenResponse{}, banned()
+	}
+	return s.agentToken(h.ID, sec.CredGen)
+}
+
+// SetBanned bans or unbans a host on an admin's behalf; a ban drops the
+// agent at once and refuses it on every agent route.
+func (s *Service) SetBanned(ctx context.Context, actor audit.Actor, id string, ban bool) (Host, error) {
+	action := audit.ActionHostUnban
+	if ban {
+		action = audit.ActionHostBan
+	}
+	h, err := s.store.SetBanned(ctx, id, ban, actor.Entry(action, "host", id))
+	if err != nil {
+		return Host{}, mapNotFound(err)
+	}
+	if ban {
+		s.drop.Disconnect(ctx, id, "host banned")
+	}
+	s.event(ctx, id, action, "by admin "+actor.AdminID)
+	return h, nil
+}
+
+// AdminGet returns any undeleted host.
+func (s *Service) AdminGet(ctx context.Context, id string) (Host, error) {
+	h, _, err := s.store.HostByID(ctx, id)
+	return h, mapNotFound(err)
+}
+
+// AdminList pages every host for the admin console.
+func (s *Service) AdminList(ctx context.Context, f Filter, p paging.Page) (paging.Result[AdminHost], error) {
+	switch f.Status {
+	case "", StatusPending, StatusOnline, StatusStale, StatusOffline, StatusBanned:
+	default:
+		return paging.Result[AdminHost]{}, apperr.New(apperr.CodeInvalidQuery, "unknown status")
+	}
+	items, total, err := s.store.ListHosts(ctx, f, p)
+	return paging.NewResult(items, total, p), err
+}
+
+// History limits: each host keeps this many metrics samples and events.
+const (
+	KeepMetrics = 1440
+	KeepEvents  = 500
+)
+
+// Metrics returns a host's newest metrics samples.
+func (s *Service) Metrics(ctx context.Context, id string, limit int) ([]Metrics, error) {
+	if _, err := s.AdminGet(ctx, id); err != nil {
+		return nil, err
+	}
+	m, err := s.store.ListMetrics(ctx, id, limit)
+	if m == nil {
+		m = []Metrics{}
+	}
+	return m, err
+}
+
+// Events returns a host's newest events.
+func (s *Service) Events(ctx context.Context, id string, limit int) ([]Event, error) {
+	if _, err := s.AdminGet(ctx, id); err != nil {
+		return nil, err
+	}
+	e, err := s.store.ListEvents(ctx, id, limit)
+	if e == nil {
+		e = []Event{}
+	}
+	return e, err
+}
+
+// RecordMetrics stores a sample an agent pushed.
+func (s *Service) RecordMetrics(ctx context.Context, hostID string, m agentproto.Metrics) error {
+	return s.store.AppendMetrics(ctx, hostID, Metrics{
+		At: s.now().UTC().Truncate(time.Microsecond), CPUPct: m.CPUPct, MemPct: m.MemPct, DiskPct: m.DiskPct,
+		NetRxBps: m.NetRxBps, NetTxBps: m.NetTxBps, TCPConns: m.TCPConns, UptimeS: m.UptimeS,
+	}, KeepMetrics)
+}
+
+// RecordEvent stores an event in the host's history.
+func (s *Service) RecordEvent(ctx context.Context, hostID, kind, message string) {
+	s.event(ctx, hostID, kind, message)
+}
+
+func (s *Service) event(ctx context.Context, hostID, kind, message string) {
+	if len(message) > 1000 {
+		message = message[:1000]
+	}
+	e := Event{At: s.now().UTC().Truncate(time.Microsecond), Kind: kind, Message: message}
+	if err := s.store.AppendEvent(ctx, hostID, e, KeepEvents); err != nil {
+		s.log.WarnContext(ctx, "host event not recorded", "host_id", hostID, "kind", kind, "err", err)
+	}
+}
+
+// RecordHandshake notes what a connecting agent reported.
+func (s *Service) RecordHandshake(ctx context.Context, hostID, publicIP, os, version string) error {
+	return s.store.RecordHandshake(ctx, hostID, publicIP, clip(os, 128), clip(version, 64), s.now().UTC().Truncate(time.Microsecond))
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// CountByStatus counts hosts by persisted status, for the dashboard.
+func (s *Service) CountByStatus(ctx context.Context) (map[Status]int, error) {
+	return s.store.CountHosts(ctx)
+}

@@ -1,0 +1,98 @@
+package hosts
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"hostgate/internal/audit"
+	"hostgate/internal/paging"
+)
+
+// Errors a Store returns.
+var (
+	// ErrNotFound: no such host, it is deleted, or it belongs to another user.
+	ErrNotFound = errors.New("hosts: host not found")
+	// ErrBIDTaken: the owner already has a host with this bid.
+	ErrBIDTaken = errors.New("hosts: bid taken")
+	// ErrTokenInvalid: the install token is unknown, used, superseded or expired.
+	ErrTokenInvalid = errors.New("hosts: install token invalid")
+)
+
+// Filter narrows an admin host listing. Query matches, case-insensitively
+// and as a substring, the owner's email, the host name, the host id or the
+// public IP. Status matches exactly. Empty fields match everything.
+type Filter struct {
+	Query  string
+	Status Status
+}
+
+// AdminHost is a host with its owner's email, for the admin console.
+type AdminHost struct {
+	Host
+	UserEmail string `json:"user_email"`
+}
+
+// Seen is one batched liveness fact: the host was heard from at At.
+type Seen struct {
+	HostID string
+	At     time.Time
+}
+
+// Store is what package hosts needs from storage. Methods taking an owner
+// see only that user's undeleted hosts; methods without one are for the
+// hub itself (agents, sweeper, admins) and still never see deleted hosts.
+// Each method is one transaction.
+type Store interface {
+	// CreateHost inserts h with its secrets and, when iss is not nil, its
+	// first issuance. ErrBIDTaken on a (user, bid) clash.
+	CreateHost(ctx context.Context, h Host, sec Secrets, iss *Issuance) error
+	// OwnedHost returns the owner's host; ErrNotFound.
+	OwnedHost(ctx context.Context, owner, id string) (Host, error)
+	// ListOwnedHosts returns all the owner's hosts, newest first.
+	ListOwnedHosts(ctx context.Context, owner string) ([]Host, error)
+	// UpdateHost sets name and listen port of the owner's host and returns it.
+	UpdateHost(ctx context.Context, owner, id, name string, listenPort int) (Host, error)
+	// DeleteHost soft-deletes the host (owner "" means any owner, for
+	// admins) and writes rec when it is not nil, in the same transaction.
+	DeleteHost(ctx context.Context, owner, id string, now time.Time, rec *audit.Entry) error
+
+	// HostByID returns any undeleted host with its secrets; ErrNotFound.
+	HostByID(ctx context.Context, id string) (Host, Secrets, error)
+	// Issue applies an issuance to the owner's host: it replaces the agent
+	// public key and the install token (so an unconsumed earlier token dies),
+	// replaces the sealed secret when iss.SecretSealed is set, increments the
+	// credential generation, and returns the host with its new secrets.
+	Issue(ctx context.Context, owner, id string, iss Issuance) (Host, Secrets, error)
+	// ConsumeInstallToken atomically clears the host's install token if it
+	// hashes to tokenHash and has not expired at now, and returns the host
+	// and secrets; of concurrent callers at most one succeeds. ErrTokenInvalid
+	// otherwise (also for a deleted host).
+	ConsumeInstallToken(ctx context.Context, id string, tokenHash []byte, now time.Time) (Host, Secrets, error)
+
+	// RecordHandshake stores what an agent reported when its socket opened:
+	// public IP, OS, agent version, and last_seen/last_online at now.
+	RecordHandshake(ctx context.Context, id, publicIP, os, version string, now time.Time) error
+	// MarkSeen writes a batch of liveness facts: last_seen_at (never moved
+	// back) and status online for hosts that are not banned.
+	MarkSeen(ctx context.Context, seen []Seen) error
+	// SweepStatus moves online hosts last seen before staleBefore to stale,
+	// and online or stale hosts last seen before offlineBefore to offline.
+	SweepStatus(ctx context.Context, staleBefore, offlineBefore time.Time) error
+	// SetBanned bans the host, or unbans it to offline, writing rec.
+	SetBanned(ctx context.Context, id string, banned bool, rec audit.Entry) (Host, error)
+
+	// ListHosts pages every undeleted host for admins, newest first.
+	ListHosts(ctx context.Context, f Filter, p paging.Page) ([]AdminHost, int, error)
+	// CountHosts counts undeleted hosts by status.
+	CountHosts(ctx context.Context) (map[Status]int, error)
+
+	// AppendMetrics stores a sample and keeps only the newest keep samples of the host.
+	AppendMetrics(ctx context.Context, hostID string, m Metrics, keep int) error
+	// ListMetrics returns up to limit newest samples.
+	ListMetrics(ctx context.Context, hostID string, limit int) ([]Metrics, error)
+	// AppendEvent stores an event (the store fills ID) and keeps only the newest keep.
+	AppendEvent(ctx context.Context, hostID string, e Event, keep int) error
+	// ListEvents returns up to limit newest events.
+	ListEvents(ctx context.Context, hostID string, limit int) ([]Event, error)
+}

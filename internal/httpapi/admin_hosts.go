@@ -1,0 +1,172 @@
+package httpapi
+
+import (
+	"context"
+
+	"hostgate/internal/billing"
+	"hostgate/internal/hosts"
+	"hostgate/internal/paging"
+)
+
+// AdminHostItem is a host in the admin list.
+type AdminHostItem struct {
+	hosts.AdminHost
+	WSConnected bool `json:"ws_connected" doc:"Whether the agent is connected now"`
+	Online      bool `json:"online" doc:"Deprecated alias of ws_connected"`
+}
+
+type adminListHostsIn struct {
+	PageParams
+	Q      string `query:"q" maxLength:"254" doc:"Substring of the owner's email, host name, host id or public IP"`
+	Status string `query:"status" enum:"pending,online,stale,offline,banned"`
+}
+
+type adminHostsOut struct {
+	Body struct {
+		paging.Result[AdminHostItem]
+		Q string `json:"q"`
+	}
+}
+
+type adminHostOut struct {
+	Body struct {
+		Host        hosts.Host `json:"host"`
+		WSConnected bool       `json:"ws_connected"`
+		Online      bool       `json:"online" doc:"Deprecated alias of ws_connected"`
+	}
+}
+
+type historyIn struct {
+	HostIDParam
+	Limit int `query:"limit" minimum:"1" maximum:"1440" default:"100"`
+}
+
+type metricsOut struct {
+	Body struct {
+		Items []hosts.Metrics `json:"items"`
+	}
+}
+
+type eventsOut struct {
+	Body struct {
+		Items []hosts.Event `json:"items"`
+	}
+}
+
+type deletedOut struct{ Status int }
+
+func (s *Server) adminListHosts(ctx context.Context, in *adminListHostsIn) (*adminHostsOut, error) {
+	res, err := s.cfg.Hosts.AdminList(ctx, hosts.Filter{Query: in.Q, Status: hosts.Status(in.Status)}, in.page())
+	if err != nil {
+		return nil, err
+	}
+	items := make([]AdminHostItem, len(res.Items))
+	for i, h := range res.Items {
+		on, err := s.cfg.Dispatch.Online(ctx, h.ID)
+		if err != nil {
+			return nil, err
+		}
+		items[i] = AdminHostItem{AdminHost: h, WSConnected: on, Online: on}
+	}
+	out := &adminHostsOut{}
+	out.Body.Result = paging.Result[AdminHostItem]{Items: items, Total: res.Total, Limit: res.Limit, Offset: res.Offset}
+	out.Body.Q = in.Q
+	return out, nil
+}
+
+func (s *Server) adminGetHost(ctx context.Context, in *HostIDParam) (*adminHostOut, error) {
+	h, err := s.cfg.Hosts.AdminGet(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	on, err := s.cfg.Dispatch.Online(ctx, h.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := &adminHostOut{}
+	out.Body.Host, out.Body.WSConnected, out.Body.Online = h, on, on
+	return out, nil
+}
+
+func (s *Server) adminDeleteHost(ctx context.Context, in *HostIDParam) (*deletedOut, error) {
+	if err := s.cfg.Hosts.AdminDelete(ctx, actor(ctx), in.ID); err != nil {
+		return nil, err
+	}
+	return &deletedOut{Status: 204}, nil
+}
+
+func (s *Server) adminBanHost(ctx context.Context, in *HostIDParam) (*hostOut, error) {
+	h, err := s.cfg.Hosts.SetBanned(ctx, actor(ctx), in.ID, true)
+	if err != nil {
+		return nil, err
+	}
+	return &hostOut{Body: h}, nil
+}
+
+func (s *Server) adminUnbanHost(ctx context.Context, in *HostIDParam) (*hostOut, error) {
+	h, err := s.cfg.Hosts.SetBanned(ctx, actor(ctx), in.ID, false)
+	if err != nil {
+		return nil, err
+	}
+	return &hostOut{Body: h}, nil
+}
+
+func (s *Server) adminHostMetrics(ctx context.Context, in *historyIn) (*metricsOut, error) {
+	m, err := s.cfg.Hosts.Metrics(ctx, in.ID, in.Limit)
+	if err != nil {
+		return nil, err
+	}
+	out := &metricsOut{}
+	out.Body.Items = m
+	return out, nil
+}
+
+func (s *Server) adminHostEvents(ctx context.Context, in *historyIn) (*eventsOut, error) {
+	e, err := s.cfg.Hosts.Events(ctx, in.ID, in.Limit)
+	if err != nil {
+		return nil, err
+	}
+	out := &eventsOut{}
+	out.Body.Items = e
+	return out, nil
+}
+
+// DashboardSummary is what the back office sees at a glance.
+type DashboardSummary struct {
+	OnlineHosts     int64                `json:"online_hosts" doc:"Agents connected now, cluster-wide"`
+	HostsByStatus   map[hosts.Status]int `json:"hosts_by_status"`
+	TotalHosts      int                  `json:"total_hosts"`
+	TodayRevenueCNY float64              `json:"today_revenue_cny" doc:"Recharges paid minus refunded since 00:00 UTC"`
+	TodayCalls      int64                `json:"today_calls" doc:"Charged client API calls since 00:00 UTC"`
+	TodayTokens     float64              `json:"today_tokens_charged" doc:"Tokens those calls took"`
+	PendingOrders   int64                `json:"pending_recharges" doc:"Recharge orders awaiting payment"`
+	BillingMode     string               `json:"billing_mode" enum:"free,charging"`
+}
+
+type dashboardOut struct{ Body DashboardSummary }
+
+func (s *Server) adminDashboard(ctx context.Context, _ *struct{}) (*dashboardOut, error) {
+	online, err := s.cfg.Dispatch.CountOnline(ctx)
+	if err != nil {
+		return nil, err
+	}
+	counts, err := s.cfg.Hosts.CountByStatus(ctx)
+	if err != nil {
+		return nil, err
+	}
+	today, err := s.cfg.Billing.Today(ctx)
+	if err != nil {
+		return nil, err
+	}
+	mode, err := s.cfg.Billing.Mode(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &dashboardOut{Body: DashboardSummary{OnlineHosts: online, HostsByStatus: counts,
+		TodayRevenueCNY: billing.CNY(today.PaidFen - today.RefundedFen), TodayCalls: today.Charges,
+		TodayTokens: today.Charged.Tokens(), PendingOrders: today.Pending, BillingMode: mode}}
+	for _, n := range counts {
+		out.Body.TotalHosts += n
+	}
+	return out, nil
+}

@@ -1,0 +1,59 @@
+package httpapi
+
+import (
+	"context"
+
+	"hostgate/internal/accounts"
+	"hostgate/internal/audit"
+	"hostgate/internal/paging"
+)
+
+type idIn struct {
+	ID string `path:"id" format:"uuid" doc:"Object id (UUID)"`
+}
+
+type listUsersIn struct {
+	PageParams
+	Q      string `query:"q" maxLength:"254" doc:"Matches email or display name (substring, case-insensitive)"`
+	Status string `query:"status" enum:"active,suspended" doc:"Only users in this status"`
+}
+
+func (s *Server) adminListUsers(ctx context.Context, in *listUsersIn) (*pagedOut[accounts.User], error) {
+	res, err := s.cfg.Accounts.List(ctx, accounts.UserFilter{Query: in.Q, Status: accounts.Status(in.Status)}, in.page())
+	if err != nil {
+		return nil, err
+	}
+	return &pagedOut[accounts.User]{Body: res}, nil
+}
+
+func (s *Server) adminGetUser(ctx context.Context, in *idIn) (*userOut, error) {
+	u, err := s.cfg.Accounts.Get(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &userOut{Body: u}, nil
+}
+
+func (s *Server) adminSuspendUser(ctx context.Context, in *idIn) (*OK, error) {
+	return ok(), s.cfg.Accounts.SetStatus(ctx, actor(ctx), in.ID, accounts.StatusSuspended)
+}
+
+func (s *Server) adminResumeUser(ctx context.Context, in *idIn) (*OK, error) {
+	return ok(), s.cfg.Accounts.SetStatus(ctx, actor(ctx), in.ID, accounts.StatusActive)
+}
+
+type listAuditIn struct {
+	PageParams
+	AdminID    string `query:"admin_id" maxLength:"64" doc:"Only entries by this admin"`
+	Action     string `query:"action" maxLength:"64" doc:"Only this action, e.g. user.suspend"`
+	TargetType string `query:"target_type" maxLength:"64" doc:"Only this target type, e.g. user"`
+}
+
+func (s *Server) adminListAudit(ctx context.Context, in *listAuditIn) (*pagedOut[audit.Entry], error) {
+	p := in.page()
+	items, total, err := s.cfg.Audit.ListAudit(ctx, audit.Filter{AdminID: in.AdminID, Action: in.Action, TargetType: in.TargetType}, p)
+	if err != nil {
+		return nil, err
+	}
+	return &pagedOut[audit.Entry]{Body: paging.NewResult(items, total, p)}, nil
+}

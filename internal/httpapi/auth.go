@@ -1,0 +1,116 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"hostgate/internal/accounts"
+	"hostgate/internal/admin"
+	"hostgate/internal/apperr"
+	"hostgate/internal/audit"
+)
+
+// Cookie names (spec section 5).
+const (
+	userCookie  = "gw_at"
+	adminCookie = "gw_admin_at"
+)
+
+// publicAdminPaths are the admin paths reachable without an admin token.
+var publicAdminPaths = map[string]bool{"/v1/admin/auth/login": true}
+
+// authenticate guards whole entry groups by path prefix, before any route
+// matching, so a protected prefix never reaches a handler unauthenticated,
+// whatever the route or method.
+func (s *Server) authenticate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		var err error
+		switch {
+		case strings.HasPrefix(p, "/v1/user/"):
+			r, err = s.authUser(r)
+		case strings.HasPrefix(p, "/v1/admin/") && !publicAdminPaths[p]:
+			r, err = s.authAdmin(r)
+		case strings.HasPrefix(p, "/v1/api/"):
+			r, err = s.authClient(r)
+		}
+		if err != nil {
+			writeProblem(w, problemFor(s.log, r, err))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// credential returns the bearer token, else the named cookie.
+func credential(r *http.Request, cookie string) string {
+	if h := r.Header.Get("Authorization"); h != "" {
+		tok, ok := strings.CutPrefix(h, "Bearer ")
+		if !ok {
+			return ""
+		}
+		return strings.TrimSpace(tok)
+	}
+	if c, err := r.Cookie(cookie); cookie != "" && err == nil {
+		return c.Value
+	}
+	return ""
+}
+
+func unauthorized(what string) error {
+	return apperr.New(apperr.CodeUnauthorized, what+" required")
+}
+
+func (s *Server) authUser(r *http.Request) (*http.Request, error) {
+	tok := credential(r, userCookie)
+	if tok == "" {
+		return r, unauthorized("user access token")
+	}
+	p, err := s.cfg.Accounts.Authenticate(r.Context(), tok)
+	if err != nil {
+		return r, err
+	}
+	return r.WithContext(context.WithValue(r.Context(), keyUser, p)), nil
+}
+
+func (s *Server) authAdmin(r *http.Request) (*http.Request, error) {
+	tok := credential(r, adminCookie)
+	if tok == "" {
+		return r, unauthorized("admin access token")
+	}
+	p, err := s.cfg.Admins.Authenticate(r.Context(), tok)
+	if err != nil {
+		return r, err
+	}
+	return r.WithContext(context.WithValue(r.Context(), keyAdmin, p)), nil
+}
+
+// userOf returns the authenticated user; the prefix guard guarantees one
+// on every /v1/user route.
+func userOf(ctx context.Context) accounts.Principal {
+	p, _ := ctx.Value(keyUser).(accounts.Principal)
+	return p
+}
+
+func adminOf(ctx context.Context) (admin.Principal, bool) {
+	p, ok := ctx.Value(keyAdmin).(admin.Principal)
+	return p, ok
+}
+
+// actor describes the admin behind a request for its audit entry.
+func actor(ctx context.Context) audit.Actor {
+	p, _ := adminOf(ctx)
+	return audit.Actor{AdminID: p.AdminID, Role: string(p.Role), RequestID: requestID(ctx), ClientIP: clientIP(ctx)}
+}
+
+// authCookie builds an access-token cookie; an empty value clears it.
+func authCookie(ctx context.Context, name, value string, maxAge int) http.Cookie {
+	if value == "" {
+		maxAge = -1
+	}
+	return http.Cookie{
+		Name: name, Value: value, Path: "/", MaxAge: maxAge,
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: secure(ctx),
+	}
+}

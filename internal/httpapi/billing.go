@@ -1,0 +1,93 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"hostgate/internal/billing"
+	"hostgate/internal/paging"
+)
+
+// BillingEvent is one balance change as the API shows it.
+type BillingEvent struct {
+	ID           string    `json:"id"`
+	Kind         string    `json:"kind" enum:"charge,recharge,refund,adjust"`
+	Tokens       float64   `json:"tokens" doc:"Signed change in tokens: negative for a charge"`
+	BalanceAfter float64   `json:"balance_after"`
+	RuleCode     string    `json:"rule_code,omitempty" doc:"Pricing rule of a charge"`
+	HostID       string    `json:"host_id,omitempty"`
+	APIKeyID     string    `json:"api_key_id,omitempty"`
+	Reason       string    `json:"reason,omitempty" doc:"An adjustment's reason"`
+	CreatedAt    time.Time `json:"created_at"`
+}
+
+func billingEventOf(e billing.Event) BillingEvent {
+	return BillingEvent{ID: e.ID, Kind: e.Kind, Tokens: e.Units.Tokens(), BalanceAfter: e.BalanceAfter.Tokens(),
+		RuleCode: e.RuleCode, HostID: e.HostID, APIKeyID: e.APIKeyID, Reason: e.Reason, CreatedAt: e.CreatedAt}
+}
+
+type balanceOut struct {
+	Body struct {
+		Tokens float64 `json:"tokens" doc:"Balance in tokens (fractions to 0.001)"`
+	}
+}
+
+type adjustIn struct {
+	ID   string `path:"id" format:"uuid" doc:"User id"`
+	Body struct {
+		Tokens float64 `json:"tokens" doc:"Signed change in tokens, at most three decimals; the balance cannot go below zero"`
+		Reason string  `json:"reason" maxLength:"1000" doc:"Why, 1 to 200 characters; kept in the event and the audit log"`
+	}
+}
+
+type adjustOut struct {
+	Body struct {
+		OK           bool    `json:"ok"`
+		BalanceAfter float64 `json:"balance_after"`
+	}
+}
+
+func (s *Server) userBillingRoutes() {
+	tags := []string{"user"}
+	op(s, huma.Operation{OperationID: "getBalance", Method: http.MethodGet, Path: "/v1/user/billing/balance",
+		Summary: "The token balance", Tags: tags, Security: userSecurity}, s.getBalance)
+	op(s, huma.Operation{OperationID: "listBillingEvents", Method: http.MethodGet, Path: "/v1/user/billing/events",
+		Summary: "Billing events, newest first: every charge, recharge, refund and adjustment", Tags: tags,
+		Security: userSecurity}, s.listBillingEvents)
+}
+
+func (s *Server) getBalance(ctx context.Context, _ *struct{}) (*balanceOut, error) {
+	u, err := s.cfg.Billing.Balance(ctx, userOf(ctx).UserID)
+	if err != nil {
+		return nil, err
+	}
+	out := &balanceOut{}
+	out.Body.Tokens = u.Tokens()
+	return out, nil
+}
+
+func (s *Server) listBillingEvents(ctx context.Context, in *PageParams) (*pagedOut[BillingEvent], error) {
+	res, err := s.cfg.Billing.Events(ctx, userOf(ctx).UserID, in.page())
+	if err != nil {
+		return nil, err
+	}
+	items := make([]BillingEvent, len(res.Items))
+	for i, e := range res.Items {
+		items[i] = billingEventOf(e)
+	}
+	return &pagedOut[BillingEvent]{Body: paging.Result[BillingEvent]{Items: items, Total: res.Total,
+		Limit: res.Limit, Offset: res.Offset}}, nil
+}
+
+func (s *Server) adminAdjustBalance(ctx context.Context, in *adjustIn) (*adjustOut, error) {
+	after, err := s.cfg.Billing.Adjust(ctx, actor(ctx), in.ID, in.Body.Tokens, in.Body.Reason)
+	if err != nil {
+		return nil, err
+	}
+	out := &adjustOut{}
+	out.Body.OK, out.Body.BalanceAfter = true, after.Tokens()
+	return out, nil
+}

@@ -1,0 +1,186 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"hostgate/internal/apperr"
+	"hostgate/internal/operations"
+)
+
+// statusByCode is the only place an error code becomes an HTTP status.
+// A code missing here is a bug: it answers 500 and a test lists them all.
+var statusByCode = map[string]int{
+	apperr.CodeInvalidBody:  400,
+	apperr.CodeInvalidID:    400,
+	apperr.CodeInvalidQuery: 400,
+	"invalid_name":          400,
+	"name_too_long":         400,
+	"invalid_port":          400,
+	"invalid_email":         400,
+	"invalid_username":      400,
+	"invalid_role":          400,
+	"weak_password":         400,
+	"version_required":      400,
+	"invalid_version":       400,
+
+	apperr.CodeUnauthorized: 401,
+	apperr.CodeInvalidToken: 401,
+	apperr.CodeInvalidCreds: 401,
+	"missing_agent_token":   401,
+
+	"insufficient_balance": 402,
+
+	apperr.CodeForbidden: 403,
+	"host_banned":        403,
+	"step_up_required":   403,
+	"account_suspended":  403,
+
+	apperr.CodeNotFound: 404,
+	"host_not_found":    404,
+	"version_not_found": 404,
+
+	"method_not_allowed": 405,
+
+	apperr.CodeConflict: 409,
+	"email_taken":       409,
+	"username_taken":    409,
+	"host_offline":      409,
+	"version_yanked":    409,
+	"version_exists":    409,
+	"bid_collision":     409,
+
+	"body_too_large":         413,
+	"unsupported_media_type": 415,
+
+	apperr.CodeAccountLocked: 423,
+	apperr.CodeRateLimited:   429,
+
+	apperr.CodeInternal:      500,
+	"not_implemented":        501,
+	"agent_error":            502,
+	apperr.CodeUnavailable:   503,
+	"exe_unavailable":        503,
+	"exe_not_configured":     503,
+	"payment_not_configured": 503,
+	"invalid_signature":      400,
+	"payment_not_successful": 400,
+	"amount_mismatch":        400,
+	"order_not_found":        404,
+	"order_not_payable":      409,
+	"not_refundable":         409,
+	"refund_exceeds_balance": 409,
+	"agent_timeout":          504,
+}
+
+// Operations the agent tried and could not carry out are 422, by the
+// codes package operations passes through.
+func init() {
+	for _, c := range operations.FailureCodes {
+		statusByCode[c] = http.StatusUnprocessableEntity
+	}
+	statusByCode[operations.CodeAgentTooOld] = http.StatusUnprocessableEntity
+}
+
+// statusOf returns the HTTP status for a code.
+func statusOf(code string) int {
+	if s, ok := statusByCode[code]; ok {
+		return s
+	}
+	return http.StatusInternalServerError
+}
+
+// Problem is the body of every non-2xx answer: {error, message}.
+type Problem struct {
+	Status  int    `json:"-"`
+	Code    string `json:"error" doc:"Machine-readable error code (spec section 7)" example:"not_found"`
+	Message string `json:"message" doc:"Human-readable explanation, safe to display"`
+}
+
+func (p *Problem) Error() string  { return p.Code + ": " + p.Message }
+func (p *Problem) GetStatus() int { return p.Status }
+
+// problemFor turns an application error into its answer. Anything that is
+// not an *apperr.Error is logged once here and shown only as "internal".
+func problemFor(log *slog.Logger, r *http.Request, err error) *Problem {
+	if p, ok := errors.AsType[*Problem](err); ok {
+		return p
+	}
+	if e, ok := errors.AsType[*apperr.Error](err); ok {
+		return &Problem{Status: statusOf(e.Code), Code: e.Code, Message: e.Message}
+	}
+	log.ErrorContext(r.Context(), "internal error", "request_id", requestID(r.Context()), "err", err)
+	return &Problem{Status: 500, Code: apperr.CodeInternal, Message: "internal error; quote the request id " + requestID(r.Context())}
+}
+
+// writeProblem writes p as JSON.
+func writeProblem(w http.ResponseWriter, p *Problem) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(p.Status)
+	_ = json.NewEncoder(w).Encode(p)
+}
+
+// humaError replaces huma's own error constructor, so errors huma raises
+// itself (validation, body size, content type) use our envelope and codes.
+func humaError(status int, msg string, errs ...error) huma.StatusError {
+	var details []string
+	code := ""
+	for _, e := range errs {
+		if e == nil {
+			continue
+		}
+		details = append(details, e.Error())
+		if d, ok := e.(*huma.ErrorDetail); ok && code == "" {
+			code = codeForLocation(d.Location)
+		}
+	}
+	if len(details) > 0 {
+		msg = strings.TrimSuffix(msg, ".") + ": " + strings.Join(details, "; ")
+	}
+	switch status {
+	case http.StatusBadRequest, http.StatusUnprocessableEntity:
+		if code == "" {
+			code = apperr.CodeInvalidBody
+		}
+		status = http.StatusBadRequest
+	case http.StatusRequestEntityTooLarge:
+		code = "body_too_large"
+	case http.StatusUnsupportedMediaType:
+		code = "unsupported_media_type"
+	case http.StatusNotFound:
+		code = apperr.CodeNotFound
+	case http.StatusUnauthorized:
+		code = apperr.CodeUnauthorized
+	case http.StatusForbidden:
+		code = apperr.CodeForbidden
+	default:
+		if status >= 500 {
+			return &Problem{Status: 500, Code: apperr.CodeInternal, Message: "internal error"}
+		}
+		code = fmt.Sprintf("http_%d", status)
+	}
+	return &Problem{Status: status, Code: code, Message: msg}
+}
+
+// codeForLocation names the bad part of a request: "path.id" is a bad id,
+// "query.x" a bad query parameter, anything else the body.
+func codeForLocation(loc string) string {
+	switch {
+	case strings.HasPrefix(loc, "path."):
+		return apperr.CodeInvalidID
+	case strings.HasPrefix(loc, "query."):
+		return apperr.CodeInvalidQuery
+	}
+	return apperr.CodeInvalidBody
+}
+
+func init() {
+	huma.NewError = humaError
+}

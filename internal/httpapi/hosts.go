@@ -1,0 +1,187 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"hostgate/internal/apperr"
+	"hostgate/internal/hosts"
+)
+
+// HostListItem is a host with its live connection state.
+type HostListItem struct {
+	hosts.Host
+	Online bool `json:"online" doc:"Whether the agent is connected now (cluster-wide)"`
+}
+
+type hostItemsOut struct {
+	Body struct {
+		Items []HostListItem `json:"items"`
+	}
+}
+
+type hostOut struct{ Body hosts.Host }
+
+type hostWithStateOut struct {
+	Body struct {
+		Host   hosts.Host `json:"host"`
+		Online bool       `json:"online"`
+	}
+}
+
+type HostIDParam struct {
+	ID string `path:"id" format:"uuid" doc:"Host id"`
+}
+
+type createHostBody struct {
+	Name       string `json:"name" maxLength:"1024" doc:"1 to 64 characters"`
+	ListenPort *int   `json:"listen_port,omitempty" doc:"Agent's local L1 port, 1024-65535 (default 23456)"`
+}
+
+type createHostIn struct{ Body createHostBody }
+
+type updateHostIn struct {
+	HostIDParam
+	Body struct {
+		Name       *string `json:"name,omitempty" maxLength:"1024"`
+		ListenPort *int    `json:"listen_port,omitempty"`
+	}
+}
+
+// liveItems adds the live connection state to hosts.
+func (s *Server) liveItems(ctx context.Context, hs []hosts.Host) ([]HostListItem, error) {
+	items := make([]HostListItem, len(hs))
+	for i, h := range hs {
+		on, err := s.cfg.Dispatch.Online(ctx, h.ID)
+		if err != nil {
+			return nil, err
+		}
+		items[i] = HostListItem{Host: h, Online: on}
+	}
+	return items, nil
+}
+
+func (s *Server) listHosts(ctx context.Context, owner string) (*hostItemsOut, error) {
+	hs, err := s.cfg.Hosts.List(ctx, owner)
+	if err != nil {
+		return nil, err
+	}
+	out := &hostItemsOut{}
+	out.Body.Items, err = s.liveItems(ctx, hs)
+	return out, err
+}
+
+func (s *Server) userHostRoutes() {
+	tags := []string{"hosts"}
+	user := func(method, path, id, summary string) huma.Operation {
+		return huma.Operation{OperationID: id, Method: method, Path: path, Summary: summary, Tags: tags, Security: userSecurity}
+	}
+	op(s, user(http.MethodGet, "/v1/user/hosts", "userListHosts", "List my hosts"),
+		func(ctx context.Context, _ *struct{}) (*hostItemsOut, error) {
+			return s.listHosts(ctx, userOf(ctx).UserID)
+		})
+	op(s, user(http.MethodPost, "/v1/user/hosts", "userCreateHost", "Create a host"), s.userCreateHost)
+	op(s, user(http.MethodGet, "/v1/user/hosts/{id}", "userGetHost", "Get a host and whether its agent is connected"), s.userGetHost)
+	op(s, user(http.MethodPut, "/v1/user/hosts/{id}", "userUpdateHost", "Rename a host or change its listen port"), s.userUpdateHost)
+	op(s, user(http.MethodDelete, "/v1/user/hosts/{id}", "userDeleteHost", "Delete a host (soft); its agent is dropped at once"), s.userDeleteHost)
+	op(s, user(http.MethodPost, "/v1/user/hosts/{id}/install-token", "userInstallToken",
+		"Issue a new install token and agent key pair (the previous ones stop working)"), s.userInstallToken)
+	op(s, user(http.MethodPost, "/v1/user/hosts/{id}/rotate-secret", "userRotateSecret",
+		"Rotate the secret key and agent key pair; the running agent is dropped"), s.userRotateSecret)
+}
+
+func (s *Server) userCreateHost(ctx context.Context, in *createHostIn) (*hostOut, error) {
+	h, _, err := s.cfg.Hosts.Create(ctx, userOf(ctx).UserID, in.Body.Name, in.Body.ListenPort, false)
+	if err != nil {
+		return nil, err
+	}
+	return &hostOut{Body: h}, nil
+}
+
+func (s *Server) hostWithState(ctx context.Context, owner, id string) (*hostWithStateOut, error) {
+	h, err := s.cfg.Hosts.Get(ctx, owner, id)
+	if err != nil {
+		return nil, err
+	}
+	on, err := s.cfg.Dispatch.Online(ctx, h.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := &hostWithStateOut{}
+	out.Body.Host, out.Body.Online = h, on
+	return out, nil
+}
+
+func (s *Server) userGetHost(ctx context.Context, in *HostIDParam) (*hostWithStateOut, error) {
+	return s.hostWithState(ctx, userOf(ctx).UserID, in.ID)
+}
+
+func (s *Server) userUpdateHost(ctx context.Context, in *updateHostIn) (*hostOut, error) {
+	h, err := s.cfg.Hosts.Update(ctx, userOf(ctx).UserID, in.ID, in.Body.Name, in.Body.ListenPort)
+	if err != nil {
+		return nil, err
+	}
+	return &hostOut{Body: h}, nil
+}
+
+func (s *Server) userDeleteHost(ctx context.Context, in *HostIDParam) (*OK, error) {
+	if err := s.cfg.Hosts.Delete(ctx, userOf(ctx).UserID, in.ID); err != nil {
+		return nil, err
+	}
+	return ok(), nil
+}
+
+type userInstallTokenOut struct {
+	Body struct {
+		InstallToken string            `json:"install_token"`
+		ExpiresAt    time.Time         `json:"expires_at"`
+		Credentials  hosts.Credentials `json:"credentials" doc:"The full install credentials (hostgate addition); shown once"`
+	}
+}
+
+func (s *Server) userInstallToken(ctx context.Context, in *HostIDParam) (*userInstallTokenOut, error) {
+	c, err := s.cfg.Hosts.IssueInstallToken(ctx, userOf(ctx).UserID, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := &userInstallTokenOut{}
+	out.Body.InstallToken, out.Body.ExpiresAt, out.Body.Credentials = c.InstallToken, c.InstallTokenExpiresAt, c
+	return out, nil
+}
+
+type rotatedHostOut struct {
+	Body struct {
+		hosts.Host
+		Credentials hosts.Credentials `json:"credentials" doc:"The new install credentials (hostgate addition); shown once"`
+	}
+}
+
+func (s *Server) userRotateSecret(ctx context.Context, in *HostIDParam) (*rotatedHostOut, error) {
+	owner := userOf(ctx).UserID
+	c, err := s.cfg.Hosts.RotateSecret(ctx, owner, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	h, err := s.cfg.Hosts.Get(ctx, owner, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := &rotatedHostOut{}
+	out.Body.Host, out.Body.Credentials = h, c
+	return out, nil
+}
+
+// hostCommandable checks that a command may go to the owner's host now.
+func (s *Server) hostCommandable(ctx context.Context, owner, id string) (hosts.Host, error) {
+	h, err := s.cfg.Hosts.Get(ctx, owner, id)
+	if err != nil {
+		return hosts.Host{}, err
+	}
+	if h.Status == hosts.StatusBanned {
+		return hosts.Host{}, apperr.New(hosts.CodeHostBanned, "this host is banned")
+	}
+	return h, nil
+}

@@ -1,0 +1,191 @@
+package httpapi
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"hostgate/internal/apperr"
+)
+
+// maxBody caps every request body; huma operations also enforce it.
+const maxBody = 1 << 20
+
+type ctxKey int
+
+const (
+	keyRequestID ctxKey = iota
+	keyClientIP
+	keyUser
+	keyAdmin
+	keySecure
+	keyClient
+)
+
+func withValue(ctx context.Context, k ctxKey, v any) context.Context {
+	return context.WithValue(ctx, k, v)
+}
+
+func requestID(ctx context.Context) string {
+	id, _ := ctx.Value(keyRequestID).(string)
+	return id
+}
+
+func clientIP(ctx context.Context) string {
+	ip, _ := ctx.Value(keyClientIP).(string)
+	return ip
+}
+
+// secure reports whether the client reached us over TLS, directly or
+// through a trusted proxy; cookies are marked Secure then.
+func secure(ctx context.Context) bool {
+	s, _ := ctx.Value(keySecure).(bool)
+	return s
+}
+
+// statusWriter remembers the status for the access log.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection (WebSockets).
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// outer is the chain every request passes: request id, client address,
+// panic recovery, access log and the body cap.
+func (s *Server) outer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		id := incomingRequestID(r.Header.Get("X-Request-Id"))
+		ip, tls := s.clientAddr(r)
+		ctx := context.WithValue(r.Context(), keyRequestID, id)
+		ctx = context.WithValue(ctx, keyClientIP, ip)
+		ctx = context.WithValue(ctx, keySecure, tls)
+		r = r.WithContext(ctx)
+		w.Header().Set("X-Request-Id", id)
+		sw := &statusWriter{ResponseWriter: w}
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.log.ErrorContext(ctx, "panic", "request_id", id, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				if sw.status == 0 {
+					writeProblem(sw, problemFor(s.log, r, fmt.Errorf("panic: %v", v)))
+				}
+			}
+			// The query string is never logged: it can carry a terminal ticket.
+			s.log.InfoContext(ctx, "request", "request_id", id, "method", r.Method, "path", r.URL.Path,
+				"status", sw.status, "duration_ms", time.Since(start).Milliseconds(), "client_ip", ip)
+		}()
+		if r.ContentLength > maxBody {
+			writeProblem(sw, &Problem{Status: 413, Code: "body_too_large", Message: fmt.Sprintf("request body is larger than %d bytes", maxBody)})
+			return
+		}
+		r.Body = http.MaxBytesReader(sw, r.Body, maxBody)
+		next.ServeHTTP(sw, r)
+	})
+}
+
+// incomingRequestID keeps a caller's id when it is short and plain, so a
+// proxy's id threads through our logs; otherwise it makes one.
+func incomingRequestID(h string) string {
+	if n := len(h); n >= 8 && n <= 64 && strings.Trim(h, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") == "" {
+		return h
+	}
+	b := make([]byte, 12)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// clientAddr returns the client's address and whether it used TLS.
+// X-Forwarded-For and X-Forwarded-Proto count only when the direct peer is
+// a configured trusted proxy; the client is then the rightmost address in
+// X-Forwarded-For that is not itself a trusted proxy.
+func (s *Server) clientAddr(r *http.Request) (string, bool) {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	peer, err := netip.ParseAddr(host)
+	if err != nil || !s.trusted(peer) {
+		return host, r.TLS != nil
+	}
+	tls := r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https")
+	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	for i := len(hops) - 1; i >= 0; i-- {
+		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			break
+		}
+		if !s.trusted(a) {
+			return a.Unmap().String(), tls
+		}
+	}
+	return peer.Unmap().String(), tls
+}
+
+func (s *Server) trusted(a netip.Addr) bool {
+	a = a.Unmap()
+	for _, p := range s.cfg.TrustedProxies {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// notFound answers for paths and methods no route serves, in our envelope:
+// 405 with Allow when the path exists under another method, else 404.
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	var allow []string
+	for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := s.mux.Handler(probe); pattern != "" && pattern != "/" {
+			allow = append(allow, m)
+		}
+	}
+	if len(allow) > 0 {
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		writeProblem(w, &Problem{Status: 405, Code: "method_not_allowed", Message: r.Method + " is not allowed here; allowed: " + strings.Join(allow, ", ")})
+		return
+	}
+	writeProblem(w, &Problem{Status: 404, Code: apperr.CodeNotFound, Message: "no such route: " + r.URL.Path})
+}
+
+// Hijack hands the connection to a WebSocket upgrader; the access log then
+// records 101.
+func (w *statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	h, ok := w.ResponseWriter.(http.Hijacker)
+	if !ok {
+		return nil, nil, fmt.Errorf("httpapi: connection cannot be hijacked")
+	}
+	if w.status == 0 {
+		w.status = http.StatusSwitchingProtocols
+	}
+	return h.Hijack()
+}

@@ -1,0 +1,256 @@
+// Package httpapi is the hub's HTTP transport: one route table per entry
+// group, authentication by group, the single {error, message} writer, body
+// limits, request ids, the paging envelope and the OpenAPI document. It
+// translates between HTTP and the domain services and decides nothing else.
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humago"
+
+	"hostgate/internal/accounts"
+	"hostgate/internal/admin"
+	"hostgate/internal/agentgw"
+	"hostgate/internal/apikeys"
+	"hostgate/internal/audit"
+	"hostgate/internal/billing"
+	"hostgate/internal/dispatch"
+	"hostgate/internal/hosts"
+	"hostgate/internal/installer"
+	"hostgate/internal/operations"
+	"hostgate/internal/versions"
+)
+
+// Config is what the transport needs from the hub.
+type Config struct {
+	Accounts *accounts.Service
+	Admins   *admin.Service
+	Audit    audit.Store
+	Hosts    *hosts.Service
+	Liveness *hosts.Liveness
+	APIKeys  *apikeys.Service
+	Dispatch *dispatch.Dispatcher
+	// Operations carries out the client API's operations; Billing
+	// reports balances and takes admin adjustments.
+	Operations *operations.Service
+	Billing    *billing.Service
+	Payments   Payments
+	Versions   *versions.Service
+	Gateway    *agentgw.Gateway
+	Exe        *installer.ExeSource
+	// Ready lists the dependencies /readyz probes.
+	Ready []ReadyCheck
+	// TrustedProxies may set X-Forwarded-For and X-Forwarded-Proto.
+	TrustedProxies []netip.Prefix
+	Version        string
+	Log            *slog.Logger
+}
+
+// Route is one registered method and path pattern.
+type Route struct{ Method, Path string }
+
+// AdminRoute is one line of the admin route→role table.
+type AdminRoute struct {
+	Route
+	Allowed admin.Allowed
+	// Action is the audit action a successful write records.
+	Action string
+}
+
+// Server serves the hub's HTTP API.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	mux     *http.ServeMux
+	api     huma.API
+	handler http.Handler
+
+	mu     sync.Mutex
+	routes []Route
+	policy []AdminRoute
+
+	specOnce sync.Once
+	spec     []byte
+}
+
+// New builds the server and registers every route.
+func New(cfg Config) *Server {
+	s := &Server{cfg: cfg, log: cfg.Log, mux: http.NewServeMux()}
+	hc := huma.DefaultConfig("hostgate API", cfg.Version)
+	hc.OpenAPIPath, hc.DocsPath, hc.SchemasPath = "", "", ""
+	hc.CreateHooks = nil
+	hc.Info.Description = "Remote host control hub. Every non-2xx answer is {error, message}; see docs/api.md."
+	hc.Components.SecuritySchemes = securitySchemes()
+	s.api = humago.New(recorder{s}, hc)
+
+	s.healthRoutes()
+	s.publicRoutes()
+	s.userRoutes()
+	s.userHostRoutes()
+	s.userKeyRoutes()
+	s.clientHostRoutes()
+	s.clientOpRoutes()
+	s.userBillingRoutes()
+	s.rechargeRoutes()
+	s.billingModeRoutes()
+	s.installerRoutes()
+	s.agentRoutes()
+	s.adminRoutes()
+	s.raw("GET /v1/openapi.json", s.serveSpec, huma.Operation{
+		OperationID: "openapi", Summary: "This OpenAPI 3.1 document", Tags: []string{"meta"},
+	})
+	s.mux.HandleFunc("/", s.notFound)
+	s.handler = s.outer(s.authenticate(s.mux))
+	return s
+}
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// Routes lists every registered method and path, for the OpenAPI parity test.
+func (s *Server) Routes() []Route {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.routes)
+}
+
+// AdminPolicy is the admin route→role table, in registration order.
+func (s *Server) AdminPolicy() []AdminRoute {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.policy)
+}
+
+// OpenAPI returns the document /v1/openapi.json serves.
+func (s *Server) OpenAPI() *huma.OpenAPI { return s.api.OpenAPI() }
+
+// recorder is the mux huma registers on; it notes each pattern.
+type recorder struct{ s *Server }
+
+func (m recorder) HandleFunc(pattern string, h func(http.ResponseWriter, *http.Request)) {
+	m.s.record(pattern)
+	m.s.mux.HandleFunc(pattern, h)
+}
+
+func (m recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) { m.s.mux.ServeHTTP(w, r) }
+
+func (s *Server) record(pattern string) {
+	var r Route
+	r.Method, r.Path = cut(pattern)
+	s.mu.Lock()
+	s.routes = append(s.routes, r)
+	s.mu.Unlock()
+}
+
+// raw registers a plain handler (streams, upgrades, non-JSON bodies) and
+// documents it by hand. pattern is "METHOD /path".
+func (s *Server) raw(pattern string, h http.HandlerFunc, doc huma.Operation) {
+	doc.Method, doc.Path = cut(pattern)
+	if doc.Responses == nil {
+		doc.Responses = map[string]*huma.Response{"200": {Description: "OK"}}
+	}
+	s.api.OpenAPI().AddOperation(&doc)
+	recorder{s}.HandleFunc(pattern, h)
+}
+
+// cut splits a "METHOD /path" mux pattern.
+func cut(pattern string) (method, path string) {
+	method, path, _ = strings.Cut(pattern, " ")
+	return method, path
+}
+
+func (s *Server) serveSpec(w http.ResponseWriter, r *http.Request) {
+	s.specOnce.Do(func() { s.spec, _ = json.Marshal(s.api.OpenAPI()) })
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(s.spec)
+}
+
+func securitySchemes() map[string]*huma.SecurityScheme {
+	return map[string]*huma.SecurityScheme{
+		"userToken":   {Type: "http", Scheme: "bearer", BearerFormat: "JWT", Description: "User access token; browsers may send the gw_at cookie instead."},
+		"userCookie":  {Type: "apiKey", In: "cookie", Name: userCookie},
+		"adminToken":  {Type: "http", Scheme: "bearer", BearerFormat: "JWT", Description: "Admin access token; browsers may send the gw_admin_at cookie instead."},
+		"adminCookie": {Type: "apiKey", In: "cookie", Name: adminCookie},
+		"apiKey":      {Type: "http", Scheme: "bearer", Description: "API key ak_<key_id>.<secret>"},
+	}
+}
+
+var (
+	userSecurity  = []map[string][]string{{"userToken": {}}, {"userCookie": {}}}
+	adminSecurity = []map[string][]string{{"adminToken": {}}, {"adminCookie": {}}}
+)
+
+// op registers a huma operation whose handler returns domain errors; they
+// become {error, message} answers here and only here.
+func op[I, O any](s *Server, o huma.Operation, h func(context.Context, *I) (*O, error)) {
+	if o.MaxBodyBytes == 0 {
+		o.MaxBodyBytes = maxBody
+	}
+	huma.Register(s.api, o, func(ctx context.Context, in *I) (*O, error) {
+		out, err := h(ctx, in)
+		if err != nil {
+			return nil, problemFor(s.log, requestFor(ctx), err)
+		}
+		return out, nil
+	})
+}
+
+// requestFor gives problemFor a request carrying ctx, for its log line.
+func requestFor(ctx context.Context) *http.Request {
+	r, _ := http.NewRequestWithContext(ctx, http.MethodGet, "/", nil)
+	return r
+}
+
+// adminOp registers an admin route with the roles allowed to call it and,
+// for writes, the audit action it records. The line is also the route→role
+// table that docs/admin-roles.md mirrors.
+func adminOp[I, O any](s *Server, allowed admin.Allowed, action string, o huma.Operation, h func(context.Context, *I) (*O, error)) {
+	s.mu.Lock()
+	s.policy = append(s.policy, AdminRoute{Route: Route{o.Method, o.Path}, Allowed: allowed, Action: action})
+	s.mu.Unlock()
+	o.Security = adminSecurity
+	o.Extensions = map[string]any{"x-roles": allowed}
+	// The role is checked before the body is read, so a caller without the
+	// role learns nothing from validation errors; the handler checks again.
+	o.Middlewares = append(o.Middlewares, func(hc huma.Context, next func(huma.Context)) {
+		if p, ok := adminOf(hc.Context()); !ok || !allowed.Permits(p.Role) {
+			_ = huma.WriteErr(s.api, hc, http.StatusForbidden, "your admin role may not do this")
+			return
+		}
+		next(hc)
+	})
+	op(s, o, func(ctx context.Context, in *I) (*O, error) {
+		p, ok := adminOf(ctx)
+		if !ok || !allowed.Permits(p.Role) {
+			return nil, forbidden()
+		}
+		return h(ctx, in)
+	})
+}
+
+func forbidden() error {
+	return &Problem{Status: 403, Code: "forbidden", Message: "your admin role may not do this"}
+}
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// OK is the body of answers that carry no data.
+type OK struct {
+	Body struct {
+		OK bool `json:"ok"`
+	}
+}
+
+func ok() *OK {
+	o := &OK{}
+	o.Body.OK = true
+	return o
+}

@@ -1,0 +1,46 @@
+package httpapi
+
+import (
+	"context"
+
+	"hostgate/internal/versions"
+)
+
+type listVersionsIn struct {
+	PageParams
+	Channel       string `query:"channel" enum:"stable,beta,canary" doc:"Only this channel"`
+	IncludeYanked bool   `query:"include_yanked" doc:"Also list yanked versions"`
+}
+
+type publishVersionIn struct {
+	Body versions.Publish
+}
+
+type versionOut struct{ Body versions.Version }
+
+type versionParam struct {
+	Ver string `path:"ver" maxLength:"64" doc:"Dotted version, e.g. 0.4.0"`
+}
+
+func (s *Server) adminListVersions(ctx context.Context, in *listVersionsIn) (*pagedOut[versions.Version], error) {
+	res, err := s.cfg.Versions.List(ctx, versions.Filter{Channel: in.Channel, IncludeYanked: in.IncludeYanked}, in.page())
+	if err != nil {
+		return nil, err
+	}
+	return &pagedOut[versions.Version]{Body: res}, nil
+}
+
+func (s *Server) adminPublishVersion(ctx context.Context, in *publishVersionIn) (*versionOut, error) {
+	v, err := s.cfg.Versions.Publish(ctx, actor(ctx), in.Body)
+	if err != nil {
+		return nil, err
+	}
+	return &versionOut{Body: v}, nil
+}
+
+func (s *Server) adminYankVersion(ctx context.Context, in *versionParam) (*OK, error) {
+	if _, err := s.cfg.Versions.Yank(ctx, actor(ctx), in.Ver); err != nil {
+		return nil, err
+	}
+	return ok(), nil
+}

@@ -1,0 +1,266 @@
+// Package hub assembles the hub: it reads the configuration, opens the
+// store and coordination, builds the services and the HTTP server, runs the
+// background work and shuts it all down. cmd/hostgate and the tests use it.
+package hub
+
+import (
+	"fmt"
+	"net/netip"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"hostgate/internal/payments"
+)
+
+// Config is the hub's configuration, read once from the environment.
+type Config struct {
+	Addr           string
+	DataDir        string
+	PublicURL      *url.URL
+	DatabaseURL    string
+	RedisURL       string
+	RedisPrefix    string
+	AdminUsername  string
+	AdminPassword  string
+	SigningKey     string
+	SealingKey     string
+	TrustedProxies []netip.Prefix
+	TLSCert        string
+	TLSKey         string
+	LogLevel       string
+	LogFormat      string
+	ShutdownGrace  time.Duration
+
+	InstallTokenTTL      time.Duration
+	ExeURL               string
+	ExeSHA256            string
+	HandshakeConcurrency int
+	HandshakeRate        float64
+
+	// PaymentDummy enables the dummy payment provider (development, tests).
+	PaymentDummy bool
+	// EPay is the fourthparty merchant account (all three set, or none).
+	EPay payments.EPay
+}
+
+// option is one environment variable: the table drives parsing, --help and
+// docs/configuration.md (a test keeps that file in step).
+type option struct {
+	Name, Default, Doc string
+	Secret             bool
+	set                func(*Config, string) error
+}
+
+var options = []option{
+	{Name: "HOSTGATE_ADDR", Default: ":8080", Doc: "Listen address of the HTTP server.",
+		set: func(c *Config, v string) error { c.Addr = v; return nil }},
+	{Name: "HOSTGATE_DATA_DIR", Default: "./data", Doc: "Directory for the embedded SQLite database (created 0700).",
+		set: func(c *Config, v string) error { c.DataDir = v; return nil }},
+	{Name: "HOSTGATE_PUBLIC_URL", Default: "http://localhost:8080", Doc: "External base address clients and agents use (https in production).",
+		set: setPublicURL},
+	{Name: "HOSTGATE_DATABASE_URL", Secret: true, Doc: "postgres://… selects PostgreSQL; unset selects SQLite in the data directory.",
+		set: func(c *Config, v string) error {
+			if v != "" && !strings.HasPrefix(v, "postgres://") && !strings.HasPrefix(v, "postgresql://") {
+				return fmt.Errorf("must be a postgres:// URL or unset")
+			}
+			c.DatabaseURL = v
+			return nil
+		}},
+	{Name: "HOSTGATE_REDIS_URL", Secret: true, Doc: "redis://… selects Redis; unset selects in-process coordination (one hub instance only).",
+		set: func(c *Config, v string) error {
+			if v != "" && !strings.HasPrefix(v, "redis://") && !strings.HasPrefix(v, "rediss://") {
+				return fmt.Errorf("must be a redis:// or rediss:// URL or unset")
+			}
+			c.RedisURL = v
+			return nil
+		}},
+	{Name: "HOSTGATE_REDIS_PREFIX", Default: "hostgate:", Doc: "Prefix of every Redis key, so deployments can share one Redis.",
+		set: func(c *Config, v string) error { c.RedisPrefix = v; return nil }},
+	{Name: "HOSTGATE_ADMIN_USERNAME", Doc: "With HOSTGATE_ADMIN_PASSWORD: at start, create an owner admin of this name unless one exists.",
+		set: func(c *Config, v string) error { c.AdminUsername = v; return nil }},
+	{Name: "HOSTGATE_ADMIN_PASSWORD", Secret: true, Doc: "Password of that owner admin (only used when creating it).",
+		set: func(c *Config, v string) error { c.AdminPassword = v; return nil }},
+	{Name: "HOSTGATE_SIGNING_KEY", Secret: true, Doc: "Base64 of 32 bytes signing access tokens; unset: generated once and kept in the database.",
+		set: func(c *Config, v string) error { c.SigningKey = v; return nil }},
+	{Name: "HOSTGATE_SEALING_KEY", Secret: true, Doc: "Base64 of 32 bytes sealing stored secrets (AES-256-GCM); unset: generated once and kept in the database.",
+		set: func(c *Config, v string) error { c.SealingKey = v; return nil }},
+	{Name: "HOSTGATE_TRUSTED_PROXIES", Doc: "Comma-separated CIDRs whose X-Forwarded-For / X-Forwarded-Proto are believed.",
+		set: setProxies},
+	{Name: "HOSTGATE_TLS_CERT", Doc: "PEM certificate file; with HOSTGATE_TLS_KEY the hub serves HTTPS itself.",
+		set: func(c *Config, v string) error { c.TLSCert = v; return nil }},
+	{Name: "HOSTGATE_TLS_KEY", Doc: "PEM private key file for HOSTGATE_TLS_CERT.",
+		set: func(c *Config, v string) error { c.TLSKey = v; return nil }},
+	{Name: "HOSTGATE_LOG_LEVEL", Default: "info", Doc: "debug, info, warn or error.",
+		set: func(c *Config, v string) error { return oneOf(&c.LogLevel, v, "debug", "info", "warn", "error") }},
+	{Name: "HOSTGATE_LOG_FORMAT", Default: "json", Doc: "json or text.",
+		set: func(c *Config, v string) error { return oneOf(&c.LogFormat, v, "json", "text") }},
+	{Name: "HOSTGATE_SHUTDOWN_GRACE", Default: "15s", Doc: "How long a stopping hub lets requests in flight finish.",
+		set: func(c *Config, v string) error {
+			d, err := time.ParseDuration(v)
+			if err != nil || d < 0 {
+				return fmt.Errorf("must be a duration such as 15s")
+			}
+			c.ShutdownGrace = d
+			return nil
+		}},
+	{Name: "INSTALL_TOKEN_TTL", Default: "900", Doc: "Lifetime of an install token in seconds (spec section 8).",
+		set: func(c *Config, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 30 || n > 7*24*3600 {
+				return fmt.Errorf("must be seconds between 30 and 604800")
+			}
+			c.InstallTokenTTL = time.Duration(n) * time.Second
+			return nil
+		}},
+	{Name: "GATEWAY_EXE_URL", Doc: "Download address of the agent executable, handed out in install credentials.",
+		set: func(c *Config, v string) error { c.ExeURL = v; return nil }},
+	{Name: "GATEWAY_EXE_SHA256", Doc: "SHA-256 (64 hex characters) of that executable.",
+		set: func(c *Config, v string) error {
+			if v != "" && !sha256RE.MatchString(v) {
+				return fmt.Errorf("must be 64 hexadecimal characters")
+			}
+			c.ExeSHA256 = strings.ToLower(v)
+			return nil
+		}},
+	{Name: "HOSTGATE_PAYMENT_DUMMY", Default: "0", Doc: "1 enables the dummy payment provider, whose unsigned notifications credit orders: development and tests only.",
+		set: func(c *Config, v string) error {
+			switch v {
+			case "0", "":
+				c.PaymentDummy = false
+			case "1":
+				c.PaymentDummy = true
+			default:
+				return fmt.Errorf("must be 0 or 1")
+			}
+			return nil
+		}},
+	{Name: "HOSTGATE_EPAY_URL", Doc: "Base address of the fourthparty (EPay-style) payment gateway; customers pay at <url>/submit.php.",
+		set: func(c *Config, v string) error {
+			if v != "" {
+				if u, err := url.Parse(v); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+					return fmt.Errorf("must be an http(s) URL")
+				}
+			}
+			c.EPay.GatewayURL = v
+			return nil
+		}},
+	{Name: "HOSTGATE_EPAY_PID", Doc: "Merchant id at that gateway.",
+		set: func(c *Config, v string) error { c.EPay.PID = v; return nil }},
+	{Name: "HOSTGATE_EPAY_KEY", Secret: true, Doc: "Merchant key that signs gateway requests and notifications.",
+		set: func(c *Config, v string) error { c.EPay.Key = v; return nil }},
+	{Name: "HOSTGATE_AGENT_HANDSHAKE_CONCURRENCY", Default: "64", Doc: "Agent WebSocket handshakes admitted at once; more are shed with 503 and Retry-After.",
+		set: func(c *Config, v string) error { return positiveInt(&c.HandshakeConcurrency, v) }},
+	{Name: "HOSTGATE_AGENT_HANDSHAKE_RATE", Default: "500", Doc: "Agent handshakes admitted per second on average (burst: the same number).",
+		set: func(c *Config, v string) error {
+			var n int
+			err := positiveInt(&n, v)
+			c.HandshakeRate = float64(n)
+			return err
+		}},
+}
+
+var sha256RE = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
+
+func positiveInt(dst *int, v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return fmt.Errorf("must be a positive integer")
+	}
+	*dst = n
+	return nil
+}
+
+// Parse reads the configuration through getenv (os.Getenv in production).
+func Parse(getenv func(string) string) (Config, error) {
+	var c Config
+	for _, o := range options {
+		v := getenv(o.Name)
+		if v == "" {
+			v = o.Default
+		}
+		if err := o.set(&c, v); err != nil {
+			return Config{}, fmt.Errorf("%s: %w", o.Name, err)
+		}
+	}
+	return c, c.validate()
+}
+
+func (c Config) validate() error {
+	if (c.AdminUsername == "") != (c.AdminPassword == "") {
+		return fmt.Errorf("HOSTGATE_ADMIN_USERNAME and HOSTGATE_ADMIN_PASSWORD must be set together")
+	}
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		return fmt.Errorf("HOSTGATE_TLS_CERT and HOSTGATE_TLS_KEY must be set together")
+	}
+	if e := c.EPay; (e.GatewayURL != "" || e.PID != "" || e.Key != "") && !e.Configured() {
+		return fmt.Errorf("HOSTGATE_EPAY_URL, HOSTGATE_EPAY_PID and HOSTGATE_EPAY_KEY must be set together")
+	}
+	return nil
+}
+
+func setPublicURL(c *Config, v string) error {
+	u, err := url.Parse(strings.TrimRight(v, "/"))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("must be an http:// or https:// base address")
+	}
+	c.PublicURL = u
+	return nil
+}
+
+func setProxies(c *Config, v string) error {
+	c.TrustedProxies = nil
+	for f := range strings.SplitSeq(v, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(f)
+		if err != nil {
+			return fmt.Errorf("%q is not a CIDR", f)
+		}
+		c.TrustedProxies = append(c.TrustedProxies, p.Masked())
+	}
+	return nil
+}
+
+func oneOf(dst *string, v string, allowed ...string) error {
+	for _, a := range allowed {
+		if v == a {
+			*dst = v
+			return nil
+		}
+	}
+	return fmt.Errorf("must be one of %s", strings.Join(allowed, ", "))
+}
+
+// Help is the environment section of `hostgate --help`.
+func Help() string {
+	var b strings.Builder
+	for _, o := range options {
+		def := o.Default
+		if def == "" {
+			def = "unset"
+		}
+		fmt.Fprintf(&b, "  %-26s %s (default: %s)\n", o.Name, o.Doc, def)
+	}
+	return b.String()
+}
+
+// Masked lists the effective settings for the start-up log; secrets show
+// only whether they are set.
+func Masked(getenv func(string) string) []any {
+	var kv []any
+	for _, o := range options {
+		v := getenv(o.Name)
+		switch {
+		case o.Secret && v != "":
+			v = "(set)"
+		case v == "":
+			v = o.Default
+		}
+		kv = append(kv, o.Name, v)
+	}
+	return kv
+}

@@ -1,0 +1,251 @@
+package hub
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"hostgate/internal/accounts"
+	"hostgate/internal/admin"
+	"hostgate/internal/agentgw"
+	"hostgate/internal/apikeys"
+	"hostgate/internal/billing"
+	"hostgate/internal/coord"
+	"hostgate/internal/coord/inproc"
+	coordredis "hostgate/internal/coord/redis"
+	"hostgate/internal/dispatch"
+	"hostgate/internal/hosts"
+	"hostgate/internal/httpapi"
+	"hostgate/internal/installer"
+	"hostgate/internal/keyring"
+	"hostgate/internal/lockout"
+	"hostgate/internal/operations"
+	"hostgate/internal/passwords"
+	"hostgate/internal/store"
+	"hostgate/internal/versions"
+)
+
+// Version is the hub's version, set at build time with -ldflags.
+var Version = "0.1.0-dev"
+
+// Hub is an assembled hub, ready to serve.
+type Hub struct {
+	cfg      Config
+	log      *slog.Logger
+	store    store.Store
+	coord    coord.Coord
+	Accounts *accounts.Service
+	Admins   *admin.Service
+	Hosts    *hosts.Service
+	APIKeys  *apikeys.Service
+	Dispatch *dispatch.Dispatcher
+	Billing  *billing.Service
+	Versions *versions.Service
+	live     *hosts.Liveness
+	admit    *agentgw.Admission
+	server   *httpapi.Server
+	// bg bounds the work done on behalf of agent connections; Close cancels it.
+	bg     context.Context
+	stopBG context.CancelFunc
+}
+
+// Open opens the store (applying migrations) and coordination and builds
+// every service. It creates the bootstrap owner admin when configured.
+func Open(ctx context.Context, cfg Config, log *slog.Logger) (h *Hub, err error) {
+	h = &Hub{cfg: cfg, log: log}
+	h.bg, h.stopBG = context.WithCancel(context.WithoutCancel(ctx))
+	defer func() {
+		if err != nil {
+			h.Close()
+		}
+	}()
+	if h.store, err = store.Open(ctx, cfg.DatabaseURL, cfg.DataDir); err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	if h.coord, err = openCoord(ctx, cfg); err != nil {
+		return nil, fmt.Errorf("open coordination: %w", err)
+	}
+	keys, err := keyring.Load(ctx, h.store, cfg.SigningKey, cfg.SealingKey)
+	if err != nil {
+		return nil, err
+	}
+	hasher := passwords.NewHasher(passwords.Default)
+	h.Accounts = accounts.NewService(h.store, h.coord, keys, hasher, lockout.New(h.coord, lockout.Default, "user"), accounts.DefaultPolicy, log)
+	h.Admins = admin.NewService(h.store, h.coord, keys, hasher, lockout.New(h.coord, lockout.Default, "admin"))
+	if cfg.AdminUsername != "" {
+		created, err := h.Admins.EnsureOwner(ctx, cfg.AdminUsername, cfg.AdminPassword)
+		if err != nil {
+			return nil, fmt.Errorf("bootstrap admin: %w", err)
+		}
+		if created {
+			log.Info("created owner admin", "username", cfg.AdminUsername)
+		}
+	}
+	h.Hosts = hosts.NewService(h.store, h.coord, keys, hosts.Config{
+		PublicURL: cfg.PublicURL, InstallTokenTTL: cfg.InstallTokenTTL, AgentTokenTTL: AgentTokenTTL,
+		ExeURL: cfg.ExeURL, ExeSHA256: cfg.ExeSHA256,
+	}, log)
+	h.APIKeys = apikeys.NewService(h.store)
+	h.live = hosts.NewLiveness(h.store)
+	h.Dispatch = dispatch.New(uuid.NewString(), h.coord, log)
+	h.Hosts.SetDisconnecter(h.Dispatch)
+	h.Billing = billing.NewService(h.store)
+	h.Versions = versions.NewService(h.store)
+	h.admit = agentgw.NewAdmission(cfg.HandshakeConcurrency, cfg.HandshakeRate, int(cfg.HandshakeRate))
+	gw := agentgw.New(h.bg, h.Hosts, h.live, h.Dispatch, h.admit, log)
+	h.server = httpapi.New(httpapi.Config{
+		Accounts: h.Accounts, Admins: h.Admins, Audit: h.store,
+		Hosts: h.Hosts, Liveness: h.live, APIKeys: h.APIKeys, Dispatch: h.Dispatch, Gateway: gw,
+		Billing: h.Billing, Operations: operations.NewService(h.Hosts, h.Dispatch, h.Billing),
+		Versions:       h.Versions,
+		Payments:       httpapi.Payments{Dummy: cfg.PaymentDummy, EPay: cfg.EPay, PublicURL: cfg.PublicURL.String()},
+		Exe:            &installer.ExeSource{URL: cfg.ExeURL, SHA256: cfg.ExeSHA256},
+		Ready:          h.readyChecks(),
+		TrustedProxies: cfg.TrustedProxies,
+		Version:        Version,
+		Log:            log,
+	})
+	return h, nil
+}
+
+func openCoord(ctx context.Context, cfg Config) (coord.Coord, error) {
+	if cfg.RedisURL == "" {
+		return inproc.New(), nil
+	}
+	return coordredis.Open(ctx, cfg.RedisURL, coordredis.WithPrefix(cfg.RedisPrefix))
+}
+
+func (h *Hub) readyChecks() []httpapi.ReadyCheck {
+	pg := httpapi.ReadyCheck{Field: "pg", Ping: h.store.Ping}
+	if h.cfg.DatabaseURL == "" {
+		pg.Embedded = h.store.Name()
+	}
+	rd := httpapi.ReadyCheck{Field: "redis", Ping: h.coord.Ping}
+	if h.cfg.RedisURL == "" {
+		rd.Embedded = h.coord.Name()
+	}
+	return []httpapi.ReadyCheck{pg, rd}
+}
+
+// Handler is the hub's HTTP handler.
+func (h *Hub) Handler() http.Handler { return h.server }
+
+// Server exposes the HTTP server for route-level tests.
+func (h *Hub) Server() *httpapi.Server { return h.server }
+
+// Admission exposes the agent handshake limiter, for its counters.
+func (h *Hub) Admission() *agentgw.Admission { return h.admit }
+
+// Store exposes the store for tests and the admin CLI.
+func (h *Hub) Store() store.Store { return h.store }
+
+// AgentTokenTTL is the lifetime of an agent token; agents renew it by
+// challenge-response after two thirds of it.
+const AgentTokenTTL = 15 * time.Minute
+
+// background starts the loops every instance runs: command routing and
+// presence, liveness batching and API-key last-use batching. It returns
+// once routing is subscribed, and a function that waits for all to stop.
+func (h *Hub) background(ctx context.Context) (wait func(), err error) {
+	var wg sync.WaitGroup
+	ready := make(chan struct{})
+	errc := make(chan error, 1)
+	logErr := func(what string) func(error) {
+		return func(err error) { h.log.WarnContext(ctx, what+" failed", "err", err) }
+	}
+	wg.Go(func() {
+		if err := h.Dispatch.Run(ctx, ready); err != nil {
+			errc <- err
+		}
+	})
+	wg.Go(func() { h.live.Run(ctx, hosts.FlushInterval, logErr("liveness flush")) })
+	wg.Go(func() { h.APIKeys.Run(ctx, 30*time.Second, logErr("api key flush")) })
+	wg.Go(func() { h.Billing.RunExpiry(ctx, time.Minute, logErr("recharge expiry")) })
+	select {
+	case <-ready:
+		return wg.Wait, nil
+	case err := <-errc:
+		wg.Wait()
+		return nil, fmt.Errorf("start dispatcher: %w", err)
+	}
+}
+
+// Serve answers HTTP on ln until ctx ends, then lets requests in flight
+// finish for the shutdown grace period.
+func (h *Hub) Serve(ctx context.Context, ln net.Listener) error {
+	bgCtx, stop := context.WithCancel(ctx)
+	wait, err := h.background(bgCtx)
+	if err != nil {
+		stop()
+		return err
+	}
+	defer func() { stop(); wait() }()
+	srv := &http.Server{
+		Handler:           h.server,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    16 << 10,
+		ErrorLog:          slog.NewLogLogger(h.log.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	if h.cfg.TLSCert != "" {
+		cert, err := tls.LoadX509KeyPair(h.cfg.TLSCert, h.cfg.TLSKey)
+		if err != nil {
+			return fmt.Errorf("load TLS key pair: %w", err)
+		}
+		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), h.cfg.ShutdownGrace)
+	defer cancel()
+	err = srv.Shutdown(shutdownCtx)
+	if serveErr := <-errc; !errors.Is(serveErr, http.ErrServerClosed) {
+		return serveErr
+	}
+	return err
+}
+
+// Close releases the store and coordination.
+func (h *Hub) Close() error {
+	if h.stopBG != nil {
+		h.stopBG()
+	}
+	var errs []error
+	for _, c := range []io.Closer{h.coord, h.store} {
+		if c != nil {
+			errs = append(errs, c.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Run opens the hub, listens on the configured address and serves until ctx ends.
+func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
+	h, err := Open(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	log.Info("hostgate listening", "addr", ln.Addr().String(), "public_url", cfg.PublicURL.String(),
+		"store", h.store.Name(), "coordination", h.coord.Name())
+	return h.Serve(ctx, ln)
+}

@@ -1,0 +1,135 @@
+// Package hubtest starts real hubs for tests: in-process, listening on
+// 127.0.0.1, on either storage mode, with a fresh database and key space
+// each, and closed when the test ends. Run repeats a test body over both
+// modes, as net/http's tests repeat theirs over HTTP/1 and HTTP/2.
+package hubtest
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"strings"
+	"testing"
+
+	"hostgate/internal/admin"
+	"hostgate/internal/hub"
+	"hostgate/internal/pgtest"
+	"hostgate/internal/redistest"
+)
+
+// Mode is a storage and coordination pairing.
+type Mode string
+
+// The modes every HTTP-level test runs in.
+const (
+	Embedded Mode = "embedded" // SQLite + in-process coordination
+	Scaled   Mode = "pg+redis" // PostgreSQL + Redis
+)
+
+// Modes lists both modes.
+var Modes = []Mode{Embedded, Scaled}
+
+// Run runs f once per mode as parallel subtests.
+func Run(t *testing.T, f func(t *testing.T, mode Mode)) {
+	t.Helper()
+	for _, m := range Modes {
+		t.Run(string(m), func(t *testing.T) {
+			t.Parallel()
+			f(t, m)
+		})
+	}
+}
+
+// Hub is a running hub.
+type Hub struct {
+	*hub.Hub
+	URL    string
+	Config hub.Config
+	Env    map[string]string
+}
+
+// Option changes the environment a hub starts with.
+type Option func(env map[string]string)
+
+// WithEnv sets one environment variable.
+func WithEnv(name, value string) Option { return func(env map[string]string) { env[name] = value } }
+
+// Env returns the environment Start would use for mode, for tests that
+// start hubs themselves (a second instance on the same stores, say).
+func Env(t testing.TB, mode Mode, opts ...Option) map[string]string {
+	t.Helper()
+	env := map[string]string{
+		"HOSTGATE_ADDR":      "127.0.0.1:0",
+		"HOSTGATE_DATA_DIR":  t.TempDir(),
+		"HOSTGATE_LOG_LEVEL": "warn",
+	}
+	if mode == Scaled {
+		env["HOSTGATE_DATABASE_URL"] = pgtest.NewDatabase(t)
+		env["HOSTGATE_REDIS_URL"] = redistest.URL(t)
+		env["HOSTGATE_REDIS_PREFIX"] = redistest.Prefix(t)
+	}
+	for _, o := range opts {
+		o(env)
+	}
+	return env
+}
+
+// Start runs a hub in mode until the test ends.
+func Start(t testing.TB, mode Mode, opts ...Option) *Hub {
+	t.Helper()
+	return StartEnv(t, Env(t, mode, opts...))
+}
+
+// StartEnv runs a hub with exactly this environment until the test ends.
+func StartEnv(t testing.TB, env map[string]string) *Hub {
+	t.Helper()
+	ln, err := net.Listen("tcp", env["HOSTGATE_ADDR"])
+	if err != nil {
+		t.Fatalf("listen: %v", err)
+	}
+	url := "http://" + ln.Addr().String()
+	if env["HOSTGATE_PUBLIC_URL"] == "" {
+		env["HOSTGATE_PUBLIC_URL"] = url
+	}
+	cfg, err := hub.Parse(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatalf("config: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	h, err := hub.Open(ctx, cfg, Logger(t))
+	if err != nil {
+		cancel()
+		ln.Close()
+		t.Fatalf("open hub: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- h.Serve(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+		h.Close()
+	})
+	return &Hub{Hub: h, URL: url, Config: cfg, Env: env}
+}
+
+// Logger logs to the test output when HOSTGATE_TEST_LOG is set, else
+// nowhere, so passing runs stay quiet.
+func Logger(t testing.TB) *slog.Logger {
+	if os.Getenv("HOSTGATE_TEST_LOG") == "" {
+		return slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+type testWriter struct{ t testing.TB }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+func adminRole(r string) admin.Role { return admin.Role(r) }

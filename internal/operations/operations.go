@@ -1,0 +1,125 @@
+// Package operations carries out one client API operation on a host: it
+// checks the host and the input, charges the call, sends the command to
+// the host's agent and turns the agent's answer into a result or a client
+// error. It is Flow 1 of docs/architecture.md after authentication.
+package operations
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"hostgate/internal/agentproto"
+	"hostgate/internal/apperr"
+	"hostgate/internal/billing"
+	"hostgate/internal/hosts"
+)
+
+// Hosts finds a caller's host that may take commands.
+type Hosts interface {
+	Get(ctx context.Context, owner, id string) (hosts.Host, error)
+}
+
+// Dispatcher reaches a host's agent wherever it is connected.
+type Dispatcher interface {
+	Online(ctx context.Context, hostID string) (bool, error)
+	Send(ctx context.Context, hostID, op string, args json.RawMessage, timeout time.Duration) (agentproto.Response, error)
+}
+
+// Charger charges a call before it runs.
+type Charger interface {
+	ChargeCall(ctx context.Context, userID, apiKeyID, hostID, code string) (billing.Charged, error)
+}
+
+// Service runs operations.
+type Service struct {
+	hosts    Hosts
+	dispatch Dispatcher
+	billing  Charger
+}
+
+// NewService wires the operations service.
+func NewService(h Hosts, d Dispatcher, b Charger) *Service {
+	return &Service{hosts: h, dispatch: d, billing: b}
+}
+
+// Call is one operation requested through the client API.
+type Call struct {
+	// Route is the client API route below /v1/api/hosts/{id}/ (e.g.
+	// "files/dir"); "" is controls/raw, which takes any operation.
+	Route    string
+	UserID   string
+	APIKeyID string
+	HostID   string
+	Controls int64
+	Path     string
+	Data     json.RawMessage
+}
+
+// Run carries out c and returns the agent's result. In order: the host
+// must be the caller's (not_found) and not banned (host_banned); the input
+// must be valid (invalid_body); the agent must be connected (host_offline);
+// then the call is charged (insufficient_balance) and sent. Nothing is
+// charged for a call refused before the charge.
+func (s *Service) Run(ctx context.Context, c Call) (json.RawMessage, error) {
+	ctlValue, err := controlsFor(c.Route, c.Controls)
+	if err != nil {
+		return nil, err
+	}
+	c.Controls = ctlValue
+	spec := specs[c.Controls]
+	h, err := s.commandable(ctx, c.UserID, c.HostID)
+	if err != nil {
+		return nil, err
+	}
+	args := agentproto.ControlArgs{Path: c.Path, Data: c.Data}
+	if err := agentproto.ValidateArgs(c.Controls, args); err != nil {
+		return nil, apperr.New(apperr.CodeInvalidBody, messageOf(err))
+	}
+	if online, err := s.dispatch.Online(ctx, h.ID); err != nil {
+		return nil, err
+	} else if !online {
+		return nil, apperr.New("host_offline", "the host's agent is not connected")
+	}
+	if _, err := s.billing.ChargeCall(ctx, c.UserID, c.APIKeyID, h.ID, spec.rule); err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return nil, err
+	}
+	ctl, _ := agentproto.ControlByValue(c.Controls)
+	resp, err := s.dispatch.Send(ctx, h.ID, ctl.Op, raw, spec.timeout(args))
+	if err != nil {
+		return nil, err
+	}
+	if !resp.OK || resp.Error != nil {
+		return nil, agentFailure(resp.Error)
+	}
+	return resp.Result, nil
+}
+
+// Charge charges a call of rule code on the caller's host without an agent
+// command (host queries).
+func (s *Service) Charge(ctx context.Context, userID, apiKeyID, hostID, code string) error {
+	_, err := s.billing.ChargeCall(ctx, userID, apiKeyID, hostID, code)
+	return err
+}
+
+func (s *Service) commandable(ctx context.Context, owner, id string) (hosts.Host, error) {
+	h, err := s.hosts.Get(ctx, owner, id)
+	if err != nil {
+		return hosts.Host{}, err
+	}
+	if h.Status == hosts.StatusBanned {
+		return hosts.Host{}, apperr.New(hosts.CodeHostBanned, "this host is banned")
+	}
+	return h, nil
+}
+
+func messageOf(err error) string {
+	if e, ok := err.(*agentproto.Error); ok {
+		return e.Message
+	}
+	return err.Error()
+}

@@ -1,0 +1,138 @@
+package operations
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"hostgate/internal/agentproto"
+	"hostgate/internal/apperr"
+	"hostgate/internal/billing"
+)
+
+// spec is how the hub carries out one controls value: the pricing rule it
+// is charged by and how long the hub waits for the agent.
+type spec struct {
+	rule    string
+	timeout func(agentproto.ControlArgs) time.Duration
+}
+
+// Waits for the agent's answer.
+const (
+	// defaultWait is for quick operations.
+	defaultWait = 30 * time.Second
+	// slack covers the transport around an operation's own limit.
+	slack = 15 * time.Second
+	// unzipWait bounds unpacking an archive.
+	unzipWait = 10 * time.Minute
+)
+
+func fixed(d time.Duration) func(agentproto.ControlArgs) time.Duration {
+	return func(agentproto.ControlArgs) time.Duration { return d }
+}
+
+// dataLimit waits for the operation's own timeout_s (or its default) plus
+// slack; the data was validated before.
+func dataLimit(def int, read func(agentproto.ControlArgs) int) func(agentproto.ControlArgs) time.Duration {
+	return func(a agentproto.ControlArgs) time.Duration {
+		s := read(a)
+		if s <= 0 {
+			s = def
+		}
+		return time.Duration(s)*time.Second + slack
+	}
+}
+
+func shellTimeout(a agentproto.ControlArgs) int {
+	var d agentproto.ShellData
+	_ = agentproto.DecodeData(a.Data, &d)
+	return d.TimeoutS
+}
+
+func killTimeout(a agentproto.ControlArgs) int {
+	var d agentproto.KillData
+	_ = agentproto.DecodeData(a.Data, &d)
+	return d.TimeoutS
+}
+
+func downloadTimeout(a agentproto.ControlArgs) int {
+	var d agentproto.DownloadData
+	_ = agentproto.DecodeData(a.Data, &d)
+	return d.TimeoutS
+}
+
+func serviceTimeout(a agentproto.ControlArgs) int {
+	var d agentproto.ServiceData
+	_ = agentproto.DecodeData(a.Data, &d)
+	if d.Action == agentproto.ServiceRestart && d.TimeoutS > 0 {
+		return 2 * d.TimeoutS // a stop, then a start
+	}
+	return d.TimeoutS
+}
+
+// specs are the operations the client API routes carry out by controls
+// value. Shell sessions, orchestration and settings have routes of their
+// own and are not sent through Run.
+var specs = map[int64]spec{
+	agentproto.CtlDirMk:    {billing.RuleDir, fixed(defaultWait)},
+	agentproto.CtlDirRm:    {billing.RuleDir, fixed(defaultWait)},
+	agentproto.CtlFileMk:   {billing.RuleFileWrite, fixed(defaultWait)},
+	agentproto.CtlFileRm:   {billing.RuleFileWrite, fixed(defaultWait)},
+	agentproto.CtlStrAd:    {billing.RuleFileWrite, fixed(defaultWait)},
+	agentproto.CtlStrRd:    {billing.RuleFileRead, fixed(defaultWait)},
+	agentproto.CtlStrRm:    {billing.RuleFileWrite, fixed(defaultWait)},
+	agentproto.CtlZipToDir: {billing.RuleUnzip, fixed(unzipWait)},
+	agentproto.CtlDownFile: {billing.RuleDownload,
+		dataLimit(agentproto.DefaultDownloadTimeoutS, downloadTimeout)},
+	agentproto.CtlExecProgram: {billing.RuleExecProgram, fixed(defaultWait)},
+	agentproto.CtlKillProcess: {billing.RuleKillProcess,
+		dataLimit(agentproto.DefaultKillTimeoutS, killTimeout)},
+	agentproto.CtlExecShell: {billing.RuleExecShell,
+		dataLimit(agentproto.DefaultShellTimeoutS, shellTimeout)},
+	agentproto.CtlProcessList:      {billing.RuleProcessList, fixed(defaultWait)},
+	agentproto.CtlSystemInfo:       {billing.RuleSystemInfo, fixed(defaultWait)},
+	agentproto.CtlSystemMetrics:    {billing.RuleSystemMetrics, fixed(defaultWait)},
+	agentproto.CtlServiceCtl:       {billing.RuleService, dataLimit(30, serviceTimeout)},
+	agentproto.CtlRegistryRW:       {billing.RuleRegistry, fixed(defaultWait)},
+	agentproto.CtlScheduledTaskCtl: {billing.RuleScheduledTask, fixed(defaultWait)},
+}
+
+// RuleOf is the pricing rule of a controls value the client API carries
+// out ("" for none).
+func RuleOf(controls int64) string { return specs[controls].rule }
+
+// RouteControls are the controls values each client API route takes.
+var RouteControls = map[string][]int64{
+	"files/dir":          {agentproto.CtlDirMk, agentproto.CtlDirRm},
+	"files/text":         {agentproto.CtlFileMk, agentproto.CtlFileRm, agentproto.CtlStrAd, agentproto.CtlStrRd, agentproto.CtlStrRm},
+	"files/zip":          {agentproto.CtlZipToDir},
+	"files/download":     {agentproto.CtlDownFile},
+	"process/exec":       {agentproto.CtlExecProgram},
+	"process/shell":      {agentproto.CtlExecShell},
+	"process/kill":       {agentproto.CtlKillProcess},
+	"process/list":       {agentproto.CtlProcessList},
+	"system/info":        {agentproto.CtlSystemInfo},
+	"system/metrics":     {agentproto.CtlSystemMetrics},
+	"service/ctl":        {agentproto.CtlServiceCtl},
+	"registry/rw":        {agentproto.CtlRegistryRW},
+	"scheduled-task/ctl": {agentproto.CtlScheduledTaskCtl},
+}
+
+// controlsFor checks a body's controls value against its route. A route
+// with one operation accepts an absent value (0) as that one.
+func controlsFor(route string, v int64) (int64, error) {
+	if route == "" {
+		if _, ok := specs[v]; !ok {
+			return 0, apperr.New(apperr.CodeInvalidBody, fmt.Sprintf("controls %d is not an operation the client API carries out", v))
+		}
+		return v, nil
+	}
+	allowed := RouteControls[route]
+	if v == 0 && len(allowed) == 1 {
+		return allowed[0], nil
+	}
+	if !slices.Contains(allowed, v) {
+		return 0, apperr.New(apperr.CodeInvalidBody, fmt.Sprintf("controls %d does not match %s; it takes %v", v, route, allowed))
+	}
+	return v, nil
+}

@@ -1,0 +1,102 @@
+package postgres_test
+
+import (
+	"database/sql"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"hostgate/internal/accounts"
+	"hostgate/internal/pgtest"
+	"hostgate/internal/store"
+	"hostgate/internal/store/postgres"
+	"hostgate/internal/store/storetest"
+)
+
+func TestContract(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) store.Store {
+		return open(t, pgtest.NewDatabase(t))
+	})
+}
+
+// open opens the store at url and closes it at cleanup.
+func open(t *testing.T, url string) store.Store {
+	t.Helper()
+	db, err := postgres.Open(t.Context(), url)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := db.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return db
+}
+
+// TestReopen checks that opening a migrated database again applies
+// nothing and keeps the data.
+func TestReopen(t *testing.T) {
+	url := pgtest.NewDatabase(t)
+	s := open(t, url)
+	u := accounts.User{ID: "u1", Email: "ann@example.com", DisplayName: "Ann", Status: accounts.StatusActive}
+	if err := s.CreateUser(t.Context(), u, "h", accounts.Session{ID: "s1", UserID: "u1"}, []byte("r1")); err != nil {
+		t.Fatalf("CreateUser: %v", err)
+	}
+	if _, err := open(t, url).UserByID(t.Context(), "u1"); err != nil {
+		t.Errorf("UserByID after reopening: %v", err)
+	}
+
+	applied, err := postgres.Migrate(t.Context(), rawDB(t, url))
+	if err != nil || len(applied) != 0 {
+		t.Errorf("Migrate on a migrated database: got %v, %v; want none applied", applied, err)
+	}
+}
+
+// TestConcurrentOpen checks that hub instances starting together on a new
+// database migrate it once between them.
+func TestConcurrentOpen(t *testing.T) {
+	url := pgtest.NewDatabase(t)
+	done := make(chan error, 3)
+	for range 3 {
+		go func() {
+			db, err := postgres.Open(t.Context(), url)
+			if err == nil {
+				err = db.Close()
+			}
+			done <- err
+		}()
+	}
+	for range 3 {
+		if err := <-done; err != nil {
+			t.Errorf("concurrent Open: %v", err)
+		}
+	}
+}
+
+func rawDB(t *testing.T, url string) *sql.DB {
+	t.Helper()
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := stdlib.OpenDB(*cfg)
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+func TestOpenBadURL(t *testing.T) {
+	if _, err := postgres.Open(t.Context(), "postgres://%zz"); err == nil {
+		t.Error("Open with a malformed URL: got nil error")
+	}
+}
+
+func BenchmarkCharge(b *testing.B) {
+	db, err := postgres.Open(b.Context(), pgtest.NewDatabase(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	storetest.BenchmarkCharge(b, db)
+}

@@ -1,0 +1,277 @@
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+	"time"
+
+	"hostgate/internal/accounts"
+	"hostgate/internal/audit"
+	"hostgate/internal/paging"
+)
+
+var _ accounts.Store = (*DB)(nil)
+
+const (
+	userCols    = "id, email, display_name, status, created_at"
+	sessionCols = "id, user_id, created_at, expires_at, revoked_at"
+)
+
+// scanUser scans userCols, then any extra columns into extra.
+func scanUser(r rowScanner, extra ...any) (accounts.User, error) {
+	var u accounts.User
+	dest := append([]any{&u.ID, &u.Email, &u.DisplayName, (*string)(&u.Status), timeDest{&u.CreatedAt}}, extra...)
+	return u, r.Scan(dest...)
+}
+
+// scanSession scans sessionCols.
+func scanSession(r rowScanner) (accounts.Session, error) {
+	var s accounts.Session
+	err := r.Scan(&s.ID, &s.UserID, timeDest{&s.CreatedAt}, timeDest{&s.ExpiresAt}, nullTimeDest{&s.RevokedAt})
+	return s, err
+}
+
+// CreateUser inserts the user, its first session and that session's first
+// refresh token in one transaction; ErrEmailTaken when the email exists.
+func (d *DB) CreateUser(ctx context.Context, u accounts.User, passwordHash string, s accounts.Session, refreshHash []byte) error {
+	return d.withTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx,
+			`INSERT INTO users (id, email, display_name, status, password_hash, created_at)
+			 VALUES ($1, $2, $3, $4, $5, $6)`,
+			u.ID, u.Email, u.DisplayName, string(u.Status), passwordHash, d.timeArg(u.CreatedAt))
+		if d.dialect.IsUniqueViolation(err) {
+			return accounts.ErrEmailTaken
+		}
+		if err != nil {
+			return d.errorf("create user", err)
+		}
+		return d.insertSession(ctx, tx, s, refreshHash)
+	})
+}
+
+// CreateSession opens a session with its first refresh token.
+func (d *DB) CreateSession(ctx context.Context, s accounts.Session, refreshHash []byte) error {
+	return d.withTx(ctx, func(tx *sql.Tx) error {
+		return d.insertSession(ctx, tx, s, refreshHash)
+	})
+}
+
+func (d *DB) insertSession(ctx context.Context, tx *sql.Tx, s accounts.Session, refreshHash []byte) error {
+	_, err := tx.ExecContext(ctx,
+		`INSERT INTO sessions (id, user_id, created_at, expires_at, revoked_at) VALUES ($1, $2, $3, $4, $5)`,
+		s.ID, s.UserID, d.timeArg(s.CreatedAt), d.timeArg(s.ExpiresAt), d.nullTimeArg(s.RevokedAt))
+	if err != nil {
+		return d.errorf("create session", err)
+	}
+	return d.insertRefresh(ctx, tx, refreshHash, s.ID, s.CreatedAt)
+}
+
+func (d *DB) insertRefresh(ctx context.Context, tx *sql.Tx, hash []byte, sessionID string, now time.Time) error {
+	_, err := tx.ExecContext(ctx,
+		`INSERT INTO refresh_tokens (token_hash, session_id, created_at) VALUES ($1, $2, $3)`,
+		hash, sessionID, d.timeArg(now))
+	if err != nil {
+		return d.errorf("insert refresh token", err)
+	}
+	return nil
+}
+
+// UserCredentials returns the user with this email and its password hash.
+func (d *DB) UserCredentials(ctx context.Context, email string) (accounts.User, string, error) {
+	var hash string
+	row := d.read.QueryRowContext(ctx, `SELECT `+userCols+`, password_hash FROM users WHERE email = $1`, email)
+	u, err := d.userResult(scanUser(row, &hash))
+	if err != nil {
+		return accounts.User{}, "", err
+	}
+	return u, hash, nil
+}
+
+// UserByID returns a user; ErrUserNotFound.
+func (d *DB) UserByID(ctx context.Context, id string) (accounts.User, error) {
+	row := d.read.QueryRowContext(ctx, `SELECT `+userCols+` FROM users WHERE id = $1`, id)
+	return d.userResult(scanUser(row))
+}
+
+// UpdateDisplayName sets the name and returns the updated user.
+func (d *DB) UpdateDisplayName(ctx context.Context, id, name string) (accounts.User, error) {
+	row := d.write.QueryRowContext(ctx,
+		`UPDATE users SET display_name = $1 WHERE id = $2 RETURNING `+userCols, name, id)
+	return d.userResult(scanUser(row))
+}
+
+// userResult maps a missing row to ErrUserNotFound.
+func (d *DB) userResult(u accounts.User, err error) (accounts.User, error) {
+	if errors.Is(err, sql.ErrNoRows) {
+		return accounts.User{}, accounts.ErrUserNotFound
+	}
+	if err != nil {
+		return accounts.User{}, d.errorf("read user", err)
+	}
+	return u, nil
+}
+
+// SetPasswordHash replaces the stored hash; ErrUserNotFound.
+func (d *DB) SetPasswordHash(ctx context.Context, id, hash string) error {
+	res, err := d.write.ExecContext(ctx, `UPDATE users SET password_hash = $1 WHERE id = $2`, hash, id)
+	if err != nil {
+		return d.errorf("set password hash", err)
+	}
+	return affected(res, accounts.ErrUserNotFound)
+}
+
+// ListUsers returns a page of matching users, newest first, and the count
+// of all matches, both from one snapshot.
+func (d *DB) ListUsers(ctx context.Context, f accounts.UserFilter, p paging.Page) ([]accounts.User, int, error) {
+	return listPage(ctx, d, "users", userCols, "users", userWhere(f), "created_at DESC, id DESC", p,
+		func(r rowScanner) (accounts.User, error) { return scanUser(r) })
+}
+
+func userWhere(f accounts.UserFilter) where {
+	var w where
+	if f.Query != "" {
+		w.add(`(lower(email) LIKE $%[1]d ESCAPE '!' OR lower(display_name) LIKE $%[1]d ESCAPE '!')`,
+			"%"+escapeLike(strings.ToLower(f.Query))+"%")
+	}
+	if f.Status != "" {
+		w.add(`status = $%d`, string(f.Status))
+	}
+	return w
+}
+
+// SetUserStatus sets the status, revokes the user's open sessions when
+// suspending, and writes rec, in one transaction. It returns the ids of the
+// user's sessions revoked at or after revokedSince.
+func (d *DB) SetUserStatus(ctx context.Context, id string, status accounts.Status, now, revokedSince time.Time, rec audit.Entry) ([]string, error) {
+	var ids []string
+	err := d.withTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE users SET status = $1 WHERE id = $2`, string(status), id)
+		if err != nil {
+			return d.errorf("set user status", err)
+		}
+		if err := affected(res, accounts.ErrUserNotFound); err != nil {
+			return err
+		}
+		if status == accounts.StatusSuspended {
+			if err := d.revokeUserSessions(ctx, tx, id, now); err != nil {
+				return err
+			}
+		}
+		if err := d.insertAudit(ctx, tx, withAuditDefaults(rec, now)); err != nil {
+			return err
+		}
+		ids, err = d.sessionsRevokedSince(ctx, tx, id, revokedSince)
+		return err
+	})
+	return ids, err
+}
+
+func (d *DB) revokeUserSessions(ctx context.Context, tx *sql.Tx, userID string, now time.Time) error {
+	_, err := tx.ExecContext(ctx,
+		`UPDATE sessions SET revoked_at = $1 WHERE user_id = $2 AND revoked_at IS NULL`,
+		d.timeArg(now), userID)
+	if err != nil {
+		return d.errorf("revoke user sessions", err)
+	}
+	return nil
+}
+
+func (d *DB) sessionsRevokedSince(ctx context.Context, tx *sql.Tx, userID string, since time.Time) ([]string, error) {
+	rows, err := tx.QueryContext(ctx,
+		`SELECT id FROM sessions WHERE user_id = $1 AND revoked_at >= $2 ORDER BY id`,
+		userID, d.timeArg(since))
+	if err != nil {
+		return nil, d.errorf("list revoked sessions", err)
+	}
+	return collect(rows, func(r rowScanner) (string, error) {
+		var id string
+		return id, r.Scan(&id)
+	})
+}
+
+// RotateRefresh consumes oldHash and issues newHash for the same session.
+// The consuming UPDATE is conditional on the token being unused, so of
+// concurrent callers only one sees a row; every other one finds the token
+// used, which is a reuse: it revokes the session, commits that, and
+// returns the revoked session with ErrRefreshReused.
+func (d *DB) RotateRefresh(ctx context.Context, oldHash, newHash []byte, now time.Time) (accounts.Session, error) {
+	var s accounts.Session
+	reused := false
+	err := d.withTx(ctx, func(tx *sql.Tx) error {
+		var sessionID string
+		err := tx.QueryRowContext(ctx,
+			`UPDATE refresh_tokens SET used_at = $1 WHERE token_hash = $2 AND used_at IS NULL RETURNING session_id`,
+			d.timeArg(now), oldHash).Scan(&sessionID)
+		if errors.Is(err, sql.ErrNoRows) {
+			reused = true
+			s, err = d.revokeByToken(ctx, tx, oldHash, now)
+			return err
+		}
+		if err != nil {
+			return d.errorf("consume refresh token", err)
+		}
+		if s, err = d.liveSession(ctx, tx, sessionID, now); err != nil {
+			return err
+		}
+		return d.insertRefresh(ctx, tx, newHash, sessionID, now)
+	})
+	if err == nil && reused {
+		err = accounts.ErrRefreshReused
+	}
+	return s, err
+}
+
+// liveSession returns the session if it is neither revoked nor expired at
+// now, else ErrSessionEnded.
+func (d *DB) liveSession(ctx context.Context, tx *sql.Tx, id string, now time.Time) (accounts.Session, error) {
+	row := tx.QueryRowContext(ctx,
+		`SELECT `+sessionCols+` FROM sessions WHERE id = $1 AND revoked_at IS NULL AND expires_at > $2`,
+		id, d.timeArg(now))
+	s, err := scanSession(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return accounts.Session{}, accounts.ErrSessionEnded
+	}
+	if err != nil {
+		return accounts.Session{}, d.errorf("read session", err)
+	}
+	return s, nil
+}
+
+// RevokeSession ends the session that issued refreshHash, keeping an
+// earlier revocation time, and returns it; ErrRefreshUnknown.
+func (d *DB) RevokeSession(ctx context.Context, refreshHash []byte, now time.Time) (accounts.Session, error) {
+	var s accounts.Session
+	err := d.withTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		s, err = d.revokeByToken(ctx, tx, refreshHash, now)
+		return err
+	})
+	return s, err
+}
+
+// revokeByToken revokes the session that issued hash; ErrRefreshUnknown
+// when no session did.
+func (d *DB) revokeByToken(ctx context.Context, q queryer, hash []byte, now time.Time) (accounts.Session, error) {
+	row := q.QueryRowContext(ctx,
+		`UPDATE sessions SET revoked_at = COALESCE(revoked_at, $1)
+		 WHERE id = (SELECT session_id FROM refresh_tokens WHERE token_hash = $2)
+		 RETURNING `+sessionCols,
+		d.timeArg(now), hash)
+	s, err := scanSession(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return accounts.Session{}, accounts.ErrRefreshUnknown
+	}
+	if err != nil {
+		return accounts.Session{}, d.errorf("revoke session", err)
+	}
+	return s, nil
+}
+
+// escapeLike makes s match itself literally in a LIKE pattern with
+// ESCAPE '!'. '!' rather than backslash: its meaning in string literals
+// does not depend on PostgreSQL's standard_conforming_strings.
+func escapeLike(s string) string {
+	return strings.NewReplacer("!", "!!", "%", "!%", "_", "!_").Replace(s)
+}

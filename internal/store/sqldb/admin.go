@@ -1,0 +1,73 @@
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"hostgate/internal/admin"
+)
+
+var _ admin.Store = (*DB)(nil)
+
+const adminCols = "id, username, role, status, created_at"
+
+// scanAdmin scans adminCols, then any extra columns into extra.
+func scanAdmin(r rowScanner, extra ...any) (admin.Admin, error) {
+	var a admin.Admin
+	dest := append([]any{&a.ID, &a.Username, (*string)(&a.Role), &a.Status, timeDest{&a.CreatedAt}}, extra...)
+	return a, r.Scan(dest...)
+}
+
+// CreateAdmin inserts a; ErrUsernameTaken when the username exists.
+func (d *DB) CreateAdmin(ctx context.Context, a admin.Admin, passwordHash string) error {
+	_, err := d.write.ExecContext(ctx,
+		`INSERT INTO admins (id, username, password_hash, role, status, created_at)
+		 VALUES ($1, $2, $3, $4, $5, $6)`,
+		a.ID, a.Username, passwordHash, string(a.Role), a.Status, d.timeArg(a.CreatedAt))
+	if d.dialect.IsUniqueViolation(err) {
+		return admin.ErrUsernameTaken
+	}
+	if err != nil {
+		return d.errorf("create admin", err)
+	}
+	return nil
+}
+
+// AdminCredentials returns the admin and its password hash; ErrAdminNotFound.
+func (d *DB) AdminCredentials(ctx context.Context, username string) (admin.Admin, string, error) {
+	var hash string
+	row := d.read.QueryRowContext(ctx,
+		`SELECT `+adminCols+`, password_hash FROM admins WHERE username = $1`, username)
+	a, err := d.adminResult(scanAdmin(row, &hash))
+	if err != nil {
+		return admin.Admin{}, "", err
+	}
+	return a, hash, nil
+}
+
+// AdminByID returns an admin; ErrAdminNotFound.
+func (d *DB) AdminByID(ctx context.Context, id string) (admin.Admin, error) {
+	row := d.read.QueryRowContext(ctx, `SELECT `+adminCols+` FROM admins WHERE id = $1`, id)
+	return d.adminResult(scanAdmin(row))
+}
+
+// adminResult maps a missing row to ErrAdminNotFound.
+func (d *DB) adminResult(a admin.Admin, err error) (admin.Admin, error) {
+	if errors.Is(err, sql.ErrNoRows) {
+		return admin.Admin{}, admin.ErrAdminNotFound
+	}
+	if err != nil {
+		return admin.Admin{}, d.errorf("read admin", err)
+	}
+	return a, nil
+}
+
+// SetAdminPasswordHash replaces the stored hash; ErrAdminNotFound.
+func (d *DB) SetAdminPasswordHash(ctx context.Context, id, hash string) error {
+	res, err := d.write.ExecContext(ctx, `UPDATE admins SET password_hash = $1 WHERE id = $2`, hash, id)
+	if err != nil {
+		return d.errorf("set admin password hash", err)
+	}
+	return affected(res, admin.ErrAdminNotFound)
+}

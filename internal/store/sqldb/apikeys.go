@@ -1,0 +1,106 @@
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"maps"
+	"slices"
+	"time"
+
+	"hostgate/internal/accounts"
+	"hostgate/internal/apikeys"
+)
+
+var _ apikeys.Store = (*DB)(nil)
+
+// keyCols are the stored columns of apikeys.Key, in scanKey's order.
+// Prefix is not stored: the service derives it from the id.
+const keyCols = "id, user_id, name, last_used_at, created_at"
+
+func scanKey(r rowScanner) (apikeys.Key, error) {
+	var k apikeys.Key
+	err := r.Scan(&k.ID, &k.UserID, &k.Name, nullTimeDest{&k.LastUsedAt}, timeDest{&k.CreatedAt})
+	return k, err
+}
+
+// CreateKey stores k with the hash of its secret. LastUsedAt is stored
+// as given (normally nil).
+func (d *DB) CreateKey(ctx context.Context, k apikeys.Key, secretHash []byte) error {
+	_, err := d.write.ExecContext(ctx,
+		`INSERT INTO api_keys (`+keyCols+`, secret_hash) VALUES ($1, $2, $3, $4, $5, $6)`,
+		k.ID, k.UserID, k.Name, d.nullTimeArg(k.LastUsedAt), d.timeArg(k.CreatedAt), secretHash)
+	if err != nil {
+		return d.errorf("create api key", err)
+	}
+	return nil
+}
+
+// ListKeys returns the owner's undeleted keys, newest first.
+func (d *DB) ListKeys(ctx context.Context, owner string) ([]apikeys.Key, error) {
+	rows, err := d.read.QueryContext(ctx,
+		`SELECT `+keyCols+` FROM api_keys WHERE user_id = $1 AND deleted_at IS NULL
+		 ORDER BY created_at DESC, id DESC`, owner)
+	if err != nil {
+		return nil, d.errorf("list api keys", err)
+	}
+	keys, err := collect(rows, scanKey)
+	if err != nil {
+		return nil, d.errorf("list api keys", err)
+	}
+	return keys, nil
+}
+
+// DeleteKey soft-deletes the owner's undeleted key; ErrNotFound.
+func (d *DB) DeleteKey(ctx context.Context, owner, id string, now time.Time) error {
+	res, err := d.write.ExecContext(ctx,
+		`UPDATE api_keys SET deleted_at = $1 WHERE id = $2 AND user_id = $3 AND deleted_at IS NULL`,
+		d.timeArg(now), id, owner)
+	if err != nil {
+		return d.errorf("delete api key", err)
+	}
+	return affected(res, apikeys.ErrNotFound)
+}
+
+// KeyForAuth returns the owner and secret hash of an undeleted key whose
+// owner is active, read together in one statement; ErrNotFound otherwise.
+func (d *DB) KeyForAuth(ctx context.Context, id string) (string, []byte, error) {
+	var userID string
+	var hash []byte
+	err := d.read.QueryRowContext(ctx,
+		`SELECT k.user_id, k.secret_hash FROM api_keys k JOIN users u ON u.id = k.user_id
+		 WHERE k.id = $1 AND k.deleted_at IS NULL AND u.status = $2`,
+		id, string(accounts.StatusActive)).Scan(&userID, &hash)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil, apikeys.ErrNotFound
+	}
+	if err != nil {
+		return "", nil, d.errorf("read api key", err)
+	}
+	return userID, hash, nil
+}
+
+// TouchKeys moves last_used_at of the batch's undeleted keys up to their
+// times, never back, in one transaction. Unknown and deleted keys are
+// skipped. Keys are updated in id order, so that hub instances flushing
+// overlapping batches lock rows in the same order and cannot deadlock.
+func (d *DB) TouchKeys(ctx context.Context, used map[string]time.Time) error {
+	if len(used) == 0 {
+		return nil
+	}
+	return d.withTx(ctx, func(tx *sql.Tx) error {
+		stmt, err := tx.PrepareContext(ctx,
+			`UPDATE api_keys SET last_used_at = $1
+			 WHERE id = $2 AND deleted_at IS NULL AND (last_used_at IS NULL OR last_used_at < $1)`)
+		if err != nil {
+			return d.errorf("touch api keys", err)
+		}
+		defer func() { _ = stmt.Close() }()
+		for _, id := range slices.Sorted(maps.Keys(used)) {
+			if _, err := stmt.ExecContext(ctx, d.timeArg(used[id]), id); err != nil {
+				return d.errorf("touch api keys", err)
+			}
+		}
+		return nil
+	})
+}

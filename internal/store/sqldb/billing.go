@@ -1,0 +1,266 @@
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"hostgate/internal/audit"
+	"hostgate/internal/billing"
+	"hostgate/internal/paging"
+)
+
+var _ billing.Store = (*DB)(nil)
+
+// modeAndPrice reads the billing mode and the effective price of a rule
+// code in one statement; a code without an effective rule has no price.
+const modeAndPrice = `SELECT
+	(SELECT value FROM settings WHERE key = 'billing_mode'),
+	(SELECT units FROM pricing_rules
+	  WHERE code = $1 AND valid_from <= $2 AND (valid_until IS NULL OR valid_until > $2)
+	  ORDER BY valid_from DESC LIMIT 1)`
+
+// ChargeCall implements billing.Store. The conditional UPDATE is what
+// makes concurrent charges exact: each one either finds the balance
+// covering its price and takes it, or changes nothing.
+func (d *DB) ChargeCall(ctx context.Context, c billing.Charge) (billing.Charged, error) {
+	var out billing.Charged
+	err := d.withTx(ctx, func(tx *sql.Tx) error {
+		var mode sql.NullString
+		var price sql.NullInt64
+		if err := tx.QueryRowContext(ctx, modeAndPrice, c.RuleCode, d.timeArg(c.At)).Scan(&mode, &price); err != nil {
+			return d.errorf("read price", err)
+		}
+		if mode.String == billing.ModeFree || price.Int64 <= 0 {
+			return nil
+		}
+		units := billing.Units(price.Int64)
+		after, err := d.moveBalance(ctx, tx, c.UserID, -units, c.At)
+		if err != nil {
+			return err
+		}
+		out = billing.Charged{Charged: true, Units: units, BalanceAfter: after}
+		return d.insertEvent(ctx, tx, billing.Event{
+			ID: c.EventID, UserID: c.UserID, Kind: billing.KindCharge, Units: -units, BalanceAfter: after,
+			RuleCode: c.RuleCode, HostID: c.HostID, APIKeyID: c.APIKeyID, CreatedAt: c.At,
+		})
+	})
+	return out, err
+}
+
+// moveBalance adds delta (either sign) to the user's balance and returns
+// the new balance; billing.ErrInsufficient when it would go below zero.
+func (d *DB) moveBalance(ctx context.Context, tx *sql.Tx, userID string, delta billing.Units, now time.Time) (billing.Units, error) {
+	var after int64
+	var err error
+	if delta >= 0 {
+		err = tx.QueryRowContext(ctx, `INSERT INTO billing_balances (user_id, units, updated_at) VALUES ($1, $2, $3)
+			ON CONFLICT (user_id) DO UPDATE SET units = billing_balances.units + excluded.units, updated_at = excluded.updated_at
+			RETURNING units`, userID, int64(delta), d.timeArg(now)).Scan(&after)
+	} else {
+		err = tx.QueryRowContext(ctx, `UPDATE billing_balances SET units = units + $1, updated_at = $2
+			WHERE user_id = $3 AND units + $1 >= 0 RETURNING units`, int64(delta), d.timeArg(now), userID).Scan(&after)
+		if errors.Is(err, sql.ErrNoRows) {
+			return 0, billing.ErrInsufficient
+		}
+	}
+	if err != nil {
+		return 0, d.errorf("move balance", err)
+	}
+	return billing.Units(after), nil
+}
+
+func (d *DB) insertEvent(ctx context.Context, q queryer, e billing.Event) error {
+	_, err := q.ExecContext(ctx, `INSERT INTO billing_events
+		(id, user_id, kind, units, balance_after, rule_code, host_id, api_key_id, reason, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+		e.ID, e.UserID, e.Kind, int64(e.Units), int64(e.BalanceAfter), e.RuleCode, e.HostID, e.APIKeyID, e.Reason,
+		d.timeArg(e.CreatedAt))
+	if err != nil {
+		return d.errorf("insert billing event", err)
+	}
+	return nil
+}
+
+// AdjustBalance implements billing.Store.
+func (d *DB) AdjustBalance(ctx context.Context, a billing.Adjustment) (billing.Units, error) {
+	var after billing.Units
+	err := d.withTx(ctx, func(tx *sql.Tx) error {
+		var one int
+		err := tx.QueryRowContext(ctx, `SELECT 1 FROM users WHERE id = $1`, a.UserID).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			return billing.ErrUserNotFound
+		}
+		if err != nil {
+			return d.errorf("find user", err)
+		}
+		if after, err = d.moveBalance(ctx, tx, a.UserID, a.Units, a.At); err != nil {
+			return err
+		}
+		err = d.insertEvent(ctx, tx, billing.Event{
+			ID: a.EventID, UserID: a.UserID, Kind: billing.KindAdjust, Units: a.Units, BalanceAfter: after,
+			Reason: a.Reason, CreatedAt: a.At,
+		})
+		if err != nil {
+			return err
+		}
+		return d.insertAudit(ctx, tx, withAuditDefaults(a.Audit, a.At))
+	})
+	return after, err
+}
+
+// Balance implements billing.Store.
+func (d *DB) Balance(ctx context.Context, userID string) (billing.Units, error) {
+	var u int64
+	err := d.read.QueryRowContext(ctx, `SELECT units FROM billing_balances WHERE user_id = $1`, userID).Scan(&u)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, d.errorf("read balance", err)
+	}
+	return billing.Units(u), nil
+}
+
+const eventCols = "id, user_id, kind, units, balance_after, rule_code, host_id, api_key_id, reason, created_at"
+
+func scanEvent(r rowScanner) (billing.Event, error) {
+	var e billing.Event
+	err := r.Scan(&e.ID, &e.UserID, &e.Kind, &e.Units, &e.BalanceAfter, &e.RuleCode, &e.HostID, &e.APIKeyID,
+		&e.Reason, timeDest{&e.CreatedAt})
+	return e, err
+}
+
+// ListBillingEvents implements billing.Store.
+func (d *DB) ListBillingEvents(ctx context.Context, userID string, p paging.Page) ([]billing.Event, int, error) {
+	var w where
+	w.add(`user_id = $%d`, userID)
+	return listPage(ctx, d, "billing events", eventCols, "billing_events", w, "created_at DESC, id DESC", p, scanEvent)
+}
+
+// SumBillingEvents implements billing.Store.
+func (d *DB) SumBillingEvents(ctx context.Context, userID string) (billing.Units, error) {
+	var sum int64
+	err := d.read.QueryRowContext(ctx, `SELECT COALESCE(SUM(units), 0) FROM billing_events WHERE user_id = $1`, userID).Scan(&sum)
+	if err != nil {
+		return 0, d.errorf("sum billing events", err)
+	}
+	return billing.Units(sum), nil
+}
+
+const ruleCols = "id, code, units, description, valid_from, valid_until, created_at"
+
+func scanRule(r rowScanner) (billing.Rule, error) {
+	var x billing.Rule
+	err := r.Scan(&x.ID, &x.Code, &x.Units, &x.Description, timeDest{&x.ValidFrom}, nullTimeDest{&x.ValidUntil},
+		timeDest{&x.CreatedAt})
+	return x, err
+}
+
+// ListRules implements billing.Store.
+func (d *DB) ListRules(ctx context.Context, includeExpired bool, now time.Time) ([]billing.Rule, error) {
+	var w where
+	if !includeExpired {
+		w.add(`(valid_until IS NULL OR valid_until > $%d)`, d.timeArg(now))
+	}
+	rows, err := d.read.QueryContext(ctx, `SELECT `+ruleCols+` FROM pricing_rules`+w.sql()+
+		` ORDER BY code, valid_from DESC, id`, w.args...)
+	if err != nil {
+		return nil, d.errorf("list pricing rules", err)
+	}
+	rules, err := collect(rows, scanRule)
+	if err != nil {
+		return nil, d.errorf("list pricing rules", err)
+	}
+	return rules, nil
+}
+
+// BillingMode implements billing.Store.
+func (d *DB) BillingMode(ctx context.Context) (string, error) {
+	var m string
+	err := d.read.QueryRowContext(ctx, `SELECT value FROM settings WHERE key = 'billing_mode'`).Scan(&m)
+	if err != nil {
+		return "", d.errorf("read billing mode", err)
+	}
+	return m, nil
+}
+
+// SetBillingMode implements billing.Store: the mode and its audit entry
+// in one transaction.
+func (d *DB) SetBillingMode(ctx context.Context, mode string, rec audit.Entry) error {
+	return d.withTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO settings (key, value) VALUES ('billing_mode', $1)
+			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, mode)
+		if err != nil {
+			return d.errorf("set billing mode", err)
+		}
+		return d.insertAudit(ctx, tx, withAuditDefaults(rec, time.Now()))
+	})
+}
+
+// CreateRule implements billing.Store.
+func (d *DB) CreateRule(ctx context.Context, r billing.Rule, rec audit.Entry) error {
+	return d.withTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO pricing_rules (`+ruleCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+			r.ID, r.Code, int64(r.Units), r.Description, d.timeArg(r.ValidFrom), d.nullTimeArg(r.ValidUntil), d.timeArg(r.CreatedAt))
+		if err != nil {
+			return d.errorf("create pricing rule", err)
+		}
+		return d.insertAudit(ctx, tx, withAuditDefaults(rec, r.CreatedAt))
+	})
+}
+
+// UpdateRule implements billing.Store.
+func (d *DB) UpdateRule(ctx context.Context, id string, ch billing.RuleChange, rec audit.Entry) (billing.Rule, error) {
+	var r billing.Rule
+	err := d.withTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		r, err = scanRule(tx.QueryRowContext(ctx, `SELECT `+ruleCols+` FROM pricing_rules WHERE id = $1`, id))
+		if errors.Is(err, sql.ErrNoRows) {
+			return billing.ErrRuleNotFound
+		}
+		if err != nil {
+			return d.errorf("read pricing rule", err)
+		}
+		if ch.Units != nil {
+			r.Units = *ch.Units
+		}
+		if ch.Description != nil {
+			r.Description = *ch.Description
+		}
+		if ch.ValidUntil != nil {
+			r.ValidUntil = ch.ValidUntil
+			if ch.ValidUntil.IsZero() {
+				r.ValidUntil = nil
+			}
+		}
+		if r.ValidUntil != nil && !r.ValidUntil.After(r.ValidFrom) {
+			return billing.ErrRuleWindow
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE pricing_rules SET units = $1, description = $2, valid_until = $3 WHERE id = $4`,
+			int64(r.Units), r.Description, d.nullTimeArg(r.ValidUntil), id)
+		if err != nil {
+			return d.errorf("update pricing rule", err)
+		}
+		return d.insertAudit(ctx, tx, withAuditDefaults(rec, ch.At))
+	})
+	return r, err
+}
+
+// Summary implements billing.Store, in one statement.
+func (d *DB) Summary(ctx context.Context, since time.Time) (billing.Summary, error) {
+	var x billing.Summary
+	t := d.timeArg(since)
+	err := d.read.QueryRowContext(ctx, `SELECT
+		(SELECT COALESCE(SUM(amount_fen), 0) FROM recharges WHERE paid_at >= $1),
+		(SELECT COALESCE(SUM(amount_fen), 0) FROM recharges WHERE refunded_at >= $1),
+		(SELECT count(*) FROM billing_events WHERE kind = 'charge' AND created_at >= $1),
+		(SELECT COALESCE(-SUM(units), 0) FROM billing_events WHERE kind = 'charge' AND created_at >= $1),
+		(SELECT count(*) FROM recharges WHERE status = 'pending')`, t).
+		Scan(&x.PaidFen, &x.RefundedFen, &x.Charges, &x.Charged, &x.Pending)
+	if err != nil {
+		return billing.Summary{}, d.errorf("billing summary", err)
+	}
+	return x, nil
+}

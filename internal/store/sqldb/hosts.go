@@ -1,0 +1,491 @@
+package sqldb
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"hostgate/internal/audit"
+	"hostgate/internal/hosts"
+	"hostgate/internal/paging"
+)
+
+var _ hosts.Store = (*DB)(nil)
+
+// hostColumns are the columns of hosts.Host, in scanHost's order.
+var hostColumns = []string{
+	"id", "user_id", "name", "bid", "listen_port", "public_ip", "os", "installed_version",
+	"report_url", "status", "last_seen_at", "last_online_at", "created_at",
+}
+
+var (
+	hostCols = strings.Join(hostColumns, ", ")
+	// hostColsOf is hostCols qualified by the alias h, for joins.
+	hostColsOf = "h." + strings.Join(hostColumns, ", h.")
+)
+
+// secretCols are the columns of hosts.Secrets, in scanSecrets's order.
+const secretCols = "secret_sealed, agent_pubkey, cred_gen"
+
+// scanHost scans hostCols, then any extra columns into extra.
+func scanHost(r rowScanner, extra ...any) (hosts.Host, error) {
+	var h hosts.Host
+	dest := append([]any{&h.ID, &h.UserID, &h.Name, &h.BID, &h.ListenPort, &h.PublicIP, &h.OS,
+		&h.InstalledVersion, &h.ReportURL, (*string)(&h.Status), nullTimeDest{&h.LastSeenAt},
+		nullTimeDest{&h.LastOnlineAt}, timeDest{&h.CreatedAt}}, extra...)
+	return h, r.Scan(dest...)
+}
+
+// scanHostSecrets scans hostCols followed by secretCols.
+func scanHostSecrets(r rowScanner) (hosts.Host, hosts.Secrets, error) {
+	var sec hosts.Secrets
+	h, err := scanHost(r, &sec.SecretSealed, &sec.AgentPubKey, &sec.CredGen)
+	return h, sec, err
+}
+
+// hostOrZero is h, or the zero host with the mapped error.
+func (d *DB) hostOrZero(op string, h hosts.Host, err, notFound error) (hosts.Host, error) {
+	if err := d.hostResult(op, err, notFound); err != nil {
+		return hosts.Host{}, err
+	}
+	return h, nil
+}
+
+// hostResult maps a missing row to notFound and wraps other errors.
+func (d *DB) hostResult(op string, err, notFound error) error {
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return notFound
+	case err != nil:
+		return d.errorf(op, err)
+	}
+	return nil
+}
+
+// nullBytes is b, or NULL when b is empty.
+func nullBytes(b []byte) any {
+	if len(b) == 0 {
+		return nil
+	}
+	return b
+}
+
+// CreateHost inserts h with its secrets and, when iss is not nil, its first
+// issuance: the issuance's key and token, its sealed secret when set (else
+// sec's), and the generation after sec's. An empty status is pending.
+//
+// A clash on (user, bid) is ErrBIDTaken, found by ON CONFLICT rather than
+// from an error code, so that it cannot be mistaken for a clash on the id.
+// The unique constraint covers deleted hosts too: their bids stay reserved.
+func (d *DB) CreateHost(ctx context.Context, h hosts.Host, sec hosts.Secrets, iss *hosts.Issuance) error {
+	status := cmp.Or(h.Status, hosts.StatusPending)
+	sealed, pub, gen := sec.SecretSealed, sec.AgentPubKey, sec.CredGen
+	var tokenHash []byte
+	var tokenExpires any
+	if iss != nil {
+		pub, tokenHash, tokenExpires, gen = iss.AgentPubKey, iss.InstallTokenHash, d.timeArg(iss.InstallExpiresAt), gen+1
+		if len(iss.SecretSealed) > 0 {
+			sealed = iss.SecretSealed
+		}
+	}
+	res, err := d.write.ExecContext(ctx,
+		`INSERT INTO hosts (`+hostCols+`, `+secretCols+`, install_token_hash, install_token_expires_at)
+		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+		 ON CONFLICT (user_id, bid) DO NOTHING`,
+		h.ID, h.UserID, h.Name, h.BID, h.ListenPort, h.PublicIP, h.OS, h.InstalledVersion,
+		h.ReportURL, string(status), d.nullTimeArg(h.LastSeenAt), d.nullTimeArg(h.LastOnlineAt), d.timeArg(h.CreatedAt),
+		sealed, nullBytes(pub), gen, nullBytes(tokenHash), tokenExpires)
+	if err != nil {
+		return d.errorf("create host", err)
+	}
+	return affected(res, hosts.ErrBIDTaken)
+}
+
+// OwnedHost returns the owner's undeleted host; ErrNotFound.
+func (d *DB) OwnedHost(ctx context.Context, owner, id string) (hosts.Host, error) {
+	row := d.read.QueryRowContext(ctx,
+		`SELECT `+hostCols+` FROM hosts WHERE id = $1 AND user_id = $2 AND deleted_at IS NULL`, id, owner)
+	h, err := scanHost(row)
+	return d.hostOrZero("read host", h, err, hosts.ErrNotFound)
+}
+
+// ListOwnedHosts returns the owner's undeleted hosts, newest first.
+func (d *DB) ListOwnedHosts(ctx context.Context, owner string) ([]hosts.Host, error) {
+	rows, err := d.read.QueryContext(ctx,
+		`SELECT `+hostCols+` FROM hosts WHERE user_id = $1 AND deleted_at IS NULL
+		 ORDER BY created_at DESC, id DESC`, owner)
+	if err != nil {
+		return nil, d.errorf("list hosts", err)
+	}
+	hs, err := collect(rows, func(r rowScanner) (hosts.Host, error) { return scanHost(r) })
+	if err != nil {
+		return nil, d.errorf("list hosts", err)
+	}
+	return hs, nil
+}
+
+// UpdateHost sets name and listen port of the owner's host; ErrNotFound.
+func (d *DB) UpdateHost(ctx context.Context, owner, id, name string, listenPort int) (hosts.Host, error) {
+	row := d.write.QueryRowContext(ctx,
+		`UPDATE hosts SET name = $1, listen_port = $2
+		 WHERE id = $3 AND user_id = $4 AND deleted_at IS NULL RETURNING `+hostCols,
+		name, listenPort, id, owner)
+	h, err := scanHost(row)
+	return d.hostOrZero("update host", h, err, hosts.ErrNotFound)
+}
+
+// DeleteHost soft-deletes the owner's host, or anyone's for owner "", and
+// writes rec when it is not nil, in one transaction; ErrNotFound (and no
+// audit entry) when there is no such undeleted host. The install token is
+// cleared too, so nothing of the host stays usable.
+func (d *DB) DeleteHost(ctx context.Context, owner, id string, now time.Time, rec *audit.Entry) error {
+	var w where
+	w.add(`id = $%d`, id)
+	if owner != "" {
+		w.add(`user_id = $%d`, owner)
+	}
+	w.addSQL(`deleted_at IS NULL`)
+	args := append(w.args, d.timeArg(now))
+	query := fmt.Sprintf(`UPDATE hosts SET deleted_at = $%d, install_token_hash = NULL, install_token_expires_at = NULL`,
+		len(args)) + w.sql()
+	return d.withTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, query, args...)
+		if err != nil {
+			return d.errorf("delete host", err)
+		}
+		if err := affected(res, hosts.ErrNotFound); err != nil {
+			return err
+		}
+		if rec == nil {
+			return nil
+		}
+		return d.insertAudit(ctx, tx, withAuditDefaults(*rec, now))
+	})
+}
+
+// HostByID returns any undeleted host with its secrets; ErrNotFound.
+func (d *DB) HostByID(ctx context.Context, id string) (hosts.Host, hosts.Secrets, error) {
+	row := d.read.QueryRowContext(ctx,
+		`SELECT `+hostCols+`, `+secretCols+` FROM hosts WHERE id = $1 AND deleted_at IS NULL`, id)
+	h, sec, err := scanHostSecrets(row)
+	if err := d.hostResult("read host", err, hosts.ErrNotFound); err != nil {
+		return hosts.Host{}, hosts.Secrets{}, err
+	}
+	return h, sec, nil
+}
+
+// Issue applies iss to the owner's undeleted host in one statement: new
+// agent key and install token, new sealed secret when iss carries one, next
+// credential generation; ErrNotFound.
+func (d *DB) Issue(ctx context.Context, owner, id string, iss hosts.Issuance) (hosts.Host, hosts.Secrets, error) {
+	set := `agent_pubkey = $1, install_token_hash = $2, install_token_expires_at = $3, cred_gen = cred_gen + 1`
+	args := []any{nullBytes(iss.AgentPubKey), nullBytes(iss.InstallTokenHash), d.timeArg(iss.InstallExpiresAt), id, owner}
+	if len(iss.SecretSealed) > 0 {
+		set += `, secret_sealed = $6`
+		args = append(args, iss.SecretSealed)
+	}
+	row := d.write.QueryRowContext(ctx,
+		`UPDATE hosts SET `+set+` WHERE id = $4 AND user_id = $5 AND deleted_at IS NULL
+		 RETURNING `+hostCols+`, `+secretCols, args...)
+	h, sec, err := scanHostSecrets(row)
+	if err := d.hostResult("issue credentials", err, hosts.ErrNotFound); err != nil {
+		return hosts.Host{}, hosts.Secrets{}, err
+	}
+	return h, sec, nil
+}
+
+// ConsumeInstallToken clears the host's install token if it is tokenHash
+// and unexpired at now, and returns the host; ErrTokenInvalid otherwise.
+// The check and the clearing are one conditional UPDATE: on PostgreSQL a
+// concurrent caller blocks on the row and then re-checks the condition
+// against the committed row, where the token is gone; SQLite runs one
+// writer at a time. Either way exactly one caller gets the row.
+func (d *DB) ConsumeInstallToken(ctx context.Context, id string, tokenHash []byte, now time.Time) (hosts.Host, hosts.Secrets, error) {
+	if len(tokenHash) == 0 {
+		return hosts.Host{}, hosts.Secrets{}, hosts.ErrTokenInvalid
+	}
+	row := d.write.QueryRowContext(ctx,
+		`UPDATE hosts SET install_token_hash = NULL, install_token_expires_at = NULL
+		 WHERE id = $1 AND install_token_hash = $2 AND install_token_expires_at > $3 AND deleted_at IS NULL
+		 RETURNING `+hostCols+`, `+secretCols,
+		id, tokenHash, d.timeArg(now))
+	h, sec, err := scanHostSecrets(row)
+	if err := d.hostResult("consume install token", err, hosts.ErrTokenInvalid); err != nil {
+		return hosts.Host{}, hosts.Secrets{}, err
+	}
+	return h, sec, nil
+}
+
+// laterOf is the SQL for the later of column and the time argument $n:
+// the column unless it is NULL or earlier. Portable, unlike GREATEST
+// (PostgreSQL only) or max(a, b) (SQLite only, and NULL for a NULL).
+func laterOf(column, arg string) string {
+	return `CASE WHEN ` + column + ` IS NULL OR ` + column + ` < ` + arg + ` THEN ` + arg + ` ELSE ` + column + ` END`
+}
+
+// RecordHandshake stores what the agent reported, and moves last_seen_at
+// and last_online_at up to now (never back). It leaves the status to the
+// heartbeats. ErrNotFound for an unknown or deleted host.
+func (d *DB) RecordHandshake(ctx context.Context, id, publicIP, os, version string, now time.Time) error {
+	res, err := d.write.ExecContext(ctx,
+		`UPDATE hosts SET public_ip = $1, os = $2, installed_version = $3,
+		 last_seen_at = `+laterOf("last_seen_at", "$4")+`, last_online_at = `+laterOf("last_online_at", "$4")+`
+		 WHERE id = $5 AND deleted_at IS NULL`,
+		publicIP, os, version, d.timeArg(now), id)
+	if err != nil {
+		return d.errorf("record handshake", err)
+	}
+	return affected(res, hosts.ErrNotFound)
+}
+
+// MarkSeen writes the batch in one transaction. For each undeleted host it
+// moves last_seen_at up to the fact's time (never back); unless the host is
+// banned it also moves last_online_at up and sets status online. Unknown
+// and deleted hosts are skipped. Hosts are updated in id order, so that
+// hub instances flushing overlapping batches lock rows in the same order
+// and cannot deadlock each other.
+func (d *DB) MarkSeen(ctx context.Context, seen []hosts.Seen) error {
+	if len(seen) == 0 {
+		return nil
+	}
+	batch := slices.SortedFunc(slices.Values(seen), func(a, b hosts.Seen) int {
+		return cmp.Or(strings.Compare(a.HostID, b.HostID), a.At.Compare(b.At))
+	})
+	return d.withTx(ctx, func(tx *sql.Tx) error {
+		stmt, err := tx.PrepareContext(ctx,
+			`UPDATE hosts SET last_seen_at = `+laterOf("last_seen_at", "$1")+`,
+			 last_online_at = CASE WHEN status = 'banned' THEN last_online_at ELSE `+laterOf("last_online_at", "$1")+` END,
+			 status = CASE WHEN status = 'banned' THEN status ELSE 'online' END
+			 WHERE id = $2 AND deleted_at IS NULL`)
+		if err != nil {
+			return d.errorf("mark seen", err)
+		}
+		defer func() { _ = stmt.Close() }()
+		for _, s := range batch {
+			if _, err := stmt.ExecContext(ctx, d.timeArg(s.At), s.HostID); err != nil {
+				return d.errorf("mark seen", err)
+			}
+		}
+		return nil
+	})
+}
+
+// SweepStatus moves silent hosts on, in one transaction: online or stale
+// hosts last seen before offlineBefore to offline, then online hosts last
+// seen before staleBefore to stale. Pending and banned hosts stay.
+func (d *DB) SweepStatus(ctx context.Context, staleBefore, offlineBefore time.Time) error {
+	return d.withTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx,
+			`UPDATE hosts SET status = 'offline'
+			 WHERE status IN ('online', 'stale') AND last_seen_at < $1 AND deleted_at IS NULL`,
+			d.timeArg(offlineBefore)); err != nil {
+			return d.errorf("sweep offline hosts", err)
+		}
+		if _, err := tx.ExecContext(ctx,
+			`UPDATE hosts SET status = 'stale'
+			 WHERE status = 'online' AND last_seen_at < $1 AND deleted_at IS NULL`,
+			d.timeArg(staleBefore)); err != nil {
+			return d.errorf("sweep stale hosts", err)
+		}
+		return nil
+	})
+}
+
+// SetBanned bans the undeleted host, or unbans it (a banned host becomes
+// offline; any other keeps its status), and writes rec, in one
+// transaction; ErrNotFound, and no audit entry, when there is no such host.
+func (d *DB) SetBanned(ctx context.Context, id string, banned bool, rec audit.Entry) (hosts.Host, error) {
+	status := `CASE WHEN status = 'banned' THEN 'offline' ELSE status END`
+	if banned {
+		status = `'banned'`
+	}
+	var h hosts.Host
+	err := d.withTx(ctx, func(tx *sql.Tx) error {
+		row := tx.QueryRowContext(ctx,
+			`UPDATE hosts SET status = `+status+` WHERE id = $1 AND deleted_at IS NULL RETURNING `+hostCols, id)
+		var err error
+		h, err = scanHost(row)
+		if err := d.hostResult("set banned", err, hosts.ErrNotFound); err != nil {
+			return err
+		}
+		return d.insertAudit(ctx, tx, withAuditDefaults(rec, time.Now()))
+	})
+	if err != nil {
+		return hosts.Host{}, err
+	}
+	return h, nil
+}
+
+// ListHosts returns a page of matching undeleted hosts with their owners'
+// emails, newest first, and the count of all matches, from one snapshot.
+func (d *DB) ListHosts(ctx context.Context, f hosts.Filter, p paging.Page) ([]hosts.AdminHost, int, error) {
+	return listPage(ctx, d, "hosts", hostColsOf+", u.email", "hosts h JOIN users u ON u.id = h.user_id", hostWhere(f),
+		"h.created_at DESC, h.id DESC", p, func(r rowScanner) (hosts.AdminHost, error) {
+			var a hosts.AdminHost
+			var err error
+			a.Host, err = scanHost(r, &a.UserEmail)
+			return a, err
+		})
+}
+
+// hostWhere is the filter over hosts h joined with users u. The query is a
+// literal substring: LIKE's wildcards in it are escaped. lower() folds
+// ASCII only on SQLite, all of Unicode on PostgreSQL.
+func hostWhere(f hosts.Filter) where {
+	var w where
+	w.addSQL(`h.deleted_at IS NULL`)
+	if f.Query != "" {
+		w.add(`(lower(u.email) LIKE $%[1]d ESCAPE '!' OR lower(h.name) LIKE $%[1]d ESCAPE '!'
+			OR lower(h.id) LIKE $%[1]d ESCAPE '!' OR lower(h.public_ip) LIKE $%[1]d ESCAPE '!')`,
+			"%"+escapeLike(strings.ToLower(f.Query))+"%")
+	}
+	if f.Status != "" {
+		w.add(`h.status = $%d`, string(f.Status))
+	}
+	return w
+}
+
+// allStatuses are the statuses CountHosts always reports.
+var allStatuses = []hosts.Status{
+	hosts.StatusPending, hosts.StatusOnline, hosts.StatusStale, hosts.StatusOffline, hosts.StatusBanned,
+}
+
+// CountHosts counts undeleted hosts by status; every status is present,
+// zero when no host has it.
+func (d *DB) CountHosts(ctx context.Context) (map[hosts.Status]int, error) {
+	rows, err := d.read.QueryContext(ctx, `SELECT status, count(*) FROM hosts WHERE deleted_at IS NULL GROUP BY status`)
+	if err != nil {
+		return nil, d.errorf("count hosts", err)
+	}
+	type count struct {
+		status hosts.Status
+		n      int
+	}
+	counts, err := collect(rows, func(r rowScanner) (count, error) {
+		var c count
+		return c, r.Scan((*string)(&c.status), &c.n)
+	})
+	if err != nil {
+		return nil, d.errorf("count hosts", err)
+	}
+	out := make(map[hosts.Status]int, len(allStatuses))
+	for _, s := range allStatuses {
+		out[s] = 0
+	}
+	for _, c := range counts {
+		out[c.status] = c.n
+	}
+	return out, nil
+}
+
+// trimHistory deletes the host's rows of table beyond the newest keep, by
+// (at, seq): it finds the newest row to go and deletes it and every older
+// one, one index range. keep < 1 trims nothing.
+func (d *DB) trimHistory(ctx context.Context, tx *sql.Tx, table, hostID string, keep int) error {
+	if keep < 1 {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx,
+		`DELETE FROM `+table+` WHERE host_id = $1 AND (at, seq) <= (
+			SELECT at, seq FROM `+table+` WHERE host_id = $1 ORDER BY at DESC, seq DESC LIMIT 1 OFFSET $2)`,
+		hostID, int64(keep))
+	if err != nil {
+		return d.errorf("trim "+table, err)
+	}
+	return nil
+}
+
+// AppendMetrics stores m for the undeleted host and keeps only its newest
+// keep samples (keep < 1: all); ErrNotFound for an unknown or deleted host.
+func (d *DB) AppendMetrics(ctx context.Context, hostID string, m hosts.Metrics, keep int) error {
+	return d.withTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx,
+			`INSERT INTO host_metrics (host_id, at, cpu_pct, mem_pct, disk_pct, net_rx_bps, net_tx_bps, tcp_conns, uptime_s)
+			 SELECT id, $2, $3, $4, $5, $6, $7, $8, $9 FROM hosts WHERE id = $1 AND deleted_at IS NULL`,
+			hostID, d.timeArg(m.At), m.CPUPct, m.MemPct, m.DiskPct, m.NetRxBps, m.NetTxBps, m.TCPConns, m.UptimeS)
+		if err != nil {
+			return d.errorf("append metrics", err)
+		}
+		if err := affected(res, hosts.ErrNotFound); err != nil {
+			return err
+		}
+		return d.trimHistory(ctx, tx, "host_metrics", hostID, keep)
+	})
+}
+
+// ListMetrics returns up to limit newest samples of the undeleted host,
+// newest first; none for an unknown or deleted host, or limit < 1.
+func (d *DB) ListMetrics(ctx context.Context, hostID string, limit int) ([]hosts.Metrics, error) {
+	if limit < 1 {
+		return nil, nil
+	}
+	rows, err := d.read.QueryContext(ctx,
+		`SELECT m.at, m.cpu_pct, m.mem_pct, m.disk_pct, m.net_rx_bps, m.net_tx_bps, m.tcp_conns, m.uptime_s
+		 FROM host_metrics m JOIN hosts h ON h.id = m.host_id
+		 WHERE m.host_id = $1 AND h.deleted_at IS NULL
+		 ORDER BY m.at DESC, m.seq DESC LIMIT $2`, hostID, int64(limit))
+	if err != nil {
+		return nil, d.errorf("list metrics", err)
+	}
+	ms, err := collect(rows, func(r rowScanner) (hosts.Metrics, error) {
+		var m hosts.Metrics
+		return m, r.Scan(timeDest{&m.At}, &m.CPUPct, &m.MemPct, &m.DiskPct, &m.NetRxBps, &m.NetTxBps, &m.TCPConns, &m.UptimeS)
+	})
+	if err != nil {
+		return nil, d.errorf("list metrics", err)
+	}
+	return ms, nil
+}
+
+// AppendEvent stores e for the undeleted host, with a new random (v4) UUID
+// as its ID unless it has one, and keeps only the host's newest keep events
+// (keep < 1: all); ErrNotFound for an unknown or deleted host.
+func (d *DB) AppendEvent(ctx context.Context, hostID string, e hosts.Event, keep int) error {
+	if e.ID == "" {
+		e.ID = uuid.NewString()
+	}
+	return d.withTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx,
+			`INSERT INTO host_events (id, host_id, at, kind, message)
+			 SELECT $2, id, $3, $4, $5 FROM hosts WHERE id = $1 AND deleted_at IS NULL`,
+			hostID, e.ID, d.timeArg(e.At), e.Kind, e.Message)
+		if err != nil {
+			return d.errorf("append event", err)
+		}
+		if err := affected(res, hosts.ErrNotFound); err != nil {
+			return err
+		}
+		return d.trimHistory(ctx, tx, "host_events", hostID, keep)
+	})
+}
+
+// ListEvents returns up to limit newest events of the undeleted host,
+// newest first; none for an unknown or deleted host, or limit < 1.
+func (d *DB) ListEvents(ctx context.Context, hostID string, limit int) ([]hosts.Event, error) {
+	if limit < 1 {
+		return nil, nil
+	}
+	rows, err := d.read.QueryContext(ctx,
+		`SELECT e.id, e.at, e.kind, e.message
+		 FROM host_events e JOIN hosts h ON h.id = e.host_id
+		 WHERE e.host_id = $1 AND h.deleted_at IS NULL
+		 ORDER BY e.at DESC, e.seq DESC LIMIT $2`, hostID, int64(limit))
+	if err != nil {
+		return nil, d.errorf("list events", err)
+	}
+	es, err := collect(rows, func(r rowScanner) (hosts.Event, error) {
+		var e hosts.Event
+		return e, r.Scan(&e.ID, timeDest{&e.At}, &e.Kind, &e.Message)
+	})
+	if err != nil {
+		return nil, d.errorf("list events", err)
+	}
+	return es, nil
+}

@@ -1,0 +1,39 @@
+// Package store composes the storage interfaces the domain packages declare
+// into the one Store a hub opens, and opens it: PostgreSQL for a
+// postgres:// URL, otherwise an SQLite file in the data directory.
+//
+// Both engines share one implementation (package sqldb) that differs only in
+// its dialect; both pass one contract suite (package storetest).
+package store
+
+import (
+	"context"
+
+	"hostgate/internal/accounts"
+	"hostgate/internal/admin"
+	"hostgate/internal/apikeys"
+	"hostgate/internal/audit"
+	"hostgate/internal/billing"
+	"hostgate/internal/hosts"
+	"hostgate/internal/keyring"
+	"hostgate/internal/versions"
+)
+
+// Store is everything the hub keeps durably.
+type Store interface {
+	accounts.Store
+	admin.Store
+	apikeys.Store
+	audit.Store
+	billing.Store
+	billing.RechargeStore
+	hosts.Store
+	keyring.Store
+	versions.Store
+
+	// Ping checks the database; /readyz reports its error text.
+	Ping(ctx context.Context) error
+	// Name names the engine: "postgres" or "sqlite".
+	Name() string
+	Close() error
+}

@@ -1,0 +1,87 @@
+package storetest
+
+import (
+	"testing"
+
+	"hostgate/internal/admin"
+	"hostgate/internal/store"
+)
+
+var adminTests = []test{
+	{"RoundTrip", testAdminRoundTrip},
+	{"UsernameTaken", testAdminUsernameTaken},
+	{"NotFound", testAdminNotFound},
+	{"SetPasswordHash", testAdminSetPasswordHash},
+	{"Roles", testAdminRoles},
+}
+
+func newAdmin(username string, role admin.Role) admin.Admin {
+	return admin.Admin{ID: newID(), Username: username, Role: role, Status: "active", CreatedAt: t0}
+}
+
+func checkAdmin(t *testing.T, what string, got, want admin.Admin) {
+	t.Helper()
+	if got.ID != want.ID || got.Username != want.Username || got.Role != want.Role || got.Status != want.Status {
+		t.Errorf("%s: got %+v, want %+v", what, got, want)
+	}
+	checkTime(t, what+" CreatedAt", got.CreatedAt, want.CreatedAt)
+}
+
+func testAdminRoundTrip(t *testing.T, s store.Store) {
+	a := newAdmin("root", admin.Owner)
+	must(t, "CreateAdmin", s.CreateAdmin(t.Context(), a, "admin-hash"))
+	got, err := s.AdminByID(t.Context(), a.ID)
+	must(t, "AdminByID", err)
+	checkAdmin(t, "AdminByID", got, a)
+	got, hash, err := s.AdminCredentials(t.Context(), "root")
+	must(t, "AdminCredentials", err)
+	checkAdmin(t, "AdminCredentials", got, a)
+	if hash != "admin-hash" {
+		t.Errorf("hash: got %q, want %q", hash, "admin-hash")
+	}
+}
+
+func testAdminUsernameTaken(t *testing.T, s store.Store) {
+	must(t, "CreateAdmin", s.CreateAdmin(t.Context(), newAdmin("root", admin.Owner), "h"))
+	err := s.CreateAdmin(t.Context(), newAdmin("root", admin.Viewer), "h")
+	checkErr(t, "CreateAdmin duplicate", err, admin.ErrUsernameTaken)
+}
+
+func testAdminNotFound(t *testing.T, s store.Store) {
+	must(t, "CreateAdmin", s.CreateAdmin(t.Context(), newAdmin("root", admin.Owner), "h"))
+	ctx := t.Context()
+	for _, c := range []struct {
+		op  string
+		err error
+	}{
+		{"AdminByID", second(s.AdminByID(ctx, newID()))},
+		{"AdminCredentials", third(s.AdminCredentials(ctx, "nobody"))},
+		{"SetAdminPasswordHash", s.SetAdminPasswordHash(ctx, newID(), "h")},
+	} {
+		checkErr(t, c.op, c.err, admin.ErrAdminNotFound)
+	}
+}
+
+func testAdminSetPasswordHash(t *testing.T, s store.Store) {
+	a := newAdmin("root", admin.Owner)
+	must(t, "CreateAdmin", s.CreateAdmin(t.Context(), a, "old"))
+	must(t, "SetAdminPasswordHash", s.SetAdminPasswordHash(t.Context(), a.ID, "new"))
+	_, hash, err := s.AdminCredentials(t.Context(), "root")
+	must(t, "AdminCredentials", err)
+	if hash != "new" {
+		t.Errorf("hash: got %q, want %q", hash, "new")
+	}
+}
+
+func testAdminRoles(t *testing.T, s store.Store) {
+	for _, role := range admin.Roles {
+		a := newAdmin("admin-"+string(role), role)
+		must(t, "CreateAdmin "+string(role), s.CreateAdmin(t.Context(), a, "h"))
+		got, err := s.AdminByID(t.Context(), a.ID)
+		must(t, "AdminByID", err)
+		checkAdmin(t, "admin with role "+string(role), got, a)
+	}
+	if err := s.CreateAdmin(t.Context(), newAdmin("boss", "superuser"), "h"); err == nil {
+		t.Error("CreateAdmin with an unknown role: got nil error, want the schema to refuse it")
+	}
+}

@@ -1,0 +1,253 @@
+package storetest
+
+import (
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"hostgate/internal/audit"
+	"hostgate/internal/billing"
+	"hostgate/internal/paging"
+	"hostgate/internal/store"
+)
+
+var billingTests = []test{
+	{"ChargeWithoutBalance", testChargeWithoutBalance},
+	{"AdjustThenCharge", testAdjustThenCharge},
+	{"AdjustBelowZero", testAdjustBelowZero},
+	{"AdjustUnknownUser", testAdjustUnknownUser},
+	{"FreeModeAndZeroPrice", testFreeModeAndZeroPrice},
+	{"ConcurrentChargesAreExact", testConcurrentCharges},
+	{"EventsPage", testEventsPage},
+	{"SeededRules", testSeededRules},
+	{"RulesTakeEffectAtOnce", testRulesTakeEffect},
+}
+
+func testRulesTakeEffect(t *testing.T, s store.Store) {
+	user := fund(t, s, 100_000)
+	adm := audit.Actor{AdminID: "adm", Role: "finance"}
+	now := t0.Add(time.Minute) // charge() charges at t0+1m
+	// A newer rule of the code wins over the seed.
+	r := billing.Rule{ID: newID(), Code: billing.RuleDir, Units: 3000, ValidFrom: t0, CreatedAt: t0}
+	must(t, "CreateRule", s.CreateRule(t.Context(), r, adm.Entry(audit.ActionPricingCreate, "pricing_rule", r.ID)))
+	if c, err := charge(s, t, user, billing.RuleDir); err != nil || c.Units != 3000 {
+		t.Fatalf("after create: %+v %v", c, err)
+	}
+	units := billing.Units(250)
+	_, err := s.UpdateRule(t.Context(), r.ID, billing.RuleChange{Units: &units, At: now}, adm.Entry(audit.ActionPricingUpdate, "pricing_rule", r.ID))
+	must(t, "UpdateRule", err)
+	if c, err := charge(s, t, user, billing.RuleDir); err != nil || c.Units != 250 {
+		t.Fatalf("after update: %+v %v", c, err)
+	}
+	// Ending it brings the seed back; ListRules hides it unless asked.
+	end := now
+	_, err = s.UpdateRule(t.Context(), r.ID, billing.RuleChange{ValidUntil: &end, At: now}, adm.Entry(audit.ActionPricingUpdate, "pricing_rule", r.ID))
+	must(t, "UpdateRule end", err)
+	if c, err := charge(s, t, user, billing.RuleDir); err != nil || c.Units != 1000 {
+		t.Fatalf("after end: %+v %v", c, err)
+	}
+	live, _ := s.ListRules(t.Context(), false, now)
+	all, _ := s.ListRules(t.Context(), true, now)
+	if len(all) != len(live)+1 {
+		t.Fatalf("%d rules with expired, %d without; want one more", len(all), len(live))
+	}
+	before := billing.Units(5)
+	bad := t0.Add(-time.Hour)
+	if _, err := s.UpdateRule(t.Context(), r.ID, billing.RuleChange{Units: &before, ValidUntil: &bad, At: now},
+		adm.Entry(audit.ActionPricingUpdate, "pricing_rule", r.ID)); !errors.Is(err, billing.ErrRuleWindow) {
+		t.Fatalf("end before start: %v", err)
+	}
+	if _, err := s.UpdateRule(t.Context(), newID(), billing.RuleChange{Units: &before, At: now},
+		adm.Entry(audit.ActionPricingUpdate, "pricing_rule", "x")); !errors.Is(err, billing.ErrRuleNotFound) {
+		t.Fatalf("unknown rule: %v", err)
+	}
+	entries, _, err := s.ListAudit(t.Context(), audit.Filter{Action: audit.ActionPricingUpdate}, paging.Page{Limit: 10})
+	must(t, "ListAudit", err)
+	if len(entries) != 2 {
+		t.Fatalf("%d update audit rows, want 2 (refused updates write none)", len(entries))
+	}
+}
+
+// fund gives a new user a balance of units through an adjustment.
+func fund(t *testing.T, s store.Store, units billing.Units) string {
+	t.Helper()
+	u := createUser(t, s, newUser(newID()+"@example.com", "payer", t0)).user
+	_, err := s.AdjustBalance(t.Context(), billing.Adjustment{EventID: newID(), UserID: u.ID, Units: units,
+		Reason: "funding", At: t0, Audit: audit.Actor{AdminID: "adm", Role: "owner"}.Entry(audit.ActionUserBalanceAdjust, "user", u.ID)})
+	must(t, "fund", err)
+	return u.ID
+}
+
+func charge(s store.Store, t *testing.T, user, code string) (billing.Charged, error) {
+	return s.ChargeCall(t.Context(), billing.Charge{EventID: newID(), UserID: user, RuleCode: code,
+		HostID: "h1", APIKeyID: "k1", At: t0.Add(time.Minute)})
+}
+
+// checkLedger fails unless the balance is want and equals the sum of events.
+func checkLedger(t *testing.T, s store.Store, user string, want billing.Units) {
+	t.Helper()
+	bal, err := s.Balance(t.Context(), user)
+	must(t, "Balance", err)
+	sum, err := s.SumBillingEvents(t.Context(), user)
+	must(t, "SumBillingEvents", err)
+	if bal != want || sum != bal {
+		t.Fatalf("balance %d, sum of events %d; want both %d", bal, sum, want)
+	}
+}
+
+func testChargeWithoutBalance(t *testing.T, s store.Store) {
+	u := createUser(t, s, newUser("broke@example.com", "broke", t0)).user
+	_, err := charge(s, t, u.ID, billing.RuleDir)
+	checkErr(t, "charge", err, billing.ErrInsufficient)
+	checkLedger(t, s, u.ID, 0)
+}
+
+func testAdjustThenCharge(t *testing.T, s store.Store) {
+	user := fund(t, s, 1500)
+	c, err := charge(s, t, user, billing.RuleFileRead) // 0.5 tokens
+	must(t, "charge", err)
+	if !c.Charged || c.Units != 500 || c.BalanceAfter != 1000 {
+		t.Fatalf("charged %+v, want 500 units leaving 1000", c)
+	}
+	_, err = charge(s, t, user, billing.RuleDir)
+	must(t, "charge", err)
+	_, err = charge(s, t, user, billing.RuleDir)
+	checkErr(t, "charge past zero", err, billing.ErrInsufficient)
+	checkLedger(t, s, user, 0)
+	evs, total, err := s.ListBillingEvents(t.Context(), user, paging.Page{Limit: 10})
+	must(t, "ListBillingEvents", err)
+	if total != 3 || len(evs) != 3 {
+		t.Fatalf("%d events (total %d), want 3", len(evs), total)
+	}
+	for _, e := range evs {
+		if e.Kind == billing.KindCharge && (e.HostID != "h1" || e.APIKeyID != "k1" || e.Units >= 0) {
+			t.Errorf("charge event %+v lacks its call or sign", e)
+		}
+	}
+}
+
+func testAdjustBelowZero(t *testing.T, s store.Store) {
+	user := fund(t, s, 100)
+	_, err := s.AdjustBalance(t.Context(), billing.Adjustment{EventID: newID(), UserID: user, Units: -101,
+		Reason: "too much", At: t0, Audit: audit.Actor{AdminID: "adm"}.Entry(audit.ActionUserBalanceAdjust, "user", user)})
+	checkErr(t, "adjust", err, billing.ErrInsufficient)
+	checkLedger(t, s, user, 100)
+	after, err := s.AdjustBalance(t.Context(), billing.Adjustment{EventID: newID(), UserID: user, Units: -100,
+		Reason: "all", At: t0, Audit: audit.Actor{AdminID: "adm"}.Entry(audit.ActionUserBalanceAdjust, "user", user)})
+	must(t, "adjust to zero", err)
+	if after != 0 {
+		t.Fatalf("after = %d", after)
+	}
+	entries, _, err := s.ListAudit(t.Context(), audit.Filter{Action: audit.ActionUserBalanceAdjust}, paging.Page{Limit: 10})
+	must(t, "ListAudit", err)
+	if len(entries) != 2 {
+		t.Fatalf("%d audit entries, want 2 (the refused adjustment writes none)", len(entries))
+	}
+}
+
+func testAdjustUnknownUser(t *testing.T, s store.Store) {
+	_, err := s.AdjustBalance(t.Context(), billing.Adjustment{EventID: newID(), UserID: newID(), Units: 5,
+		Reason: "x", At: t0, Audit: audit.Actor{AdminID: "adm"}.Entry(audit.ActionUserBalanceAdjust, "user", "x")})
+	checkErr(t, "adjust", err, billing.ErrUserNotFound)
+}
+
+func testFreeModeAndZeroPrice(t *testing.T, s store.Store) {
+	user := fund(t, s, 1000)
+	c, err := charge(s, t, user, billing.RuleHostQuery)
+	must(t, "zero price", err)
+	if c.Charged {
+		t.Fatalf("a zero-price rule charged: %+v", c)
+	}
+	mode, err := s.BillingMode(t.Context())
+	must(t, "BillingMode", err)
+	if mode != billing.ModeCharging {
+		t.Fatalf("fresh mode %q, want charging", mode)
+	}
+	must(t, "SetBillingMode", s.SetBillingMode(t.Context(), billing.ModeFree, audit.Actor{AdminID: "adm"}.Entry(audit.ActionBillingModeChange, "billing", "mode")))
+	if c, err := charge(s, t, user, billing.RuleExecShell); err != nil || c.Charged {
+		t.Fatalf("free mode charged: %+v %v", c, err)
+	}
+	checkLedger(t, s, user, 1000)
+	must(t, "SetBillingMode", s.SetBillingMode(t.Context(), billing.ModeCharging, audit.Actor{AdminID: "adm"}.Entry(audit.ActionBillingModeChange, "billing", "mode")))
+	if _, err := charge(s, t, user, billing.RuleDir); err != nil {
+		t.Fatal(err)
+	}
+	checkLedger(t, s, user, 0)
+}
+
+// testConcurrentCharges: 200 concurrent 1-token charges on a balance of
+// 37 tokens: exactly 37 succeed.
+func testConcurrentCharges(t *testing.T, s store.Store) {
+	user := fund(t, s, 37_000)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	ok, refused := 0, 0
+	for range 200 {
+		wg.Go(func() {
+			_, err := charge(s, t, user, billing.RuleDir)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				ok++
+			case err == billing.ErrInsufficient:
+				refused++
+			default:
+				t.Errorf("charge: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	if ok != 37 || refused != 163 {
+		t.Fatalf("%d charged, %d refused; want 37 and 163", ok, refused)
+	}
+	checkLedger(t, s, user, 0)
+	_, total, err := s.ListBillingEvents(t.Context(), user, paging.Page{Limit: 1})
+	must(t, "ListBillingEvents", err)
+	if total != 38 { // 37 charges and the funding
+		t.Fatalf("%d events, want 38", total)
+	}
+}
+
+func testEventsPage(t *testing.T, s store.Store) {
+	user := fund(t, s, 10_000)
+	for range 5 {
+		_, err := charge(s, t, user, billing.RuleDir)
+		must(t, "charge", err)
+	}
+	evs, total, err := s.ListBillingEvents(t.Context(), user, paging.Page{Limit: 2, Offset: 1})
+	must(t, "ListBillingEvents", err)
+	if total != 6 || len(evs) != 2 {
+		t.Fatalf("page of %d, total %d", len(evs), total)
+	}
+	other := fund(t, s, 1)
+	evs, total, err = s.ListBillingEvents(t.Context(), other, paging.Page{Limit: 10})
+	must(t, "ListBillingEvents", err)
+	if total != 1 || evs[0].UserID != other || evs[0].Kind != billing.KindAdjust || evs[0].Reason != "funding" {
+		t.Fatalf("other user's events: %+v", evs)
+	}
+	checkTime(t, "created_at", evs[0].CreatedAt, t0)
+}
+
+func testSeededRules(t *testing.T, s store.Store) {
+	rules, err := s.ListRules(t.Context(), false, time.Now())
+	must(t, "ListRules", err)
+	want := map[string]billing.Units{
+		billing.RuleDir: 1000, billing.RuleFileRead: 500, billing.RuleFileWrite: 1000, billing.RuleExecShell: 5000,
+		billing.RuleExecProgram: 1000, billing.RuleKillProcess: 2000, billing.RuleSystemInfo: 500,
+		billing.RuleSystemMetrics: 100, billing.RuleShellSession: 100, billing.RuleUpdateL1: 1000,
+	}
+	got := map[string]billing.Units{}
+	for _, r := range rules {
+		got[r.Code] = r.Units
+		if r.ValidUntil != nil || !r.Effective(time.Now()) {
+			t.Errorf("seed rule %s is not open-ended: %+v", r.Code, r)
+		}
+	}
+	for code, units := range want {
+		if got[code] != units {
+			t.Errorf("%s costs %d units, want the spec's %d", code, got[code], units)
+		}
+	}
+}
