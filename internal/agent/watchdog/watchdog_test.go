@@ -21,11 +21,14 @@ type fakeServices struct {
 	checks   chan struct{}
 }
 
+// Running reports each check on f.checks after releasing the lock, so a
+// test blocked in set never waits on a watchdog blocked in the send.
 func (f *fakeServices) Running(string) (bool, error) {
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	defer func() { f.checks <- struct{}{} }()
-	return f.running, f.queryErr
+	running, err := f.running, f.queryErr
+	f.mu.Unlock()
+	f.checks <- struct{}{}
+	return running, err
 }
 
 func (f *fakeServices) Start(string) error {
