@@ -14,6 +14,7 @@
 //	agent → hub  heartbeat  {}            every heartbeat_s; the hub answers heartbeat_ack
 //	agent → hub  metrics    MetricsResult every metrics_s
 //	agent → hub  event      {kind, message}
+//	agent → hub  upgrade    {version, state, reason}  progress of an agent.upgrade
 //
 // Nothing but hello is accepted before welcome; an unknown type later is
 // answered with an error envelope and otherwise ignored.
@@ -46,6 +47,7 @@ const (
 	TypeHeartbeatAck = "heartbeat_ack"
 	TypeMetrics      = "metrics"
 	TypeEvent        = "event"
+	TypeUpgrade      = "upgrade"
 )
 
 // MaxMessage bounds one WebSocket message in either direction.
@@ -122,6 +124,74 @@ const (
 	// OpPing: no args; result Pong. Proves the round trip.
 	OpPing = "agent.ping"
 )
+
+// OpUpgrade asks the agent to replace its executable (args Upgrade). The
+// agent checks the arguments and answers at once with UpgradeAccepted; the
+// download, checks, swap and restart follow in the background and are
+// reported in upgrade messages (UpgradeReport).
+const OpUpgrade = "agent.upgrade"
+
+// Upgrade is the argument of OpUpgrade: where the new executable is and
+// what it must be. The agent refuses a file whose size or SHA-256 differs,
+// and one that does not report Version when run with "version".
+type Upgrade struct {
+	Version   string `json:"version"`
+	ExeURL    string `json:"exe_url"`
+	ExeSHA256 string `json:"exe_sha256"`
+	ExeSize   int64  `json:"exe_size_bytes"`
+}
+
+// UpgradeAccepted is the result of OpUpgrade.
+type UpgradeAccepted struct {
+	State UpgradeState `json:"state"`
+}
+
+// UpgradeState is a step of an upgrade. Requested is the hub's; the agent
+// reports the others. Done, Failed and RolledBack end an upgrade.
+type UpgradeState string
+
+// Upgrade states, in the order an upgrade moves through them.
+const (
+	UpgradeRequested   UpgradeState = "requested"
+	UpgradeDownloading UpgradeState = "downloading"
+	UpgradeVerifying   UpgradeState = "verifying"
+	UpgradeRestarting  UpgradeState = "restarting"
+	UpgradeDone        UpgradeState = "done"
+	UpgradeFailed      UpgradeState = "failed"
+	UpgradeRolledBack  UpgradeState = "rolled_back"
+)
+
+// Terminal reports whether s ends an upgrade.
+func (s UpgradeState) Terminal() bool {
+	return s == UpgradeDone || s == UpgradeFailed || s == UpgradeRolledBack
+}
+
+// Rank orders states so that a late or repeated report never moves an
+// upgrade backwards: a state may only follow one of lower rank. It is -1
+// for an unknown state.
+func (s UpgradeState) Rank() int {
+	switch s {
+	case UpgradeRequested:
+		return 0
+	case UpgradeDownloading:
+		return 1
+	case UpgradeVerifying:
+		return 2
+	case UpgradeRestarting:
+		return 3
+	case UpgradeDone, UpgradeFailed, UpgradeRolledBack:
+		return 4
+	}
+	return -1
+}
+
+// UpgradeReport is the body of an upgrade message (agent → hub). Reason
+// says why an upgrade failed or was rolled back.
+type UpgradeReport struct {
+	Version string       `json:"version"`
+	State   UpgradeState `json:"state"`
+	Reason  string       `json:"reason,omitempty"`
+}
 
 // Pong is the result of OpPing.
 type Pong struct {
