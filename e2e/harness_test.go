@@ -187,6 +187,12 @@ type Agent struct{ *Proc }
 func (e *Env) StartAgent(c Credentials, stateDir string) *Agent {
 	e.t.Helper()
 	_, bin := binaries(e.t)
+	return e.StartAgentExe(bin, c, stateDir)
+}
+
+// StartAgentExe is StartAgent with the agent executable at bin.
+func (e *Env) StartAgentExe(bin string, c Credentials, stateDir string) *Agent {
+	e.t.Helper()
 	args := []string{"run", "--host-id", c.HostID, "--bid", fmt.Sprint(c.BID), "--secret-key", c.SecretKey,
 		"--install-token", c.InstallToken, "--agent-privkey-seed", c.AgentPrivkeySeed, "--agent-pubkey", c.AgentPubkey,
 		"--ws-url", c.WSURL, "--api-endpoint", c.APIEndpoint, "--state-dir", stateDir}
@@ -253,6 +259,18 @@ const (
 	adminPassword = "e2e owner password"
 )
 
+// adminToken signs the bootstrap owner admin in on h.
+func adminToken(t *testing.T, h *Hub) string {
+	t.Helper()
+	var login struct {
+		AccessToken string `json:"access_token"`
+	}
+	if s := call(t, "POST", h.URL+"/v1/admin/auth/login", "", map[string]string{"username": adminUser, "password": adminPassword}, &login); s != 200 {
+		t.Fatalf("admin login: %d", s)
+	}
+	return login.AccessToken
+}
+
 // Customer is a registered user with an API key on a hub.
 type Customer struct {
 	t      *testing.T
@@ -264,14 +282,8 @@ type Customer struct {
 // Fund adds tokens to the customer's balance through the admin API.
 func (c Customer) Fund(h *Hub, tokens float64) {
 	c.t.Helper()
-	var login struct {
-		AccessToken string `json:"access_token"`
-	}
-	if s := call(c.t, "POST", h.URL+"/v1/admin/auth/login", "", map[string]string{"username": adminUser, "password": adminPassword}, &login); s != 200 {
-		c.t.Fatalf("admin login: %d", s)
-	}
 	body := map[string]any{"tokens": tokens, "reason": "e2e funding"}
-	if s := call(c.t, "POST", h.URL+"/v1/admin/users/"+c.UserID+"/balance/adjust", login.AccessToken, body, nil); s != 200 {
+	if s := call(c.t, "POST", h.URL+"/v1/admin/users/"+c.UserID+"/balance/adjust", adminToken(c.t, h), body, nil); s != 200 {
 		c.t.Fatalf("fund: %d", s)
 	}
 }

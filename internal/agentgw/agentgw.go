@@ -36,9 +36,18 @@ const (
 	idleFactor = 3
 )
 
+// Upgrades follows agent upgrades (package upgrades).
+type Upgrades interface {
+	// Report applies an agent's upgrade progress report.
+	Report(ctx context.Context, hostID string, r agentproto.UpgradeReport)
+	// ObserveVersion is told the version an agent runs at each handshake.
+	ObserveVersion(ctx context.Context, hostID, version string)
+}
+
 // Gateway serves agent WebSockets.
 type Gateway struct {
 	hosts    *hosts.Service
+	upgrades Upgrades
 	live     *hosts.Liveness
 	disp     *dispatch.Dispatcher
 	log      *slog.Logger
@@ -49,8 +58,8 @@ type Gateway struct {
 
 // New returns a gateway. ctx bounds the work done for connections (store
 // writes); cancelling it does not close sockets — the dispatcher does that.
-func New(ctx context.Context, h *hosts.Service, live *hosts.Liveness, d *dispatch.Dispatcher, admit *Admission, log *slog.Logger) *Gateway {
-	g := &Gateway{hosts: h, live: live, disp: d, log: log, admit: admit, ctx: ctx}
+func New(ctx context.Context, h *hosts.Service, up Upgrades, live *hosts.Liveness, d *dispatch.Dispatcher, admit *Admission, log *slog.Logger) *Gateway {
+	g := &Gateway{hosts: h, upgrades: up, live: live, disp: d, log: log, admit: admit, ctx: ctx}
 	g.upgrader = gws.NewUpgrader(handler{g}, &gws.ServerOption{
 		ReadMaxPayloadSize: agentproto.MaxMessage,
 		ParallelEnabled:    false,
@@ -204,6 +213,7 @@ func (h handler) hello(s *session, e agentproto.Envelope) {
 	h.touch(s.socket)
 	h.g.live.Seen(s.hostID)
 	h.g.hosts.RecordEvent(ctx, s.hostID, "connected", "agent "+hello.AgentVersion+" from "+s.ip)
+	h.g.upgrades.ObserveVersion(ctx, s.hostID, hello.AgentVersion)
 }
 
 func (h handler) serve(s *session, e agentproto.Envelope) {
@@ -227,6 +237,11 @@ func (h handler) serve(s *session, e agentproto.Envelope) {
 		var ev agentproto.Event
 		if agentproto.DecodeBody(e, &ev) == nil {
 			h.g.hosts.RecordEvent(ctx, s.hostID, "agent."+clip(ev.Kind, 32), ev.Message)
+		}
+	case agentproto.TypeUpgrade:
+		var r agentproto.UpgradeReport
+		if agentproto.DecodeBody(e, &r) == nil {
+			h.g.upgrades.Report(ctx, s.hostID, r)
 		}
 	default:
 		s.send(agentproto.TypeError, e.ID, agentproto.Error{Code: "unknown_type", Message: "unknown message type"})

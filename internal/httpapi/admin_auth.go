@@ -70,6 +70,7 @@ func (s *Server) adminRoutes() {
 	adminOp(s, admin.Allow(admin.Finance), audit.ActionUserBalanceAdjust, post("/v1/admin/users/{id}/balance/adjust", "adminAdjustBalance", "Add or take tokens, with a reason"), s.adminAdjustBalance)
 	adminOp(s, admin.Anyone, "", get("/v1/admin/hosts", "adminListHosts", "List hosts of every user"), s.adminListHosts)
 	adminOp(s, admin.Anyone, "", get("/v1/admin/hosts/{id}", "adminGetHost", "Get any host with its live state"), s.adminGetHost)
+	adminOp(s, admin.Allow(admin.Operator), audit.ActionHostPushUpgrade, post("/v1/admin/hosts/{id}/push-upgrade", "adminPushUpgrade", "Upgrade a host's agent to a published version"), s.adminPushUpgrade)
 	adminOp(s, admin.Allow(admin.Operator), audit.ActionHostDelete, del("/v1/admin/hosts/{id}", "adminDeleteHost", "Delete a host (soft); its agent is dropped at once"), s.adminDeleteHost)
 	adminOp(s, admin.Allow(admin.Operator), audit.ActionHostBan, post("/v1/admin/hosts/{id}/ban", "adminBanHost", "Ban a host: dropped now, refused on every agent route"), s.adminBanHost)
 	adminOp(s, admin.Allow(admin.Operator), audit.ActionHostUnban, post("/v1/admin/hosts/{id}/unban", "adminUnbanHost", "Unban a host (to offline until it reconnects)"), s.adminUnbanHost)

@@ -6,6 +6,7 @@ import (
 	"hostgate/internal/billing"
 	"hostgate/internal/hosts"
 	"hostgate/internal/paging"
+	"hostgate/internal/upgrades"
 )
 
 // AdminHostItem is a host in the admin list.
@@ -30,9 +31,10 @@ type adminHostsOut struct {
 
 type adminHostOut struct {
 	Body struct {
-		Host        hosts.Host `json:"host"`
-		WSConnected bool       `json:"ws_connected"`
-		Online      bool       `json:"online" doc:"Deprecated alias of ws_connected"`
+		Host        hosts.Host        `json:"host"`
+		WSConnected bool              `json:"ws_connected"`
+		Online      bool              `json:"online" doc:"Deprecated alias of ws_connected"`
+		Upgrade     *upgrades.Upgrade `json:"upgrade,omitempty" doc:"The host's latest agent upgrade"`
 	}
 }
 
@@ -83,8 +85,12 @@ func (s *Server) adminGetHost(ctx context.Context, in *HostIDParam) (*adminHostO
 	if err != nil {
 		return nil, err
 	}
+	up, err := s.cfg.Upgrades.Get(ctx, h.ID)
+	if err != nil {
+		return nil, err
+	}
 	out := &adminHostOut{}
-	out.Body.Host, out.Body.WSConnected, out.Body.Online = h, on, on
+	out.Body.Host, out.Body.WSConnected, out.Body.Online, out.Body.Upgrade = h, on, on, up
 	return out, nil
 }
 

@@ -139,7 +139,16 @@ func TestAdminRolesAndAudit(t *testing.T) {
 					}
 					target = r.ID
 				}
-				if strings.Contains(rt.Path, "/hosts/") {
+				switch {
+				case strings.HasSuffix(rt.Path, "/push-upgrade"):
+					ver := fmt.Sprintf("0.%d.0", versionSeq.Add(1))
+					if _, err := h.Versions.Publish(t.Context(), audit.Actor{AdminID: "setup"}, versions.Publish{Version: ver,
+						ExeURL: "http://127.0.0.1:1/a.exe", ExeSHA256: strings.Repeat("ab", 32), ExeSizeBytes: 10}); err != nil {
+						t.Fatal(err)
+					}
+					target = h.ConnectAgent(t, target, nil)
+					body = map[string]string{"version": ver}
+				case strings.Contains(rt.Path, "/hosts/"):
 					hs, _, err := h.Hosts.Create(t.Context(), target, "target", nil, false)
 					if err != nil {
 						t.Fatal(err)

@@ -48,13 +48,15 @@ var statusByCode = map[string]int{
 
 	"method_not_allowed": 405,
 
-	apperr.CodeConflict: 409,
-	"email_taken":       409,
-	"username_taken":    409,
-	"host_offline":      409,
-	"version_yanked":    409,
-	"version_exists":    409,
-	"bid_collision":     409,
+	apperr.CodeConflict:   409,
+	"email_taken":         409,
+	"username_taken":      409,
+	"host_offline":        409,
+	"version_yanked":      409,
+	"version_exists":      409,
+	"bid_collision":       409,
+	"upgrade_in_progress": 409,
+	"version_unsupported": 409,
 
 	"body_too_large":         413,
 	"unsupported_media_type": 415,

@@ -27,6 +27,7 @@ import (
 	"hostgate/internal/hosts"
 	"hostgate/internal/installer"
 	"hostgate/internal/operations"
+	"hostgate/internal/upgrades"
 	"hostgate/internal/versions"
 )
 
@@ -45,6 +46,7 @@ type Config struct {
 	Billing    *billing.Service
 	Payments   Payments
 	Versions   *versions.Service
+	Upgrades   *upgrades.Service
 	Gateway    *agentgw.Gateway
 	Exe        *installer.ExeSource
 	// Ready lists the dependencies /readyz probes.

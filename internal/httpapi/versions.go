@@ -3,6 +3,8 @@ package httpapi
 import (
 	"context"
 
+	"hostgate/internal/apperr"
+	"hostgate/internal/upgrades"
 	"hostgate/internal/versions"
 )
 
@@ -43,4 +45,24 @@ func (s *Server) adminYankVersion(ctx context.Context, in *versionParam) (*OK, e
 		return nil, err
 	}
 	return ok(), nil
+}
+
+type pushUpgradeIn struct {
+	HostIDParam
+	Body struct {
+		Version string `json:"version" required:"false" maxLength:"64" doc:"A published, unyanked version (required)"`
+	}
+}
+
+type pushUpgradeOut struct{ Body upgrades.Result }
+
+func (s *Server) adminPushUpgrade(ctx context.Context, in *pushUpgradeIn) (*pushUpgradeOut, error) {
+	if in.Body.Version == "" {
+		return nil, apperr.New(versions.CodeVersionRequired, "version is required")
+	}
+	res, err := s.cfg.Upgrades.Push(ctx, actor(ctx), in.ID, in.Body.Version)
+	if err != nil {
+		return nil, err
+	}
+	return &pushUpgradeOut{Body: res}, nil
 }

@@ -30,7 +30,9 @@ import (
 	"hostgate/internal/lockout"
 	"hostgate/internal/operations"
 	"hostgate/internal/passwords"
+	"hostgate/internal/periodic"
 	"hostgate/internal/store"
+	"hostgate/internal/upgrades"
 	"hostgate/internal/versions"
 )
 
@@ -50,6 +52,7 @@ type Hub struct {
 	Dispatch *dispatch.Dispatcher
 	Billing  *billing.Service
 	Versions *versions.Service
+	Upgrades *upgrades.Service
 	live     *hosts.Liveness
 	admit    *agentgw.Admission
 	server   *httpapi.Server
@@ -101,12 +104,14 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (h *Hub, err error)
 	h.Billing = billing.NewService(h.store)
 	h.Versions = versions.NewService(h.store)
 	h.admit = agentgw.NewAdmission(cfg.HandshakeConcurrency, cfg.HandshakeRate, int(cfg.HandshakeRate))
-	gw := agentgw.New(h.bg, h.Hosts, h.live, h.Dispatch, h.admit, log)
+	h.Upgrades = upgrades.NewService(h.store, h.Hosts, h.Versions, h.Dispatch, log)
+	gw := agentgw.New(h.bg, h.Hosts, h.Upgrades, h.live, h.Dispatch, h.admit, log)
 	h.server = httpapi.New(httpapi.Config{
 		Accounts: h.Accounts, Admins: h.Admins, Audit: h.store,
 		Hosts: h.Hosts, Liveness: h.live, APIKeys: h.APIKeys, Dispatch: h.Dispatch, Gateway: gw,
 		Billing: h.Billing, Operations: operations.NewService(h.Hosts, h.Dispatch, h.Billing),
 		Versions:       h.Versions,
+		Upgrades:       h.Upgrades,
 		Payments:       httpapi.Payments{Dummy: cfg.PaymentDummy, EPay: cfg.EPay, PublicURL: cfg.PublicURL.String()},
 		Exe:            &installer.ExeSource{URL: cfg.ExeURL, SHA256: cfg.ExeSHA256},
 		Ready:          h.readyChecks(),
@@ -170,6 +175,7 @@ func (h *Hub) background(ctx context.Context) (wait func(), err error) {
 	wg.Go(func() { h.live.Run(ctx, hosts.FlushInterval, logErr("liveness flush")) })
 	wg.Go(func() { h.APIKeys.Run(ctx, 30*time.Second, logErr("api key flush")) })
 	wg.Go(func() { h.Billing.RunExpiry(ctx, time.Minute, logErr("recharge expiry")) })
+	wg.Go(func() { periodic.Run(ctx, time.Minute, h.Upgrades.Sweep, logErr("upgrade sweep")) })
 	select {
 	case <-ready:
 		return wg.Wait, nil

@@ -16,6 +16,7 @@ import (
 	"hostgate/internal/billing"
 	"hostgate/internal/hosts"
 	"hostgate/internal/keyring"
+	"hostgate/internal/upgrades"
 	"hostgate/internal/versions"
 )
 
@@ -29,6 +30,7 @@ type Store interface {
 	billing.RechargeStore
 	hosts.Store
 	keyring.Store
+	upgrades.Store
 	versions.Store
 
 	// Ping checks the database; /readyz reports its error text.

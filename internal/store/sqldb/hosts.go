@@ -448,22 +448,26 @@ func (d *DB) ListMetrics(ctx context.Context, hostID string, limit int) ([]hosts
 // as its ID unless it has one, and keeps only the host's newest keep events
 // (keep < 1: all); ErrNotFound for an unknown or deleted host.
 func (d *DB) AppendEvent(ctx context.Context, hostID string, e hosts.Event, keep int) error {
+	return d.withTx(ctx, func(tx *sql.Tx) error { return d.insertHostEvent(ctx, tx, hostID, e, keep) })
+}
+
+// insertHostEvent is AppendEvent inside tx, for changes that record an event
+// in their own transaction.
+func (d *DB) insertHostEvent(ctx context.Context, tx *sql.Tx, hostID string, e hosts.Event, keep int) error {
 	if e.ID == "" {
 		e.ID = uuid.NewString()
 	}
-	return d.withTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx,
-			`INSERT INTO host_events (id, host_id, at, kind, message)
-			 SELECT $2, id, $3, $4, $5 FROM hosts WHERE id = $1 AND deleted_at IS NULL`,
-			hostID, e.ID, d.timeArg(e.At), e.Kind, e.Message)
-		if err != nil {
-			return d.errorf("append event", err)
-		}
-		if err := affected(res, hosts.ErrNotFound); err != nil {
-			return err
-		}
-		return d.trimHistory(ctx, tx, "host_events", hostID, keep)
-	})
+	res, err := tx.ExecContext(ctx,
+		`INSERT INTO host_events (id, host_id, at, kind, message)
+		 SELECT $2, id, $3, $4, $5 FROM hosts WHERE id = $1 AND deleted_at IS NULL`,
+		hostID, e.ID, d.timeArg(e.At), e.Kind, e.Message)
+	if err != nil {
+		return d.errorf("append event", err)
+	}
+	if err := affected(res, hosts.ErrNotFound); err != nil {
+		return err
+	}
+	return d.trimHistory(ctx, tx, "host_events", hostID, keep)
 }
 
 // ListEvents returns up to limit newest events of the undeleted host,

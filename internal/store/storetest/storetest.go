@@ -38,6 +38,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("billing", func(t *testing.T) { runAll(t, open, billingTests) })
 	t.Run("recharges", func(t *testing.T) { runAll(t, open, rechargeTests) })
 	t.Run("versions", func(t *testing.T) { runAll(t, open, versionTests) })
+	t.Run("upgrades", func(t *testing.T) { runAll(t, open, upgradeTests) })
 	t.Run("engine", func(t *testing.T) { runAll(t, open, engineTests) })
 }
 

@@ -1,0 +1,49 @@
+package hubtest
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"hostgate/internal/agent"
+)
+
+// ConnectAgent creates a host for the user ownerID with fresh install
+// credentials, runs an in-process agent for it (change lets a test adjust
+// its config) and waits until the hub has it connected. The agent stops
+// when the test ends. It returns the host id.
+func (h *Hub) ConnectAgent(t testing.TB, ownerID string, change func(*agent.Config)) string {
+	t.Helper()
+	host, c, err := h.Hosts.Create(t.Context(), ownerID, "agent", nil, true)
+	if err != nil {
+		t.Fatalf("create host: %v", err)
+	}
+	cfg := agent.Config{
+		HostID: c.HostID, BID: c.BID, SecretKey: c.SecretKey, InstallToken: c.InstallToken,
+		AgentPrivkeySeed: c.AgentPrivkeySeed, AgentPubkey: c.AgentPubkey, WSURL: c.WSURL, APIEndpoint: c.APIEndpoint,
+		StateDir: t.TempDir(), BackoffBase: 50 * time.Millisecond, BackoffCap: time.Second,
+	}
+	if change != nil {
+		change(&cfg)
+	}
+	a, err := agent.New(cfg, Logger(t))
+	if err != nil {
+		t.Fatalf("agent: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = a.Run(ctx) })
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		on, err := h.Dispatch.Online(t.Context(), host.ID)
+		if err == nil && on {
+			return host.ID
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("agent of host %s not connected within 20 s (last error %v)", host.ID, a.Status().LastError)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
