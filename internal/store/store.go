@@ -14,6 +14,7 @@ import (
 	"hostgate/internal/apikeys"
 	"hostgate/internal/audit"
 	"hostgate/internal/billing"
+	"hostgate/internal/deliveries"
 	"hostgate/internal/hosts"
 	"hostgate/internal/keyring"
 	"hostgate/internal/upgrades"
@@ -28,6 +29,7 @@ type Store interface {
 	audit.Store
 	billing.Store
 	billing.RechargeStore
+	deliveries.Store
 	hosts.Store
 	keyring.Store
 	upgrades.Store

@@ -38,7 +38,7 @@ const (
 // uniqueViolation is SQLSTATE unique_violation.
 const uniqueViolation = "23505"
 
-var dialect = sqldb.Dialect{Name: "postgres", IsUniqueViolation: isUniqueViolation}
+var dialect = sqldb.Dialect{Name: "postgres", IsUniqueViolation: isUniqueViolation, RowLocks: true}
 
 // Open connects to the database at url (postgres://…), applies the
 // migrations it lacks, and returns the store.

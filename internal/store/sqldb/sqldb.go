@@ -25,6 +25,10 @@ type Dialect struct {
 	// TextTimes stores times as TimeFormat text, for an engine without a
 	// time type; otherwise times are passed to the driver as time.Time.
 	TextTimes bool
+	// RowLocks says the engine has SELECT … FOR UPDATE [SKIP LOCKED]. An
+	// engine without it (SQLite) must serialise writers instead, so that a
+	// read-then-write in one transaction sees no concurrent writer.
+	RowLocks bool
 }
 
 // TimeFormat is how times are stored when Dialect.TextTimes is set: UTC,

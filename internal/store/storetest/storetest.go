@@ -39,6 +39,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("recharges", func(t *testing.T) { runAll(t, open, rechargeTests) })
 	t.Run("versions", func(t *testing.T) { runAll(t, open, versionTests) })
 	t.Run("upgrades", func(t *testing.T) { runAll(t, open, upgradeTests) })
+	t.Run("deliveries", func(t *testing.T) { runAll(t, open, deliveryTests) })
 	t.Run("engine", func(t *testing.T) { runAll(t, open, engineTests) })
 }
 

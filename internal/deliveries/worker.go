@@ -1,0 +1,209 @@
+package deliveries
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"hostgate/internal/webhooks"
+)
+
+// Worker defaults.
+const (
+	DefaultInterval = 5 * time.Second  // scan period (spec 6.1)
+	DefaultLease    = 60 * time.Second // far above Timeout: a lease outlives its attempt
+	DefaultBatch    = 50
+	DefaultParallel = 8
+	// Timeout bounds one attempt: the receiver must answer within 5 s.
+	Timeout = 5 * time.Second
+)
+
+// Worker sends due deliveries: it claims a batch with a lease, sends each
+// (different hosts in parallel, a host's deliveries one at a time and in
+// order, which ClaimDue guarantees) and records each result. Several
+// Workers, in one hub or in several, may share one Store.
+//
+// Set the fields, then call Run; Wake may be called at any time.
+type Worker struct {
+	Store  Store
+	Sealer Sealer
+	// Instance names this worker as the owner of its leases; it must
+	// differ between hub instances.
+	Instance string
+	// Client sends the requests; nil is NewClient(AllowPrivate).
+	Client *http.Client
+	// AllowPrivate lets the default client reach private, loopback and
+	// link-local addresses (HOSTGATE_WEBHOOK_ALLOW_PRIVATE=1).
+	AllowPrivate bool
+	// Scale multiplies every delay of the formats' retry schedules; 0
+	// means 1 (the spec's schedules). Test-only: tests set e.g. 0.001.
+	Scale float64
+	// Interval, Lease, Batch and Parallel default to the constants above.
+	Interval time.Duration
+	Lease    time.Duration
+	Batch    int
+	Parallel int
+	Log      *slog.Logger
+	// Now is the clock; nil is time.Now.
+	Now func() time.Time
+
+	once   sync.Once
+	wake   chan struct{}
+	client *http.Client
+}
+
+func (w *Worker) init() {
+	w.once.Do(func() {
+		w.wake = make(chan struct{}, 1)
+		w.client = w.Client
+		if w.client == nil {
+			w.client = NewClient(w.AllowPrivate)
+		}
+		if w.Log == nil {
+			w.Log = slog.New(slog.DiscardHandler)
+		}
+		if w.Now == nil {
+			w.Now = time.Now
+		}
+	})
+}
+
+// Wake makes Run scan at once, for a caller that has just committed a
+// delivery. It never blocks.
+func (w *Worker) Wake() {
+	w.init()
+	select {
+	case w.wake <- struct{}{}:
+	default: // a wake-up is already pending
+	}
+}
+
+// Run sends deliveries until ctx ends. It scans every Interval and when
+// woken, and at once again after a scan that claimed something (a
+// success may have released a host's next delivery).
+func (w *Worker) Run(ctx context.Context) {
+	w.init()
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-w.wake:
+		}
+		n, err := w.RunOnce(ctx)
+		if err != nil && ctx.Err() == nil {
+			w.Log.Error("webhook deliveries: scan", "err", err)
+		}
+		next := orDefault(w.Interval, DefaultInterval)
+		if n > 0 {
+			next = 0
+		}
+		t.Reset(next)
+	}
+}
+
+// RunOnce claims one batch, sends it and records the results; it returns
+// how many deliveries it claimed.
+func (w *Worker) RunOnce(ctx context.Context) (int, error) {
+	w.init()
+	batch, err := w.Store.ClaimDue(ctx, w.Instance, w.Now(), orDefault(w.Lease, DefaultLease), orDefault(w.Batch, DefaultBatch))
+	if err != nil || len(batch) == 0 {
+		return 0, err
+	}
+	// A batch holds at most one delivery per host, so its sends are
+	// independent; the semaphore bounds them.
+	sem := make(chan struct{}, orDefault(w.Parallel, DefaultParallel))
+	var wg sync.WaitGroup
+	for _, d := range batch {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			w.deliver(ctx, d)
+		})
+	}
+	wg.Wait()
+	return len(batch), nil
+}
+
+// deliver makes one attempt at d and records it.
+func (w *Worker) deliver(ctx context.Context, d Delivery) {
+	status, why := w.send(ctx, d)
+	sched, err := webhooks.ScheduleFor(d.Format)
+	if err != nil {
+		sched = webhooks.Schedule{} // dead at once: never retry a bad row forever
+	}
+	if w.Scale != 0 {
+		sched = sched.Scaled(w.Scale)
+	}
+	r := Outcome(d, sched, w.Now(), status, why)
+	// Record even when ctx has just ended, so the attempt is not lost.
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), Timeout)
+	defer cancel()
+	if err := w.Store.FinishDelivery(fctx, d.ID, w.Instance, r); err != nil {
+		w.Log.Warn("webhook delivery: record attempt", "delivery_id", d.ID, "err", err)
+		return
+	}
+	w.Log.Info("webhook delivery attempt", "delivery_id", d.ID, "host_id", d.HostID,
+		"status", r.Status, "http_status", status, "attempt", d.Attempts+1, "err", r.Error)
+}
+
+// send posts d once: the receiver's status code, and why it failed ("" on
+// a 2xx answer). The error text never holds a secret or the target URL.
+func (w *Worker) send(ctx context.Context, d Delivery) (int, string) {
+	ev, err := d.Event(w.Sealer)
+	if err != nil {
+		w.Log.Error("webhook delivery: rebuild event", "delivery_id", d.ID, "err", err)
+		return 0, "cannot rebuild the event"
+	}
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	req, err := webhooks.NewRequest(ctx, d.Format, ev, w.Now())
+	if err != nil {
+		return 0, "cannot build the request"
+	}
+	resp, err := w.client.Do(req)
+	if err != nil {
+		return 0, describe(err)
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10)) // lets the connection be reused
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return resp.StatusCode, fmt.Sprintf("receiver answered %d", resp.StatusCode)
+	}
+	return resp.StatusCode, ""
+}
+
+// describe is a short reason for a failed request, without the URL (which
+// url.Error repeats and a customer may have put a token in).
+func describe(err error) string {
+	var refused *RefusedError
+	switch {
+	case errors.As(err, &refused):
+		return refused.Error()
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout: no answer within 5s"
+	}
+	if ue, ok := errors.AsType[*url.Error](err); ok {
+		if ue.Timeout() {
+			return "timeout: no answer within 5s"
+		}
+		err = ue.Err
+	}
+	return "request failed: " + err.Error()
+}
+
+// orDefault is v, or def when v is not positive.
+func orDefault[T int | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
+}

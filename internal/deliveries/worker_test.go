@@ -1,0 +1,389 @@
+package deliveries_test
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"hostgate/internal/accounts"
+	"hostgate/internal/deliveries"
+	"hostgate/internal/hosts"
+	"hostgate/internal/keyring"
+	"hostgate/internal/pgtest"
+	"hostgate/internal/store"
+	"hostgate/internal/store/postgres"
+	"hostgate/internal/store/sqlite"
+	"hostgate/internal/webhooks"
+)
+
+var _ deliveries.Sealer = (*keyring.Keyring)(nil)
+
+// engines runs f over a fresh SQLite store and a fresh PostgreSQL store.
+func engines(t *testing.T, f func(t *testing.T, e *env)) {
+	t.Run("sqlite", func(t *testing.T) {
+		db, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "hostgate.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = db.Close() })
+		f(t, newEnv(t, db))
+	})
+	t.Run("postgres", func(t *testing.T) {
+		db, err := postgres.Open(t.Context(), pgtest.NewDatabase(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = db.Close() })
+		f(t, newEnv(t, db))
+	})
+}
+
+// env is a store with one user, a keyring and a bid counter.
+type env struct {
+	s    store.Store
+	kr   *keyring.Keyring
+	user string
+	bids atomic.Int64
+}
+
+func newEnv(t *testing.T, s store.Store) *env {
+	kr, err := keyring.New(rand32(), rand32())
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := accounts.User{ID: uuid.NewString(), Email: "ann@example.com", DisplayName: "Ann", Status: accounts.StatusActive, CreatedAt: time.Now()}
+	sess := accounts.Session{ID: uuid.NewString(), UserID: u.ID, CreatedAt: time.Now(), ExpiresAt: time.Now().Add(time.Hour)}
+	if err := s.CreateUser(t.Context(), u, "h", sess, []byte(u.ID)); err != nil {
+		t.Fatal(err)
+	}
+	return &env{s: s, kr: kr, user: u.ID}
+}
+
+func rand32() []byte {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return b
+}
+
+// host creates a host and returns its id.
+func (e *env) host(t *testing.T) string {
+	t.Helper()
+	h := hosts.Host{ID: uuid.NewString(), UserID: e.user, Name: "web", BID: e.bids.Add(1), ListenPort: hosts.DefaultListenPort,
+		Status: hosts.StatusPending, CreatedAt: time.Now()}
+	if err := e.s.CreateHost(t.Context(), h, hosts.Secrets{SecretSealed: []byte("x")}, nil); err != nil {
+		t.Fatal(err)
+	}
+	return h.ID
+}
+
+// secret is the i-th secret of a host's chain.
+func secret(i int) string { return fmt.Sprintf("%032x", i+1) }
+
+// queue queues the change from secret(i) to secret(i+1) on hostID, sent to
+// target, and returns its id.
+func (e *env) queue(t *testing.T, hostID, target string, i int) string {
+	t.Helper()
+	ev := webhooks.Event{DeliveryID: uuid.NewString(), UserID: e.user, HostID: hostID, HostName: "web",
+		Source: webhooks.SourceWeb, OccurredAt: time.Now(), TargetURL: target,
+		After: webhooks.After{BID: 1, SecretKey: webhooks.Secret(secret(i + 1)), ReportURL: target}, SigningKey: webhooks.Secret(secret(i))}
+	d, err := deliveries.New(ev, webhooks.FormatA, e.kr, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.s.EnqueueDelivery(t.Context(), d); err != nil {
+		t.Fatal(err)
+	}
+	return d.ID
+}
+
+func (e *env) worker(instance string) *deliveries.Worker {
+	return &deliveries.Worker{Store: e.s, Sealer: e.kr, Instance: instance, AllowPrivate: true,
+		Scale: 0.0001, Interval: 10 * time.Millisecond}
+}
+
+// start runs w until the test ends.
+func start(t *testing.T, w *deliveries.Worker) {
+	// Not t.Context: it ends before cleanup, and the worker must stop
+	// before the store closes.
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); w.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+}
+
+// get returns the delivery id of hostID.
+func (e *env) get(t *testing.T, hostID, id string) deliveries.Delivery {
+	t.Helper()
+	list, err := e.s.ListDeliveries(t.Context(), hostID, deliveries.MaxLimit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range list {
+		if d.ID == id {
+			return d
+		}
+	}
+	t.Fatalf("delivery %s not found", id)
+	return deliveries.Delivery{}
+}
+
+// await polls until the delivery reaches status.
+func (e *env) await(t *testing.T, hostID, id string, status deliveries.Status) deliveries.Delivery {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		d := e.get(t, hostID, id)
+		if d.Status == status {
+			return d
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("delivery %s: status %q after 30s, want %q (attempts %d, last error %q)", id, d.Status, status, d.Attempts, d.LastError)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// receiver is a format A receiver for many hosts (one per path), written
+// from docs/webhooks.md: repeats first, verify with the secret held, adopt.
+type receiver struct {
+	failing atomic.Bool
+	mu      sync.Mutex
+	secrets map[string]string   // host id → secret held
+	seen    map[string]bool     // processed delivery ids
+	hits    map[string]int      // requests per delivery id
+	order   map[string][]string // host id → adopted delivery ids in order
+	busy    map[string]bool     // host id → a request in progress
+	errs    []string
+	srv     *httptest.Server
+}
+
+func newReceiver(t *testing.T) *receiver {
+	rc := &receiver{secrets: map[string]string{}, seen: map[string]bool{}, hits: map[string]int{},
+		order: map[string][]string{}, busy: map[string]bool{}}
+	rc.srv = httptest.NewServer(rc)
+	t.Cleanup(rc.srv.Close)
+	return rc
+}
+
+func (rc *receiver) url(hostID string) string { return rc.srv.URL + "/h/" + hostID }
+
+func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hostID := strings.TrimPrefix(r.URL.Path, "/h/")
+	body, _ := io.ReadAll(r.Body)
+	id := r.Header.Get(webhooks.HeaderDelivery)
+	rc.mu.Lock()
+	rc.hits[id]++
+	if rc.busy[hostID] {
+		rc.errs = append(rc.errs, "two concurrent requests for host "+hostID)
+	}
+	rc.busy[hostID] = true
+	rc.mu.Unlock()
+	time.Sleep(time.Millisecond) // widen the window for overlapping sends
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	rc.busy[hostID] = false
+	if rc.failing.Load() {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		return
+	}
+	if rc.seen[id] {
+		return // a repeat: 200
+	}
+	held, ok := rc.secrets[hostID]
+	if !ok {
+		held = secret(0)
+	}
+	ev, err := webhooks.VerifyA(r.Header, body, held, time.Now(), webhooks.Window)
+	if err != nil {
+		http.Error(w, "refused", http.StatusUnauthorized)
+		return
+	}
+	rc.seen[id] = true
+	rc.secrets[hostID] = string(ev.Data.SecretKey)
+	rc.order[hostID] = append(rc.order[hostID], id)
+}
+
+func (rc *receiver) hitsOf(id string) int {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return rc.hits[id]
+}
+
+func TestSuccess(t *testing.T) {
+	engines(t, func(t *testing.T, e *env) {
+		rc := newReceiver(t)
+		h := e.host(t)
+		id := e.queue(t, h, rc.url(h), 0)
+		w := e.worker("i1")
+		if n, err := w.RunOnce(t.Context()); n != 1 || err != nil {
+			t.Fatalf("RunOnce: %d, %v", n, err)
+		}
+		d := e.get(t, h, id)
+		if d.Status != deliveries.StatusSuccess || d.Attempts != 1 || d.HTTPStatus == nil || *d.HTTPStatus != 200 ||
+			d.DeliveredAt == nil || d.LastError != "" {
+			t.Errorf("after RunOnce: %+v", d)
+		}
+		if got := rc.order[h]; len(got) != 1 || got[0] != id {
+			t.Errorf("receiver adopted %v, want [%s]", got, id)
+		}
+	})
+}
+
+func TestRetriesUntilDeadLetter(t *testing.T) {
+	engines(t, func(t *testing.T, e *env) {
+		rc := newReceiver(t)
+		rc.failing.Store(true)
+		h := e.host(t)
+		id := e.queue(t, h, rc.url(h), 0)
+		start(t, e.worker("i1"))
+		d := e.await(t, h, id, deliveries.StatusDeadLetter)
+		if d.Attempts != 5 || d.HTTPStatus == nil || *d.HTTPStatus != 503 || d.LastError != "receiver answered 503" {
+			t.Errorf("dead letter: %+v", d)
+		}
+		time.Sleep(50 * time.Millisecond) // no automatic retry after dead
+		if n := rc.hitsOf(id); n != 5 {
+			t.Errorf("receiver got %d attempts, want 5", n)
+		}
+	})
+}
+
+func TestFailingReceiverHoldsBackLaterDeliveries(t *testing.T) {
+	engines(t, func(t *testing.T, e *env) {
+		rc := newReceiver(t)
+		rc.failing.Store(true)
+		h := e.host(t)
+		ids := []string{e.queue(t, h, rc.url(h), 0), e.queue(t, h, rc.url(h), 1), e.queue(t, h, rc.url(h), 2)}
+		w := e.worker("i1")
+		w.Scale = 0.00002 // 30 s → 0.6 ms … 30 min → 36 ms: stays under five failures for a while
+		start(t, w)
+		deadline := time.Now().Add(5 * time.Second)
+		for rc.hitsOf(ids[0]) < 2 && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		rc.failing.Store(false)
+		for _, id := range ids {
+			e.await(t, h, id, deliveries.StatusSuccess)
+		}
+		rc.mu.Lock()
+		defer rc.mu.Unlock()
+		if got := rc.order[h]; fmt.Sprint(got) != fmt.Sprint(ids) {
+			t.Errorf("adopted %v, want in order %v", got, ids)
+		}
+		if rc.hits[ids[1]] != 1 || rc.hits[ids[2]] != 1 {
+			t.Errorf("later deliveries were sent before the first succeeded: hits %v", rc.hits)
+		}
+	})
+}
+
+func TestManualRetryOfDeadLetter(t *testing.T) {
+	engines(t, func(t *testing.T, e *env) {
+		rc := newReceiver(t)
+		rc.failing.Store(true)
+		h := e.host(t)
+		id := e.queue(t, h, rc.url(h), 0)
+		start(t, e.worker("i1"))
+		e.await(t, h, id, deliveries.StatusDeadLetter)
+		rc.failing.Store(false)
+		if _, err := e.s.RetryDelivery(t.Context(), h, id, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		d := e.await(t, h, id, deliveries.StatusSuccess)
+		if d.Attempts != 6 {
+			t.Errorf("attempts after a manual retry: %d, want 6 (kept, plus one)", d.Attempts)
+		}
+	})
+}
+
+func TestTwoInstancesShareOneQueue(t *testing.T) {
+	engines(t, func(t *testing.T, e *env) {
+		rc := newReceiver(t)
+		const hostsN, each = 50, 10
+		type queued struct{ host, id string }
+		var all []queued
+		for range hostsN {
+			h := e.host(t)
+			for i := range each {
+				all = append(all, queued{h, e.queue(t, h, rc.url(h), i)})
+			}
+		}
+		for _, name := range []string{"hub-a", "hub-b"} {
+			w := e.worker(name)
+			w.Lease = 5 * time.Minute // far longer than the test: no legitimate re-send
+			w.Batch = 7
+			start(t, w)
+		}
+		for _, q := range all {
+			e.await(t, q.host, q.id, deliveries.StatusSuccess)
+		}
+		rc.mu.Lock()
+		defer rc.mu.Unlock()
+		for _, q := range all {
+			if n := rc.hits[q.id]; n != 1 {
+				t.Errorf("delivery %s received %d times, want once", q.id, n)
+			}
+		}
+		if len(rc.seen) != hostsN*each {
+			t.Errorf("receiver processed %d deliveries, want %d", len(rc.seen), hostsN*each)
+		}
+		if len(rc.errs) > 0 {
+			t.Errorf("receiver: %v", rc.errs[:min(len(rc.errs), 5)])
+		}
+	})
+}
+
+func TestLeaseExpiryTakesOver(t *testing.T) {
+	engines(t, func(t *testing.T, e *env) {
+		rc := newReceiver(t)
+		h := e.host(t)
+		id := e.queue(t, h, rc.url(h), 0)
+		claimed, err := e.s.ClaimDue(t.Context(), "crashed", time.Now(), 300*time.Millisecond, 10)
+		if err != nil || len(claimed) != 1 {
+			t.Fatalf("ClaimDue by the instance that crashes: %v, %v", claimed, err)
+		}
+		start(t, e.worker("survivor"))
+		time.Sleep(100 * time.Millisecond)
+		if n := rc.hitsOf(id); n != 0 {
+			t.Fatalf("sent while another instance held the lease: %d", n)
+		}
+		e.await(t, h, id, deliveries.StatusSuccess)
+		if n := rc.hitsOf(id); n != 1 {
+			t.Errorf("receiver got %d requests, want 1", n)
+		}
+		err = e.s.FinishDelivery(t.Context(), id, "crashed", deliveries.Result{Status: deliveries.StatusSuccess, At: time.Now()})
+		if err == nil {
+			t.Error("FinishDelivery by the crashed owner: got nil error, want ErrLeaseLost")
+		}
+	})
+}
+
+func TestRefusesPrivateTargets(t *testing.T) {
+	engines(t, func(t *testing.T, e *env) {
+		rc := newReceiver(t) // on 127.0.0.1
+		h := e.host(t)
+		id := e.queue(t, h, rc.url(h), 0)
+		w := e.worker("i1")
+		w.AllowPrivate = false
+		if _, err := w.RunOnce(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		d := e.get(t, h, id)
+		if d.Status != deliveries.StatusRetrying || d.Attempts != 1 || d.HTTPStatus != nil ||
+			d.LastError != "target refused: 127.0.0.1 is a loopback address" {
+			t.Errorf("after a refused attempt: status %q attempts %d http %v error %q", d.Status, d.Attempts, d.HTTPStatus, d.LastError)
+		}
+		if n := rc.hitsOf(id); n != 0 {
+			t.Errorf("receiver got %d requests, want none", n)
+		}
+	})
+}

@@ -1,0 +1,182 @@
+package sqldb
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"slices"
+	"time"
+
+	"hostgate/internal/deliveries"
+	"hostgate/internal/hosts"
+)
+
+var _ deliveries.Store = (*DB)(nil)
+
+const deliveryCols = `seq, id, host_id, user_id, event_type, format, status, attempts, target_url, http_status,
+	last_error, payload, secrets_sealed, next_attempt_at, lease_owner, lease_until, created_at, delivered_at`
+
+// unfinished is the SQL list of the states the worker still has to send.
+const unfinished = "('pending', 'retrying')"
+
+func scanDelivery(r rowScanner) (deliveries.Delivery, error) {
+	var (
+		d          deliveries.Delivery
+		httpStatus sql.NullInt64
+		payload    string
+	)
+	err := r.Scan(&d.Seq, &d.ID, &d.HostID, &d.UserID, &d.EventType, (*string)(&d.Format), (*string)(&d.Status),
+		&d.Attempts, &d.TargetURL, &httpStatus, &d.LastError, &payload, &d.SealedSecrets,
+		timeDest{&d.NextAttemptAt}, &d.LeaseOwner, nullTimeDest{&d.LeaseUntil}, timeDest{&d.CreatedAt},
+		nullTimeDest{&d.DeliveredAt})
+	if httpStatus.Valid {
+		n := int(httpStatus.Int64)
+		d.HTTPStatus = &n
+	}
+	d.Payload = []byte(payload)
+	return d, err
+}
+
+// EnqueueDelivery implements deliveries.Store: insertDelivery in a
+// transaction of its own.
+func (d *DB) EnqueueDelivery(ctx context.Context, del deliveries.Delivery) error {
+	return d.withTx(ctx, func(tx *sql.Tx) error { return d.insertDelivery(ctx, tx, del) })
+}
+
+// insertDelivery queues del inside tx, the transaction that wrote the L1
+// change it reports; the store assigns seq. A delivery without a target is
+// stored as skipped_no_url. The host must exist: hosts.ErrNotFound.
+//
+// It locks the host's row first (PostgreSQL; SQLite's single writer needs
+// no lock), so that the deliveries of one host are inserted one
+// transaction at a time and seq order is their commit order. A caller that
+// has already updated the host row in tx holds that lock already.
+func (d *DB) insertDelivery(ctx context.Context, tx *sql.Tx, del deliveries.Delivery) error {
+	lock := ""
+	if d.dialect.RowLocks {
+		lock = " FOR UPDATE"
+	}
+	var id string
+	err := tx.QueryRowContext(ctx, `SELECT id FROM hosts WHERE id = $1`+lock, del.HostID).Scan(&id)
+	if err := d.hostResult("lock host for delivery", err, hosts.ErrNotFound); err != nil {
+		return err
+	}
+	status := cmp.Or(del.Status, deliveries.StatusPending)
+	if del.TargetURL == "" {
+		status = deliveries.StatusSkippedNoURL
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO webhook_deliveries (id, host_id, user_id, event_type, format, status,
+		attempts, target_url, payload, secrets_sealed, next_attempt_at, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+		del.ID, del.HostID, del.UserID, del.EventType, string(del.Format), string(status), del.Attempts,
+		del.TargetURL, string(del.Payload), del.SealedSecrets, d.timeArg(del.NextAttemptAt), d.timeArg(del.CreatedAt))
+	if err != nil {
+		return d.errorf("insert delivery", err)
+	}
+	return nil
+}
+
+// ClaimDue implements deliveries.Store. A row is claimable when no other
+// unfinished row of its host is older or leased: the second half keeps a
+// host's sends apart even when a manual retry revives an older row while a
+// later one is in flight. One statement picks and leases the
+// rows. On PostgreSQL the pick locks them FOR UPDATE SKIP LOCKED, so a
+// concurrent claimer skips them rather than waiting, and the lease
+// condition is checked again on the locked row: a row another instance has
+// just leased is left alone. On SQLite the single writer runs the
+// statement alone.
+func (d *DB) ClaimDue(ctx context.Context, owner string, now time.Time, lease time.Duration, limit int) ([]deliveries.Delivery, error) {
+	lock := ""
+	if d.dialect.RowLocks {
+		lock = " FOR UPDATE SKIP LOCKED"
+	}
+	const claimable = `status IN ` + unfinished + ` AND next_attempt_at <= $3 AND (lease_until IS NULL OR lease_until <= $3)`
+	rows, err := d.write.QueryContext(ctx, `UPDATE webhook_deliveries SET lease_owner = $1, lease_until = $2
+		WHERE `+claimable+` AND id IN (
+			SELECT w.id FROM webhook_deliveries w
+			WHERE w.`+claimable+`
+			  AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e
+			                  WHERE e.host_id = w.host_id AND e.status IN `+unfinished+` AND e.id <> w.id
+			                    AND (e.seq < w.seq OR e.lease_until > $3))
+			ORDER BY w.seq LIMIT $4`+lock+`)
+		RETURNING `+deliveryCols,
+		owner, d.timeArg(now.Add(lease)), d.timeArg(now), int64(max(limit, 1)))
+	if err != nil {
+		return nil, d.errorf("claim deliveries", err)
+	}
+	out, err := collect(rows, scanDelivery)
+	if err != nil {
+		return nil, d.errorf("claim deliveries", err)
+	}
+	slices.SortFunc(out, func(a, b deliveries.Delivery) int { return cmp.Compare(a.Seq, b.Seq) })
+	return out, nil
+}
+
+// FinishDelivery implements deliveries.Store. The lease must still be the
+// owner's and live at r.At: a lease that expired may already have been
+// taken over, and the new owner's attempt is the one that counts.
+func (d *DB) FinishDelivery(ctx context.Context, id, owner string, r deliveries.Result) error {
+	var httpStatus any
+	if r.HTTPStatus != 0 {
+		httpStatus = int64(r.HTTPStatus)
+	}
+	var delivered, next any
+	switch r.Status {
+	case deliveries.StatusSuccess:
+		delivered = d.timeArg(r.At)
+	case deliveries.StatusRetrying:
+		next = d.timeArg(r.NextAttemptAt)
+	case deliveries.StatusDeadLetter:
+	default:
+		return errors.New("sqldb: finish delivery: result status must be success, retrying or dead_letter")
+	}
+	res, err := d.write.ExecContext(ctx, `UPDATE webhook_deliveries SET status = $1, attempts = attempts + 1,
+		http_status = $2, last_error = $3, delivered_at = $4,
+		next_attempt_at = COALESCE($5, next_attempt_at), lease_owner = '', lease_until = NULL
+		WHERE id = $6 AND lease_owner = $7 AND lease_until > $8 AND status IN `+unfinished,
+		string(r.Status), httpStatus, r.Error, delivered, next, id, owner, d.timeArg(r.At))
+	if err != nil {
+		return d.errorf("finish delivery", err)
+	}
+	return affected(res, deliveries.ErrLeaseLost)
+}
+
+// ListDeliveries implements deliveries.Store.
+func (d *DB) ListDeliveries(ctx context.Context, hostID string, limit int) ([]deliveries.Delivery, error) {
+	if limit <= 0 {
+		limit = deliveries.DefaultLimit
+	}
+	rows, err := d.read.QueryContext(ctx, `SELECT `+deliveryCols+` FROM webhook_deliveries
+		WHERE host_id = $1 ORDER BY seq DESC LIMIT $2`, hostID, int64(min(limit, deliveries.MaxLimit)))
+	if err != nil {
+		return nil, d.errorf("list deliveries", err)
+	}
+	out, err := collect(rows, scanDelivery)
+	if err != nil {
+		return nil, d.errorf("list deliveries", err)
+	}
+	return out, nil
+}
+
+// RetryDelivery implements deliveries.Store.
+func (d *DB) RetryDelivery(ctx context.Context, hostID, id string, now time.Time) (deliveries.Delivery, error) {
+	var del deliveries.Delivery
+	err := d.withTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		del, err = scanDelivery(tx.QueryRowContext(ctx, `UPDATE webhook_deliveries
+			SET status = 'retrying', next_attempt_at = $1, lease_owner = '', lease_until = NULL
+			WHERE id = $2 AND host_id = $3 AND status = 'dead_letter' RETURNING `+deliveryCols,
+			d.timeArg(now), id, hostID))
+		if !errors.Is(err, sql.ErrNoRows) {
+			return d.hostResult("retry delivery", err, deliveries.ErrNotFound)
+		}
+		var one int
+		err = tx.QueryRowContext(ctx, `SELECT 1 FROM webhook_deliveries WHERE id = $1 AND host_id = $2`, id, hostID).Scan(&one)
+		if err := d.hostResult("read delivery", err, deliveries.ErrNotFound); err != nil {
+			return err
+		}
+		return deliveries.ErrNotDead
+	})
+	return del, err
+}
