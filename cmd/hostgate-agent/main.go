@@ -6,6 +6,7 @@
 //	    --ws-url URL --api-endpoint URL --state-dir DIR] [--log-level L]
 //	hostgate-agent version
 //	hostgate-agent worker [--config FILE] [--service NAME] [--interval D]
+//	hostgate-agent restart-service [--service NAME] [--log FILE] [--wait D]
 //	hostgate-agent --install-template --host-id ID --bid N --secret-key K
 //	    --install-token T --agent-privkey-seed S --agent-pubkey P
 //	    --ws-url URL --api-endpoint URL [--listen-port N] [--state-dir DIR]
@@ -16,8 +17,10 @@
 //
 // Flags override the JSON config file. Under the Windows service control
 // manager it runs as a service; elsewhere it runs in the foreground until
-// SIGINT or SIGTERM. Exit codes: 0 ok, 1 internal error, 2 usage.
-// See docs/agent.md.
+// SIGINT or SIGTERM. After an upgrade (agent.upgrade) it restarts into the
+// new executable: on Unix by exec, keeping its pid; on Windows as a new
+// process, or through restart-service for the service. Exit codes: 0 ok,
+// 1 internal error, 2 usage. See docs/agent.md.
 package main
 
 import (
@@ -33,6 +36,7 @@ import (
 	"runtime"
 	"strings"
 	"syscall"
+	"time"
 
 	"hostgate/internal/agent"
 	"hostgate/internal/agent/install"
@@ -51,6 +55,8 @@ const usage = `usage:
   hostgate-agent run [--config FILE] [flags]   run the agent
   hostgate-agent version                       print the version
   hostgate-agent worker [--config FILE]        keep the agent service running (Windows logon task)
+  hostgate-agent restart-service [--service N] start the agent service again once it has stopped
+                                               (Windows; the service starts it after an upgrade)
   hostgate-agent --install-template [flags]    install on Windows (see --install-template --help)
 Run "hostgate-agent run --help" for the flags.
 `
@@ -71,6 +77,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runAgent(args[1:], stderr)
 	case "worker":
 		return runWorker(args[1:], stderr)
+	case "restart-service":
+		return runRestartService(args[1:], stderr)
 	case "--install-template":
 		return install.Main(args[1:], stdout, stderr)
 	case "version":
@@ -98,9 +106,12 @@ func runAgent(args []string, stderr io.Writer) int {
 		return exitUsage
 	}
 	if isService() {
-		err = runService(cfg, level)
+		err = runService(cfg, level) // restarts through its helper
 	} else {
 		err = runForeground(cfg, slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})))
+		if re, ok := errors.AsType[*agent.RestartError](err); ok {
+			return restart(re, stderr)
+		}
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "hostgate-agent:", err)
@@ -130,7 +141,31 @@ type fileConfig struct {
 	WSURL            string `json:"ws_url"`
 	APIEndpoint      string `json:"api_endpoint"`
 	StateDir         string `json:"state_dir"`
+
+	UpgradeConfirmTimeout duration `json:"upgrade_confirm_timeout"`
 }
+
+// duration is a time.Duration written the Go way ("90s", "5m") in the
+// config file and on the command line.
+type duration time.Duration
+
+// UnmarshalText implements encoding.TextUnmarshaler for the config file.
+func (d *duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return err
+	}
+	if v < 0 {
+		return errors.New("must not be negative")
+	}
+	*d = duration(v)
+	return nil
+}
+
+// Set implements flag.Value.
+func (d *duration) Set(s string) error { return d.UnmarshalText([]byte(s)) }
+
+func (d duration) String() string { return time.Duration(d).String() }
 
 // parseRun reads the run flags and the config file they name; flags that
 // were given override the file.
@@ -149,6 +184,9 @@ func parseRun(args []string, stderr io.Writer) (agent.Config, slog.Level, error)
 	fs.StringVar(&f.WSURL, "ws-url", "", "hub agent WebSocket `url` (wss://…)")
 	fs.StringVar(&f.APIEndpoint, "api-endpoint", "", "hub API base `url` (https://…)")
 	fs.StringVar(&f.StateDir, "state-dir", "", "state `directory` (default "+agent.DefaultStateDir()+")")
+	fs.Var(&f.UpgradeConfirmTimeout, "upgrade-confirm-timeout",
+		"after an upgrade, how long the new version waits for the hub before it rolls back (default "+
+			agent.DefaultUpgradeConfirmTimeout.String()+")")
 	if err := fs.Parse(args); err != nil {
 		return agent.Config{}, 0, err
 	}
@@ -206,6 +244,8 @@ func overrideSet(fs *flag.FlagSet, dst *fileConfig, flags fileConfig) {
 			dst.APIEndpoint = flags.APIEndpoint
 		case "state-dir":
 			dst.StateDir = flags.StateDir
+		case "upgrade-confirm-timeout":
+			dst.UpgradeConfirmTimeout = flags.UpgradeConfirmTimeout
 		}
 	})
 }
@@ -215,5 +255,6 @@ func (f fileConfig) agentConfig() agent.Config {
 		HostID: f.HostID, BID: f.BID, SecretKey: f.SecretKey, InstallToken: f.InstallToken,
 		AgentPrivkeySeed: f.AgentPrivkeySeed, AgentPubkey: f.AgentPubkey,
 		WSURL: f.WSURL, APIEndpoint: f.APIEndpoint, StateDir: f.StateDir,
+		UpgradeConfirmTimeout: time.Duration(f.UpgradeConfirmTimeout),
 	}
 }

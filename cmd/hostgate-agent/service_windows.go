@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -31,13 +32,14 @@ func runService(cfg agent.Config, level slog.Level) error {
 		return err
 	}
 	cfg.StateDir = dir
-	logFile, err := openLog(filepath.Join(dir, "agent.log"))
+	logPath := filepath.Join(dir, "agent.log")
+	logFile, err := openLog(logPath)
 	if err != nil {
 		return err
 	}
 	defer logFile.Close()
 	log := slog.New(slog.NewTextHandler(logFile, &slog.HandlerOptions{Level: level}))
-	h := &service{run: func(ctx context.Context) error { return agent.Run(ctx, cfg, log) }}
+	h := newService(func(ctx context.Context) error { return agent.Run(ctx, cfg, log) }, logPath, log)
 	if err := svc.Run(install.ServiceName, h); err != nil {
 		return fmt.Errorf("service: %w", err)
 	}
@@ -63,11 +65,25 @@ func openLog(path string) (io.WriteCloser, error) {
 // agent's context.
 type service struct {
 	run func(context.Context) error
-	err error
+	// restart starts the process that starts the service named name
+	// again, from exe, once it has stopped.
+	restart func(exe, name string) error
+	log     *slog.Logger
+	err     error
+}
+
+// newService is the agent service running run. After an upgrade it
+// restarts through "restart-service" started from the new executable,
+// which logs to logPath.
+func newService(run func(context.Context) error, logPath string, log *slog.Logger) *service {
+	restart := func(exe, name string) error {
+		return startDetached(exe, "restart-service", "--service", name, "--log", logPath)
+	}
+	return &service{run: run, restart: restart, log: log}
 }
 
 // Execute implements svc.Handler.
-func (s *service) Execute(_ []string, reqs <-chan svc.ChangeRequest, status chan<- svc.Status) (bool, uint32) {
+func (s *service) Execute(args []string, reqs <-chan svc.ChangeRequest, status chan<- svc.Status) (bool, uint32) {
 	const accepts = svc.AcceptStop | svc.AcceptShutdown
 	status <- svc.Status{State: svc.StartPending}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -78,7 +94,7 @@ func (s *service) Execute(_ []string, reqs <-chan svc.ChangeRequest, status chan
 	for {
 		select {
 		case s.err = <-done:
-			return s.exit()
+			return s.exit(serviceName(args))
 		case c := <-reqs:
 			switch c.Cmd {
 			case svc.Interrogate:
@@ -87,16 +103,39 @@ func (s *service) Execute(_ []string, reqs <-chan svc.ChangeRequest, status chan
 				status <- svc.Status{State: svc.StopPending, WaitHint: 15000}
 				cancel()
 				s.err = <-done
-				return s.exit()
+				return s.exit(serviceName(args))
 			}
 		}
 	}
 }
 
-// exit is Execute's result: a service-specific code 1 when the agent failed.
-func (s *service) exit() (bool, uint32) {
+// exit is Execute's result: a service-specific code 1 when the agent
+// failed. An agent that stopped to restart first starts the helper that
+// will start the service again; when that fails, the exit counts as a
+// failure, so the service's recovery actions start it again instead (from
+// the new executable, which then confirms or rolls back itself).
+func (s *service) exit(name string) (bool, uint32) {
+	if re, ok := errors.AsType[*agent.RestartError](s.err); ok {
+		if err := s.restart(re.Exe, name); err != nil {
+			// Not %w of re: the service must not be restarted as a
+			// foreground process.
+			s.err = fmt.Errorf("%v: the restart helper did not start: %w", re, err)
+			return true, 1
+		}
+		s.log.Info("service stopping; the restart helper starts it again", "service", name, "exe", re.Exe)
+		s.err = nil
+	}
 	if s.err != nil {
 		return true, 1
 	}
 	return false, 0
+}
+
+// serviceName is the name the service manager started this service
+// under (its first argument), or the installer's.
+func serviceName(args []string) string {
+	if len(args) > 0 && args[0] != "" {
+		return args[0]
+	}
+	return install.ServiceName
 }

@@ -65,6 +65,10 @@ type Agent struct {
 	skewMs    atomic.Int64 // hub clock minus local clock, from welcome
 	running   atomic.Bool
 	cmds      sync.WaitGroup
+	upg       *upgrader // this run's; serves agent.upgrade
+
+	drainMu  sync.Mutex
+	draining bool // stopping for a restart: new commands are refused
 
 	mu     sync.Mutex
 	status Status
@@ -72,8 +76,10 @@ type Agent struct {
 
 // Run validates cfg and runs an agent until ctx is cancelled. It returns
 // nil after a clean stop, an error wrapping ErrInvalidConfig for a bad
-// config, or another error when the agent cannot work at all (state
-// directory unusable). Connection failures are retried, never returned.
+// config, a *RestartError when the agent stopped to start again from its
+// executable (after an upgrade or a rollback), or another error when the
+// agent cannot work at all (state directory unusable). Connection
+// failures are retried, never returned.
 func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	a, err := New(cfg, log)
 	if err != nil {
@@ -129,8 +135,8 @@ func (a *Agent) setStatus(f func(*Status)) {
 	}
 }
 
-// Run runs the agent until ctx is cancelled; see the package Run.
-func (a *Agent) Run(ctx context.Context) error {
+// Run runs the agent until parent is cancelled; see the package Run.
+func (a *Agent) Run(parent context.Context) error {
 	if !a.running.CompareAndSwap(false, true) {
 		return errors.New("agent: already running")
 	}
@@ -147,17 +153,32 @@ func (a *Agent) Run(ctx context.Context) error {
 		a.log.Warn("the hub connection is not encrypted (ws:// or http://); use wss:// and https:// outside tests")
 	}
 
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(parent)
+	defer cancel(nil)
+	a.setDraining(false)
+	a.upg = newUpgrader(a, ctx, cancel, dir)
+	a.upg.resume()
 	var wg sync.WaitGroup
 	wg.Go(func() { a.tokens.renewLoop(ctx, a.backoff) })
 	wg.Go(func() { a.fallbackLoop(ctx) })
+	wg.Go(a.upg.watchConfirm)
 	a.connectLoop(ctx)
-	cancel()
+	cancel(nil)
 	wg.Wait()
+	a.upg.work.Wait()
 	a.cmds.Wait()
+	if re := a.upg.restartRequested(parent); re != nil {
+		a.log.Info("agent stopped to restart", "exe", re.Exe, "reason", re.Reason)
+		return re
+	}
 	a.log.Info("agent stopped")
 	return nil
+}
+
+func (a *Agent) setDraining(v bool) {
+	a.drainMu.Lock()
+	defer a.drainMu.Unlock()
+	a.draining = v
 }
 
 // connectLoop connects, serves, and reconnects after a delay from
@@ -226,7 +247,9 @@ func (a *Agent) connect(ctx context.Context) (time.Duration, error) {
 	}
 	start := time.Now()
 	a.welcomed(w)
+	a.upg.attach(s)
 	err = a.serve(ctx, s, w)
+	a.upg.detach(s)
 	return time.Since(start), a.ended(err)
 }
 
@@ -423,7 +446,7 @@ func (a *Agent) command(s *session, e agentproto.Envelope) {
 	}
 	skew := time.Duration(a.skewMs.Load()) * time.Millisecond
 	deadline := time.UnixMilli(c.DeadlineMs).Add(-skew) // on the local clock
-	a.cmds.Go(func() {
+	started := a.goCommand(func() {
 		ctx := context.WithValue(s.ctx, versionKey{}, a.s.AgentVersion)
 		ctx, cancel := context.WithDeadline(ctx, deadline)
 		defer cancel()
@@ -432,6 +455,9 @@ func (a *Agent) command(s *session, e agentproto.Envelope) {
 		a.log.Debug("command done", "id", e.ID, "op", c.Op, "ok", r.OK)
 		a.reply(s, e.ID, r)
 	})
+	if !started {
+		a.reply(s, e.ID, agentproto.Response{Error: cmdError(agentproto.CodeFailed, "the agent is restarting; retry in a moment")})
+	}
 }
 
 // admit returns the handler of a command, or why it is refused.
@@ -443,11 +469,24 @@ func (a *Agent) admit(id string, c agentproto.Command) (Handler, *agentproto.Err
 	if hubNow.UnixMilli() >= c.DeadlineMs {
 		return nil, cmdError(agentproto.CodeDeadlinePassed, "command deadline has passed")
 	}
-	h, ok := a.reg.Lookup(c.Op)
+	h, ok := a.builtin(c.Op)
+	if !ok {
+		h, ok = a.reg.Lookup(c.Op)
+	}
 	if !ok {
 		return nil, cmdError(agentproto.CodeUnknownOp, "unknown op "+clip(c.Op, 64))
 	}
 	return h, nil
+}
+
+// builtin returns the handler of an op the agent serves itself, whatever
+// its Registry: agent.upgrade needs the agent (to report on the current
+// session and to stop for the restart), which a registered handler lacks.
+func (a *Agent) builtin(op string) (Handler, bool) {
+	if op == agentproto.OpUpgrade {
+		return a.upg.handle, true
+	}
+	return nil, false
 }
 
 func (a *Agent) reply(s *session, id string, r agentproto.Response) {

@@ -31,11 +31,15 @@ func NewRegistry() *Registry {
 	return r
 }
 
-// Register adds op. It panics if op is empty, h is nil or op is already
-// registered: those are programming errors.
+// Register adds op. It panics if op is empty, h is nil, op is already
+// registered or op is agentproto.OpUpgrade, which the agent serves itself:
+// those are programming errors.
 func (r *Registry) Register(op string, h Handler) {
 	if op == "" || h == nil {
 		panic("agent: Register needs an op name and a handler")
+	}
+	if op == agentproto.OpUpgrade {
+		panic("agent: " + op + " is served by the agent itself")
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()

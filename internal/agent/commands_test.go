@@ -25,6 +25,7 @@ func TestRegistry(t *testing.T) {
 	for name, f := range map[string]func(){
 		"twice":      func() { r.Register("x.op", noop) },
 		"ping twice": func() { r.Register(agentproto.OpPing, noop) },
+		"upgrade":    func() { r.Register(agentproto.OpUpgrade, noop) },
 		"nil":        func() { r.Register("y.op", nil) },
 		"no name":    func() { r.Register("", noop) },
 	} {

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"crypto/ed25519"
 	"encoding/base64"
 	"errors"
@@ -8,10 +9,14 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
+
+	"hostgate/internal/agent/upgrade"
 )
 
 // Config is the agent's setup: the install credentials the hub issued for
@@ -50,6 +55,15 @@ type Config struct {
 	// HTTPTimeout bounds one enrolment or heartbeat request (default 30 s).
 	HTTPTimeout time.Duration
 
+	// Executable is the agent's executable, which agent.upgrade replaces;
+	// default os.Executable() with symbolic links resolved. When it cannot
+	// be found, upgrades are refused.
+	Executable string
+	// UpgradeConfirmTimeout is how long a newly upgraded agent waits for
+	// the hub's welcome before it puts the previous executable back and
+	// restarts into it (default 3 min).
+	UpgradeConfirmTimeout time.Duration
+
 	// Commands are the operations the agent serves; nil means
 	// DefaultRegistry (every operation of this build).
 	Commands *Registry
@@ -59,6 +73,11 @@ type Config struct {
 	// OnStatus, when set, is called after every connection state change.
 	// It runs on the agent's goroutines and must not block.
 	OnStatus func(Status)
+
+	// probe checks a downloaded executable before the swap; nil means
+	// upgrade.Probe, which runs it. Tests whose "executable" is not a
+	// program set it. The size and SHA-256 checks do not depend on it.
+	probe func(ctx context.Context, exe, version string) error
 }
 
 // Defaults of the tuning fields.
@@ -70,6 +89,8 @@ const (
 	DefaultBackoffReset   = 60 * time.Second
 	DefaultWelcomeTimeout = 10 * time.Second
 	DefaultHTTPTimeout    = 30 * time.Second
+
+	DefaultUpgradeConfirmTimeout = 3 * time.Minute
 )
 
 // ErrInvalidConfig wraps every configuration error, so a caller can tell a
@@ -171,17 +192,41 @@ func (s *settings) fillDefaults() {
 	def(&s.BackoffReset, DefaultBackoffReset)
 	def(&s.WelcomeTimeout, DefaultWelcomeTimeout)
 	def(&s.HTTPTimeout, DefaultHTTPTimeout)
+	def(&s.UpgradeConfirmTimeout, DefaultUpgradeConfirmTimeout)
 	if s.AgentVersion == "" {
 		s.AgentVersion = Version
 	}
 	if s.StateDir == "" {
 		s.StateDir = DefaultStateDir()
 	}
+	s.Executable = executable(s.Executable)
+	if s.probe == nil {
+		s.probe = upgrade.Probe
+	}
+}
+
+// executable is the absolute path of exe, or of the running executable
+// when exe is empty; "" when that cannot be found. Links are resolved so
+// that an upgrade replaces the file, not a link to it.
+func executable(exe string) string {
+	var err error
+	if exe == "" {
+		if exe, err = os.Executable(); err == nil {
+			exe, err = filepath.EvalSymlinks(exe)
+		}
+	}
+	if err == nil {
+		exe, err = filepath.Abs(exe)
+	}
+	if err != nil {
+		return ""
+	}
+	return exe
 }
 
 func (c Config) checkDurations() error {
 	for _, d := range []time.Duration{c.HeartbeatOverride, c.MetricsOverride, c.BackoffBase, c.BackoffCap,
-		c.BackoffReset, c.WelcomeTimeout, c.HTTPTimeout} {
+		c.BackoffReset, c.WelcomeTimeout, c.HTTPTimeout, c.UpgradeConfirmTimeout} {
 		if d < 0 {
 			return errors.New("durations must not be negative")
 		}

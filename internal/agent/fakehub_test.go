@@ -71,6 +71,7 @@ type hubConn struct {
 	welcomed   chan struct{}
 	msgs       chan agentproto.Envelope // cmd_resp, event and others
 	closed     chan struct{}
+	closeErr   error // why it closed (a *gws.CloseError for a close frame); set before closed is closed
 	heartbeats atomic.Int32
 	metrics    atomic.Int32
 	pings      atomic.Int32
@@ -261,9 +262,13 @@ func connOf(s *gws.Conn) *hubConn {
 	return v.(*hubConn)
 }
 
-func (serverEvents) OnOpen(*gws.Conn)             {}
-func (serverEvents) OnClose(s *gws.Conn, _ error) { close(connOf(s).closed) }
-func (serverEvents) OnPong(*gws.Conn, []byte)     {}
+func (serverEvents) OnOpen(*gws.Conn) {}
+func (serverEvents) OnClose(s *gws.Conn, err error) {
+	c := connOf(s)
+	c.closeErr = err
+	close(c.closed)
+}
+func (serverEvents) OnPong(*gws.Conn, []byte) {}
 func (e serverEvents) OnPing(s *gws.Conn, p []byte) {
 	connOf(s).pings.Add(1)
 	if !e.h.silent() {

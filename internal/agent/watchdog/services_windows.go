@@ -15,25 +15,39 @@ func NewServices() (Services, error) { return scm{}, nil }
 type scm struct{}
 
 func (scm) Running(name string) (bool, error) {
-	m, err := mgr.Connect()
+	st, err := query(name)
 	if err != nil {
-		return false, fmt.Errorf("connect to service manager: %w", err)
+		return false, err
 	}
-	defer m.Disconnect()
-	s, err := m.OpenService(name)
-	if err != nil {
-		return false, fmt.Errorf("open service %s: %w", name, err)
-	}
-	defer s.Close()
-	st, err := s.Query()
-	if err != nil {
-		return false, fmt.Errorf("query service %s: %w", name, err)
-	}
-	switch st.State {
+	switch st {
 	case svc.Running, svc.StartPending, svc.ContinuePending:
 		return true, nil
 	}
 	return false, nil
+}
+
+func (scm) Stopped(name string) (bool, error) {
+	st, err := query(name)
+	return err == nil && st == svc.Stopped, err
+}
+
+// query returns the current state of the named service.
+func query(name string) (svc.State, error) {
+	m, err := mgr.Connect()
+	if err != nil {
+		return 0, fmt.Errorf("connect to service manager: %w", err)
+	}
+	defer m.Disconnect()
+	s, err := m.OpenService(name)
+	if err != nil {
+		return 0, fmt.Errorf("open service %s: %w", name, err)
+	}
+	defer s.Close()
+	st, err := s.Query()
+	if err != nil {
+		return 0, fmt.Errorf("query service %s: %w", name, err)
+	}
+	return st.State, nil
 }
 
 func (scm) Start(name string) error {

@@ -56,6 +56,64 @@ func (helperService) Execute(_ []string, req <-chan svc.ChangeRequest, status ch
 // TestSCMStartsStoppedService registers this test binary as a service and
 // lets the watchdog start it through the real service manager.
 func TestSCMStartsStoppedService(t *testing.T) {
+	s, name := createHelperService(t)
+	scm, _ := NewServices()
+	if running, err := scm.Running(name); err != nil || running {
+		t.Fatalf("before: running %v, err %v; want stopped", running, err)
+	}
+	if err := check(scm, name, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+		t.Fatalf("check: %v", err)
+	}
+	awaitState(t, s, svc.Running)
+	if running, err := scm.Running(name); err != nil || !running {
+		t.Fatalf("after: running %v, err %v", running, err)
+	}
+	// A second start of a running service is not an error.
+	if err := scm.Start(name); err != nil {
+		t.Fatalf("start of a running service: %v", err)
+	}
+}
+
+// TestSCMRestart runs Restart against the real service manager: it waits
+// while the service runs, sees it stop, and starts it again.
+func TestSCMRestart(t *testing.T) {
+	s, name := createHelperService(t)
+	if err := s.Start(); err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	scm, _ := NewServices()
+	awaitState(t, s, svc.Running)
+	if stopped, err := scm.Stopped(name); err != nil || stopped {
+		t.Fatalf("Stopped of a running service: %v, %v", stopped, err)
+	}
+
+	done := make(chan error, 1)
+	go func() {
+		done <- Restart(t.Context(), scm, name, 30*time.Second, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("Restart returned while the service still ran: %v", err)
+	case <-time.After(time.Second):
+	}
+	if _, err := s.Control(svc.Stop); err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Restart: %v", err)
+		}
+	case <-time.After(90 * time.Second):
+		t.Fatal("Restart did not return")
+	}
+	awaitState(t, s, svc.Running)
+}
+
+// createHelperService registers this test binary as a service that runs
+// TestServiceHelper, removed at the end of the test.
+func createHelperService(t *testing.T) (*mgr.Service, string) {
+	t.Helper()
 	if !underWine() && !windows.GetCurrentProcessToken().IsElevated() {
 		t.Skip("needs an elevated process (or Wine)")
 	}
@@ -67,7 +125,7 @@ func TestSCMStartsStoppedService(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer m.Disconnect()
+	t.Cleanup(func() { m.Disconnect() })
 	name := fmt.Sprintf("hostgate-watchdog-test-%d", time.Now().UnixNano())
 	s, err := m.CreateService(name, exe, mgr.Config{StartType: mgr.StartManual}, "-test.run=^TestServiceHelper$", helperArg)
 	if err != nil {
@@ -78,34 +136,25 @@ func TestSCMStartsStoppedService(t *testing.T) {
 		_ = s.Delete()
 		s.Close()
 	})
+	return s, name
+}
 
-	scm, _ := NewServices()
-	if running, err := scm.Running(name); err != nil || running {
-		t.Fatalf("before: running %v, err %v; want stopped", running, err)
-	}
-	if err := check(scm, name, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
-		t.Fatalf("check: %v", err)
-	}
+// awaitState waits until the service is in state.
+func awaitState(t *testing.T, s *mgr.Service, state svc.State) {
+	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		st, err := s.Query()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.State == svc.Running {
-			break
+		if st.State == state {
+			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("service state %d after the watchdog's start, want running", st.State)
+			t.Fatalf("service state %d, want %d", st.State, state)
 		}
 		time.Sleep(100 * time.Millisecond)
-	}
-	if running, err := scm.Running(name); err != nil || !running {
-		t.Fatalf("after: running %v, err %v", running, err)
-	}
-	// A second start of a running service is not an error.
-	if err := scm.Start(name); err != nil {
-		t.Fatalf("start of a running service: %v", err)
 	}
 }
 

@@ -3,7 +3,9 @@
 // keeps the agent service running, starting it when it is found stopped.
 // The service's recovery actions cover crashes; the watchdog covers a
 // service that was stopped, or was installed but not yet started (the
-// template installer leaves it for the next boot).
+// template installer leaves it for the next boot). Restart, on the same
+// service-manager code, brings back the agent service after it stopped
+// itself to restart into an upgraded executable.
 package watchdog
 
 import (
@@ -20,6 +22,9 @@ var ErrUnsupported = errors.New("watchdog: the service watchdog runs on Windows 
 type Services interface {
 	// Running reports whether the named service is running or about to.
 	Running(name string) (bool, error)
+	// Stopped reports whether the named service has stopped (not merely
+	// been asked to).
+	Stopped(name string) (bool, error)
 	// Start asks the service manager to start the named service.
 	Start(name string) error
 }

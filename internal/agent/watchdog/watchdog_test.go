@@ -31,6 +31,12 @@ func (f *fakeServices) Running(string) (bool, error) {
 	return running, err
 }
 
+func (f *fakeServices) Stopped(string) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return !f.running, f.queryErr
+}
+
 func (f *fakeServices) Start(string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
