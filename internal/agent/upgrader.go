@@ -194,12 +194,16 @@ func (u *upgrader) inProgress() string {
 // agent for the restart. A failure leaves the running executable as it
 // was and reports why.
 func (u *upgrader) run(req agentproto.Upgrade) {
-	staged, err := upgrade.Download(u.ctx, req, u.exe)
+	staged, digest, err := upgrade.Download(u.ctx, req, u.exe)
 	if err != nil {
 		u.fail(err, "")
 		return
 	}
 	if err := u.advance(agentproto.UpgradeVerifying); err != nil {
+		u.fail(err, staged)
+		return
+	}
+	if err := upgrade.Verify(req, digest); err != nil {
 		u.fail(err, staged)
 		return
 	}

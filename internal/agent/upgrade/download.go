@@ -30,20 +30,27 @@ var httpClient = &http.Client{Transport: http.DefaultTransport.(*http.Transport)
 // "<exe>.upgrade-<random>[.exe]". Cleanup removes what a crash left.
 const stagedInfix = ".upgrade-"
 
+// Digest is what a download measured: its size (at most one byte past the
+// announced size) and SHA-256 in lowercase hex.
+type Digest struct {
+	Size   int64
+	SHA256 string
+}
+
 // Download fetches u.ExeURL into a new file in exe's directory (so that
-// Swap is a rename) and returns its path. The file is exactly u.ExeSize
-// bytes with SHA-256 u.ExeSHA256, and executable; on Windows its name ends
+// Swap is a rename) and returns its path and digest; Verify then checks
+// the digest against u. The file is executable; on Windows its name ends
 // in .exe so that it can run. On any error the file is removed and nothing
 // else has changed. u must have passed Check.
-func Download(ctx context.Context, u agentproto.Upgrade, exe string) (string, error) {
+func Download(ctx context.Context, u agentproto.Upgrade, exe string) (string, Digest, error) {
 	ctx, cancel := context.WithTimeout(ctx, DownloadTimeout)
 	defer cancel()
 	f, err := os.CreateTemp(filepath.Dir(exe), filepath.Base(exe)+stagedInfix+"*"+exeSuffix)
 	if err != nil {
-		return "", fmt.Errorf("download: create a file beside the executable: %w", err)
+		return "", Digest{}, fmt.Errorf("download: create a file beside the executable: %w", err)
 	}
 	staged := f.Name()
-	err = fetch(ctx, u, f)
+	d, err := fetch(ctx, u, f)
 	if cerr := f.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("download: %w", cerr)
 	}
@@ -54,28 +61,42 @@ func Download(ctx context.Context, u agentproto.Upgrade, exe string) (string, er
 	}
 	if err != nil {
 		_ = os.Remove(staged)
-		return "", err
+		return "", Digest{}, err
 	}
-	return staged, nil
+	return staged, d, nil
+}
+
+// Verify checks a download's digest against the size and SHA-256 the hub
+// sent.
+func Verify(u agentproto.Upgrade, d Digest) error {
+	switch {
+	case d.Size > u.ExeSize:
+		return fmt.Errorf("size mismatch: got more than %d bytes", u.ExeSize)
+	case d.Size != u.ExeSize:
+		return fmt.Errorf("size mismatch: got %d bytes, want %d", d.Size, u.ExeSize)
+	case d.SHA256 != u.ExeSHA256:
+		return fmt.Errorf("sha256 mismatch: got %s, want %s", d.SHA256, u.ExeSHA256)
+	}
+	return nil
 }
 
 // fetch streams the body into w through SHA-256, reading at most one byte
-// more than announced, and checks the exact size and hash.
-func fetch(ctx context.Context, u agentproto.Upgrade, w *os.File) error {
+// more than announced.
+func fetch(ctx context.Context, u agentproto.Upgrade, w *os.File) (Digest, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.ExeURL, nil)
 	if err != nil {
-		return fmt.Errorf("download: %s: %w", redactURL(u.ExeURL), err)
+		return Digest{}, fmt.Errorf("download: %s: %w", redactURL(u.ExeURL), err)
 	}
 	resp, err := httpClient.Do(req)
 	if err != nil {
-		return netError(ctx, u.ExeURL, err)
+		return Digest{}, netError(ctx, u.ExeURL, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("download: HTTP %s from %s", resp.Status, redactURL(u.ExeURL))
+		return Digest{}, fmt.Errorf("download: HTTP %s from %s", resp.Status, redactURL(u.ExeURL))
 	}
 	if resp.ContentLength >= 0 && resp.ContentLength != u.ExeSize {
-		return fmt.Errorf("size mismatch: the server announces %d bytes, want %d", resp.ContentLength, u.ExeSize)
+		return Digest{}, fmt.Errorf("size mismatch: the server announces %d bytes, want %d", resp.ContentLength, u.ExeSize)
 	}
 	h := sha256.New()
 	body := &bodyReader{ctx: ctx, url: u.ExeURL, r: io.LimitReader(resp.Body, u.ExeSize+1)}
@@ -83,21 +104,14 @@ func fetch(ctx context.Context, u agentproto.Upgrade, w *os.File) error {
 	var be *bodyError
 	switch {
 	case errors.As(err, &be):
-		return be.err
+		return Digest{}, be.err
 	case err != nil:
-		return fmt.Errorf("download: write %s: %w", w.Name(), err)
-	case n > u.ExeSize:
-		return fmt.Errorf("size mismatch: got more than %d bytes", u.ExeSize)
-	case n != u.ExeSize:
-		return fmt.Errorf("size mismatch: got %d bytes, want %d", n, u.ExeSize)
-	}
-	if got := hex.EncodeToString(h.Sum(nil)); got != u.ExeSHA256 {
-		return fmt.Errorf("sha256 mismatch: got %s, want %s", got, u.ExeSHA256)
+		return Digest{}, fmt.Errorf("download: write %s: %w", w.Name(), err)
 	}
 	if err := w.Sync(); err != nil {
-		return fmt.Errorf("download: %w", err)
+		return Digest{}, fmt.Errorf("download: %w", err)
 	}
-	return nil
+	return Digest{Size: n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
 }
 
 // bodyReader tells a failure reading the body (the network) from one

@@ -62,10 +62,13 @@ func TestDownload(t *testing.T) {
 	exe := filepath.Join(dir, exeName("hostgate-agent"))
 	writeFile(t, exe, "old")
 
-	staged, err := Download(t.Context(), agentproto.Upgrade{Version: "2.0.0", ExeURL: srv.URL + "/exe",
-		ExeSHA256: shaOf(body), ExeSize: int64(len(body))}, exe)
+	u := agentproto.Upgrade{Version: "2.0.0", ExeURL: srv.URL + "/exe", ExeSHA256: shaOf(body), ExeSize: int64(len(body))}
+	staged, d, err := Download(t.Context(), u, exe)
 	if err != nil {
 		t.Fatalf("Download: %v", err)
+	}
+	if err := Verify(u, d); err != nil {
+		t.Fatalf("Verify: %v", err)
 	}
 	if filepath.Dir(staged) != dir {
 		t.Errorf("staged in %s, want the executable's directory %s", filepath.Dir(staged), dir)
@@ -118,9 +121,14 @@ func TestDownloadFailures(t *testing.T) {
 			writeFile(t, exe, "old")
 			u := good
 			tt.edit(&u)
-			staged, err := Download(t.Context(), u, exe)
+			staged, d, err := Download(t.Context(), u, exe)
+			if err == nil {
+				// Downloaded whole: the digest must not pass.
+				err = Verify(u, d)
+				_ = os.Remove(staged)
+			}
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("Download = %q, %v; want an error containing %q", staged, err, tt.want)
+				t.Fatalf("Download+Verify = %q, %v; want an error containing %q", staged, err, tt.want)
 			}
 			if names := dirNames(t, dir); !slices.Equal(names, []string{filepath.Base(exe)}) {
 				t.Errorf("files left: %v, want only the executable", names)
@@ -141,7 +149,7 @@ func TestDownloadStopsWithItsContext(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
 	defer cancel()
-	_, err := Download(ctx, u, exe)
+	_, _, err := Download(ctx, u, exe)
 	if err == nil || !strings.Contains(err.Error(), "timed out") {
 		t.Fatalf("Download with a stalled body: %v, want a timeout", err)
 	}
@@ -150,7 +158,7 @@ func TestDownloadStopsWithItsContext(t *testing.T) {
 	}
 	ctx, cancel = context.WithCancel(t.Context())
 	cancel()
-	if _, err := Download(ctx, u, exe); err == nil || !strings.Contains(err.Error(), "cancelled") {
+	if _, _, err := Download(ctx, u, exe); err == nil || !strings.Contains(err.Error(), "cancelled") {
 		t.Errorf("Download with a cancelled context: %v", err)
 	}
 	if names := dirNames(t, dir); len(names) != 1 {
@@ -166,7 +174,7 @@ func TestDownloadHidesURLCredentials(t *testing.T) {
 	writeFile(t, exe, "old")
 	u := agentproto.Upgrade{Version: "2.0.0", ExeSHA256: shaOf([]byte("x")), ExeSize: 1,
 		ExeURL: strings.Replace(srv.URL, "http://", "http://user:pa55@", 1) + "/missing?sig=s3cret"}
-	_, err := Download(t.Context(), u, exe)
+	_, _, err := Download(t.Context(), u, exe)
 	if err == nil || strings.Contains(err.Error(), "s3cret") || strings.Contains(err.Error(), "pa55") {
 		t.Fatalf("Download: %v; want an error without the URL's secrets", err)
 	}
