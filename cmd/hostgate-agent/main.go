@@ -3,7 +3,8 @@
 //
 //	hostgate-agent run [--config FILE] [--host-id ID --bid N --secret-key K
 //	    --install-token T --agent-privkey-seed S --agent-pubkey P
-//	    --ws-url URL --api-endpoint URL --state-dir DIR] [--log-level L]
+//	    --ws-url URL --api-endpoint URL --state-dir DIR --report-url URL
+//	    --l1-listen ADDR] [--log-level L]
 //	hostgate-agent version
 //	hostgate-agent worker [--config FILE] [--service NAME] [--interval D]
 //	hostgate-agent restart-service [--service NAME] [--log FILE] [--wait D]
@@ -33,6 +34,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
@@ -141,6 +143,8 @@ type fileConfig struct {
 	WSURL            string `json:"ws_url"`
 	APIEndpoint      string `json:"api_endpoint"`
 	StateDir         string `json:"state_dir"`
+	ReportURL        string `json:"report_url"`
+	L1Listen         string `json:"l1_listen"`
 
 	UpgradeConfirmTimeout duration `json:"upgrade_confirm_timeout"`
 }
@@ -184,6 +188,8 @@ func parseRun(args []string, stderr io.Writer) (agent.Config, slog.Level, error)
 	fs.StringVar(&f.WSURL, "ws-url", "", "hub agent WebSocket `url` (wss://…)")
 	fs.StringVar(&f.APIEndpoint, "api-endpoint", "", "hub API base `url` (https://…)")
 	fs.StringVar(&f.StateDir, "state-dir", "", "state `directory` (default "+agent.DefaultStateDir()+")")
+	fs.StringVar(&f.ReportURL, "report-url", "", "L1 reverse reporting `url` (http or https; default none)")
+	fs.StringVar(&f.L1Listen, "l1-listen", "", "local L1 listener `address` host:port, or off (default "+agent.DefaultL1Listen+")")
 	fs.Var(&f.UpgradeConfirmTimeout, "upgrade-confirm-timeout",
 		"after an upgrade, how long the new version waits for the hub before it rolls back (default "+
 			agent.DefaultUpgradeConfirmTimeout.String()+")")
@@ -205,7 +211,33 @@ func parseRun(args []string, stderr io.Writer) (agent.Config, slog.Level, error)
 		}
 	}
 	overrideSet(fs, &merged, f)
-	return merged.agentConfig(), level, nil
+	cfg := merged.agentConfig()
+	var err error
+	cfg.SettingsFile, err = settingsFile(fs, *configPath)
+	return cfg, level, err
+}
+
+// settingsFile is where settings.update saves the L1 settings: the config
+// file when they come from it. When there is none, or a flag overrides
+// one of them (and would override the file again at the next start), it
+// is "": the agent keeps them in settings.json in its state directory,
+// which overrides the flags at start.
+func settingsFile(fs *flag.FlagSet, configPath string) (string, error) {
+	if configPath == "" {
+		return "", nil
+	}
+	overridden := false
+	fs.Visit(func(fl *flag.Flag) {
+		overridden = overridden || fl.Name == "bid" || fl.Name == "secret-key" || fl.Name == "report-url"
+	})
+	if overridden {
+		return "", nil
+	}
+	abs, err := filepath.Abs(configPath)
+	if err != nil {
+		return "", fmt.Errorf("--config: %w", err)
+	}
+	return abs, nil
 }
 
 func readConfigFile(path string) (fileConfig, error) {
@@ -244,6 +276,10 @@ func overrideSet(fs *flag.FlagSet, dst *fileConfig, flags fileConfig) {
 			dst.APIEndpoint = flags.APIEndpoint
 		case "state-dir":
 			dst.StateDir = flags.StateDir
+		case "report-url":
+			dst.ReportURL = flags.ReportURL
+		case "l1-listen":
+			dst.L1Listen = flags.L1Listen
 		case "upgrade-confirm-timeout":
 			dst.UpgradeConfirmTimeout = flags.UpgradeConfirmTimeout
 		}
@@ -255,6 +291,7 @@ func (f fileConfig) agentConfig() agent.Config {
 		HostID: f.HostID, BID: f.BID, SecretKey: f.SecretKey, InstallToken: f.InstallToken,
 		AgentPrivkeySeed: f.AgentPrivkeySeed, AgentPubkey: f.AgentPubkey,
 		WSURL: f.WSURL, APIEndpoint: f.APIEndpoint, StateDir: f.StateDir,
+		ReportURL: f.ReportURL, L1Listen: f.L1Listen,
 		UpgradeConfirmTimeout: time.Duration(f.UpgradeConfirmTimeout),
 	}
 }

@@ -110,3 +110,35 @@ func TestUnusableStateDirIsAnInternalError(t *testing.T) {
 		t.Errorf("exit %d, want %d (stderr %q)", code, exitInternal, errb.String())
 	}
 }
+
+// TestSettingsFileChoice: settings.update writes the --config file unless
+// a flag overrides its L1 settings (then settings.json in the state
+// directory); report_url and l1_listen come from the file or the flags.
+func TestSettingsFileChoice(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "agent.json")
+	if err := os.WriteFile(path, []byte(`{"report_url":"https://r.example/x","l1_listen":"0.0.0.0:23456"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--config", path}, path},
+		{[]string{"--config", path, "--l1-listen", "off"}, path},
+		{[]string{"--config", path, "--bid", "3"}, ""},
+		{[]string{"--config", path, "--report-url", "https://flag.example/"}, ""},
+		{[]string{"--bid", "3"}, ""},
+	} {
+		cfg, _, err := parseRun(tc.args, &bytes.Buffer{})
+		if err != nil {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
+		if cfg.SettingsFile != tc.want {
+			t.Errorf("%v: SettingsFile = %q, want %q", tc.args, cfg.SettingsFile, tc.want)
+		}
+	}
+	cfg, _, _ := parseRun([]string{"--config", path, "--l1-listen", "off"}, &bytes.Buffer{})
+	if cfg.ReportURL != "https://r.example/x" || cfg.L1Listen != "off" {
+		t.Errorf("report_url %q, l1_listen %q", cfg.ReportURL, cfg.L1Listen)
+	}
+}

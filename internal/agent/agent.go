@@ -28,7 +28,9 @@ import (
 
 	"github.com/lxzan/gws"
 
+	"hostgate/internal/agent/l1report"
 	"hostgate/internal/agentproto"
+	"hostgate/internal/l1"
 )
 
 // Version is the agent's version, set at build time with
@@ -48,6 +50,8 @@ type Status struct {
 	Since     time.Time // when Connected last changed (zero before the first change)
 	Sessions  int       // welcomed sessions so far
 	LastError string    // why the last attempt or session ended
+	L1Listen  string    // the local L1 listener's address; "" while it is not listening
+	Reloads   int       // soft restarts with new settings (settings.update) so far
 }
 
 // Agent is one running agent. Create it with New; Run it once at a time.
@@ -66,6 +70,9 @@ type Agent struct {
 	running   atomic.Bool
 	cmds      sync.WaitGroup
 	upg       *upgrader // this run's; serves agent.upgrade
+	l1        *l1Run    // this run's local L1 listener and reporter
+	rl        reloader  // settings.update → soft restart
+	nonces    *l1.MemoryNonces
 
 	drainMu  sync.Mutex
 	draining bool // stopping for a restart: new commands are refused
@@ -94,6 +101,9 @@ func New(cfg Config, log *slog.Logger) (*Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := s.applySavedSettings(); err != nil {
+		return nil, err
+	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -103,6 +113,7 @@ func New(cfg Config, log *slog.Logger) (*Agent, error) {
 		log:     log,
 		reg:     s.Commands,
 		seen:    newIDSet(seenIDs),
+		nonces:  l1.NewMemoryNonces(l1NonceLimit),
 		sampler: s.Sampler,
 		backoff: Backoff{Base: s.BackoffBase, Cap: s.BackoffCap},
 		hub: &hubClient{base: s.apiBase, hostID: s.hostID, key: s.key, version: s.AgentVersion,
@@ -136,11 +147,31 @@ func (a *Agent) setStatus(f func(*Status)) {
 }
 
 // Run runs the agent until parent is cancelled; see the package Run.
+//
+// After a settings.update it restarts softly, in this process: the run's
+// commands finish, its hub session and L1 listener close, and a new run
+// starts with the new settings (Status.Reloads counts these).
 func (a *Agent) Run(parent context.Context) error {
 	if !a.running.CompareAndSwap(false, true) {
 		return errors.New("agent: already running")
 	}
 	defer a.running.Store(false)
+	reloaded := false
+	for {
+		err := a.runOnce(parent, reloaded)
+		if !errors.Is(err, errReload) {
+			return err
+		}
+		reloaded = a.applyPending()
+		a.setStatus(func(st *Status) { st.Reloads++ })
+		a.log.Info("agent restarting softly with new settings")
+	}
+}
+
+// runOnce is one run: from the state directory to the stop. It returns
+// errReload when it stopped for a soft restart. reloaded says that this
+// run starts with settings a settings.update brought.
+func (a *Agent) runOnce(parent context.Context, reloaded bool) error {
 	dir, err := PrepareStateDir(a.s.StateDir)
 	if err != nil {
 		return err
@@ -156,20 +187,30 @@ func (a *Agent) Run(parent context.Context) error {
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
 	a.setDraining(false)
+	a.beginRun(cancel)
 	a.upg = newUpgrader(a, ctx, cancel, dir)
 	a.upg.resume()
 	var wg sync.WaitGroup
+	a.l1 = a.startL1(ctx, &wg)
+	if reloaded {
+		a.l1.report(l1report.EventSettings, settingsDetail{URL: a.s.ReportURL})
+	}
 	wg.Go(func() { a.tokens.renewLoop(ctx, a.backoff) })
 	wg.Go(func() { a.fallbackLoop(ctx) })
 	wg.Go(a.upg.watchConfirm)
 	a.connectLoop(ctx)
 	cancel(nil)
+	a.l1.stop(a)
 	wg.Wait()
 	a.upg.work.Wait()
+	a.rl.work.Wait()
 	a.cmds.Wait()
 	if re := a.upg.restartRequested(parent); re != nil {
 		a.log.Info("agent stopped to restart", "exe", re.Exe, "reason", re.Reason)
 		return re
+	}
+	if parent.Err() == nil && errors.Is(context.Cause(ctx), errReload) {
+		return errReload
 	}
 	a.log.Info("agent stopped")
 	return nil
@@ -247,6 +288,7 @@ func (a *Agent) connect(ctx context.Context) (time.Duration, error) {
 	}
 	start := time.Now()
 	a.welcomed(w)
+	a.l1.report(l1report.EventOnline, onlineDetail{AgentVersion: a.s.AgentVersion, Session: a.Status().Sessions, L1Listen: a.Status().L1Listen})
 	a.upg.attach(s)
 	err = a.serve(ctx, s, w)
 	a.upg.detach(s)
@@ -444,6 +486,17 @@ func (a *Agent) command(s *session, e agentproto.Envelope) {
 		a.reply(s, e.ID, agentproto.Response{Error: refusal})
 		return
 	}
+	if c.Op == opSettingsUpdate {
+		// Served at once, even while draining, so that a second change
+		// made during a soft restart is not lost; the restart starts
+		// after the answer is on its way.
+		res, restart, err := a.settingsUpdate(c.Args)
+		a.reply(s, e.ID, response(res, err))
+		if restart {
+			a.scheduleReload()
+		}
+		return
+	}
 	skew := time.Duration(a.skewMs.Load()) * time.Millisecond
 	deadline := time.UnixMilli(c.DeadlineMs).Add(-skew) // on the local clock
 	started := a.goCommand(func() {
@@ -483,8 +536,11 @@ func (a *Agent) admit(id string, c agentproto.Command) (Handler, *agentproto.Err
 // its Registry: agent.upgrade needs the agent (to report on the current
 // session and to stop for the restart), which a registered handler lacks.
 func (a *Agent) builtin(op string) (Handler, bool) {
-	if op == agentproto.OpUpgrade {
+	switch op {
+	case agentproto.OpUpgrade:
 		return a.upg.handle, true
+	case opSettingsUpdate:
+		return nil, true // served by command itself
 	}
 	return nil, false
 }

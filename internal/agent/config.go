@@ -27,14 +27,26 @@ import (
 // String and LogValue methods redact them, so logging a Config is safe.
 type Config struct {
 	HostID           string // UUID of the host
-	BID              int64  // business id of the host; carried, not used yet
-	SecretKey        string // host secret; carried for later features, never sent or logged
+	BID              int64  // business id of the host (L1); its local L1 listener needs it > 0
+	SecretKey        string // host secret: the L1 key (32 characters); never sent or logged
+	ReportURL        string // L1 reverse reporting target (http or https); "" for none
 	InstallToken     string // one-time token; optional once the state dir holds a token
 	AgentPrivkeySeed string // base64 of the 32-byte ed25519 seed
 	AgentPubkey      string // "ed25519:<base64>" or bare base64; must match the seed
 	WSURL            string // ws:// or wss:// URL of the agent WebSocket
 	APIEndpoint      string // http:// or https:// base of the hub API
 	StateDir         string // defaults to DefaultStateDir()
+
+	// L1Listen is the address of the local L1 listener (docs/l1.md):
+	// "" means DefaultL1Listen (loopback only), "off" disables it. It also
+	// stays off while BID or SecretKey cannot make an L1 codec.
+	L1Listen string
+	// SettingsFile is the JSON setup file the agent was started with
+	// (--config); settings.update rewrites its bid, secret_key and
+	// report_url. "" means the agent keeps them in settings.json in the
+	// state directory, which then overrides BID, SecretKey and ReportURL
+	// at start.
+	SettingsFile string
 
 	// AgentVersion is reported in hello and heartbeats; defaults to Version.
 	AgentVersion string
@@ -78,6 +90,9 @@ type Config struct {
 	// upgrade.Probe, which runs it. Tests whose "executable" is not a
 	// program set it. The size and SHA-256 checks do not depend on it.
 	probe func(ctx context.Context, exe, version string) error
+	// l1ReportRetry, when positive, replaces the reporter's first retry
+	// wait (tests).
+	l1ReportRetry time.Duration
 }
 
 // Defaults of the tuning fields.
@@ -91,6 +106,12 @@ const (
 	DefaultHTTPTimeout    = 30 * time.Second
 
 	DefaultUpgradeConfirmTimeout = 3 * time.Minute
+
+	// DefaultL1Listen is the local L1 listener's address: loopback, the
+	// spec's default listen_port.
+	DefaultL1Listen = "127.0.0.1:23456"
+	// L1ListenOff as L1Listen disables the local L1 listener.
+	L1ListenOff = "off"
 )
 
 // ErrInvalidConfig wraps every configuration error, so a caller can tell a
@@ -99,8 +120,8 @@ var ErrInvalidConfig = errors.New("invalid agent configuration")
 
 // String describes the config without its secrets.
 func (c Config) String() string {
-	return fmt.Sprintf("agent.Config{host_id=%s bid=%d ws_url=%s api_endpoint=%s state_dir=%s install_token=%s secret_key=%s agent_privkey_seed=%s}",
-		c.HostID, c.BID, c.WSURL, c.APIEndpoint, c.StateDir, redacted(c.InstallToken), redacted(c.SecretKey), redacted(c.AgentPrivkeySeed))
+	return fmt.Sprintf("agent.Config{host_id=%s bid=%d ws_url=%s api_endpoint=%s state_dir=%s l1_listen=%s install_token=%s secret_key=%s agent_privkey_seed=%s}",
+		c.HostID, c.BID, c.WSURL, c.APIEndpoint, c.StateDir, c.L1Listen, redacted(c.InstallToken), redacted(c.SecretKey), redacted(c.AgentPrivkeySeed))
 }
 
 // GoString is String, so %#v does not print secrets either.
@@ -114,6 +135,7 @@ func (c Config) LogValue() slog.Value {
 		slog.String("ws_url", c.WSURL),
 		slog.String("api_endpoint", c.APIEndpoint),
 		slog.String("state_dir", c.StateDir),
+		slog.String("l1_listen", c.L1Listen),
 		slog.Bool("install_token_set", c.InstallToken != ""),
 	)
 }
@@ -175,6 +197,15 @@ func (c Config) settings() (*settings, error) {
 	if c.BID < 0 {
 		add("bid", errors.New("must not be negative"))
 	}
+	if c.ReportURL != "" {
+		_, err = parseURL(c.ReportURL, "http", "https")
+		add("report_url", err)
+	}
+	if s.L1Listen != L1ListenOff {
+		if _, _, err := net.SplitHostPort(s.L1Listen); err != nil {
+			add("l1_listen", errors.New(`must be host:port or "off"`))
+		}
+	}
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, errors.Join(errs...))
 	}
@@ -198,6 +229,9 @@ func (s *settings) fillDefaults() {
 	}
 	if s.StateDir == "" {
 		s.StateDir = DefaultStateDir()
+	}
+	if s.L1Listen == "" {
+		s.L1Listen = DefaultL1Listen
 	}
 	s.Executable = executable(s.Executable)
 	if s.probe == nil {

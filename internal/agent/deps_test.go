@@ -8,7 +8,7 @@ import (
 )
 
 // TestAgentLinksNothingOfTheHub: the agent binary may use agentproto and
-// nothing else of the hub, so it never links database drivers, Redis or
+// l1 and nothing else of the hub, so it never links database drivers, Redis or
 // the HTTP API, on any platform it ships for.
 func TestAgentLinksNothingOfTheHub(t *testing.T) {
 	if testing.Short() {
@@ -23,6 +23,7 @@ func TestAgentLinksNothingOfTheHub(t *testing.T) {
 		"hostgate/cmd/hostgate-agent":  true,
 		"hostgate/internal/agent":      true,
 		"hostgate/internal/agentproto": true,
+		"hostgate/internal/l1":         true, // the L1 codec, for the local listener and reverse reporting
 	}
 	forbidden := []string{"github.com/jackc/pgx", "github.com/redis/go-redis", "modernc.org/sqlite", "github.com/danielgtaylor/huma"}
 	for _, goos := range []string{"linux", "windows"} {

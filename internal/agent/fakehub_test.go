@@ -119,6 +119,7 @@ func (h *fakeHub) config(t *testing.T) Config {
 		WSURL:             "ws" + strings.TrimPrefix(h.srv.URL, "http") + agentproto.PathWS,
 		APIEndpoint:       h.srv.URL + "/",
 		StateDir:          t.TempDir(),
+		L1Listen:          "127.0.0.1:0",
 		HeartbeatOverride: time.Second,
 		MetricsOverride:   time.Second,
 		BackoffBase:       10 * time.Millisecond,

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -45,4 +46,26 @@ func restrictDir(dir string) error {
 func osDescription() string {
 	v := windows.RtlGetVersion()
 	return fmt.Sprintf("windows %d.%d.%d", v.MajorVersion, v.MinorVersion, v.BuildNumber)
+}
+
+// copyACL gives the file "to" the DACL of the file "from" (a setup file
+// being replaced), so that replacing it does not widen who can read it.
+// Nothing is done when from does not exist.
+func copyACL(from, to string) error {
+	sd, err := windows.GetNamedSecurityInfo(from, windows.SE_FILE_OBJECT, windows.DACL_SECURITY_INFORMATION)
+	if err != nil {
+		if errors.Is(err, windows.ERROR_FILE_NOT_FOUND) {
+			return nil
+		}
+		return fmt.Errorf("read ACL: %w", err)
+	}
+	dacl, _, err := sd.DACL()
+	if err != nil {
+		return fmt.Errorf("read ACL: %w", err)
+	}
+	info := windows.SECURITY_INFORMATION(windows.DACL_SECURITY_INFORMATION | windows.PROTECTED_DACL_SECURITY_INFORMATION)
+	if err := windows.SetNamedSecurityInfo(to, windows.SE_FILE_OBJECT, info, nil, nil, dacl, nil); err != nil {
+		return fmt.Errorf("set ACL: %w", err)
+	}
+	return nil
 }
