@@ -45,7 +45,7 @@ func TestReconnectStormIsShedAndRecovers(t *testing.T) {
 		var once sync.Once
 		a, err := agent.New(agent.Config{
 			HostID: c.HostID, InstallToken: c.InstallToken, AgentPrivkeySeed: c.AgentPrivkeySeed, AgentPubkey: c.AgentPubkey,
-			WSURL: c.WSURL, APIEndpoint: c.APIEndpoint, StateDir: t.TempDir(),
+			WSURL: c.WSURL, APIEndpoint: c.APIEndpoint, StateDir: t.TempDir(), L1Listen: agent.L1ListenOff,
 			BackoffBase: 100 * time.Millisecond, BackoffCap: time.Second, MetricsOverride: 200 * time.Millisecond,
 			OnStatus: func(s agent.Status) {
 				if s.Connected {

@@ -51,7 +51,7 @@ func TestEveryPackageHasADocComment(t *testing.T) {
 // they never import storage engines, drivers or the HTTP layer.
 func TestDomainPackagesStayOutOfTransportAndStorage(t *testing.T) {
 	domain := []string{"accounts", "admin", "audit", "lockout", "passwords", "keyring", "paging", "apperr", "coord",
-		"billing", "payments", "versions", "operations", "hosts", "apikeys", "deliveries"}
+		"billing", "payments", "versions", "operations", "hosts", "apikeys", "deliveries", "l1config", "l1gate", "upgrades"}
 	forbidden := []string{"hostgate/internal/store", "hostgate/internal/httpapi", "hostgate/internal/hub",
 		"github.com/jackc/pgx", "modernc.org/sqlite", "github.com/redis/go-redis", "github.com/danielgtaylor/huma"}
 	for _, p := range list(t, "linux") {

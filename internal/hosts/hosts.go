@@ -42,7 +42,13 @@ type Host struct {
 	LastSeenAt       *time.Time `json:"last_seen_at,omitempty"`
 	LastOnlineAt     *time.Time `json:"last_online_at,omitempty"`
 	CreatedAt        time.Time  `json:"created_at"`
+	// WebhookFormat is the format of the host's L1 change webhooks: "A"
+	// (the default) or "B" (docs/webhooks.md).
+	WebhookFormat string `json:"webhook_format" enum:"A,B"`
 }
+
+// DefaultWebhookFormat is the webhook format of a new host.
+const DefaultWebhookFormat = "A"
 
 // Secrets are a host's stored credentials. SecretSealed is the L1 secret key
 // sealed by the keyring (aad = host id); AgentPubKey is the raw ed25519

@@ -52,16 +52,35 @@ type Disconnecter interface {
 	Disconnect(ctx context.Context, hostID, reason string)
 }
 
+// ChangedBy says through which entry and by whom a host's L1
+// configuration changed: Source is the webhook source ("web",
+// "client_api"), Kind the actor kind ("user", "api_key"), ID the user's or
+// key's id, IP the client address.
+type ChangedBy struct{ Source, Kind, ID, IP string }
+
+// SecretRotator applies rotate-secret issuances in place of Store.Issue,
+// so that the change of secret is reported in the same transaction
+// (package l1config queues its webhook delivery: every change of the
+// secret is an L1 configuration change).
+type SecretRotator interface {
+	RotateIssue(ctx context.Context, owner, id string, iss Issuance, by ChangedBy) (Host, Secrets, error)
+}
+
 // Service carries out host operations.
 type Service struct {
-	store Store
-	coord coord.Coord
-	keys  *keyring.Keyring
-	cfg   Config
-	log   *slog.Logger
-	now   func() time.Time
-	drop  Disconnecter
+	store   Store
+	coord   coord.Coord
+	keys    *keyring.Keyring
+	cfg     Config
+	log     *slog.Logger
+	now     func() time.Time
+	drop    Disconnecter
+	rotator SecretRotator
 }
+
+// SetSecretRotator makes rotations go through r (see SecretRotator); the
+// hub sets it once at start, before serving.
+func (s *Service) SetSecretRotator(r SecretRotator) { s.rotator = r }
 
 // NewService wires the host service.
 func NewService(st Store, c coord.Coord, keys *keyring.Keyring, cfg Config, log *slog.Logger) *Service {
@@ -121,7 +140,7 @@ func (s *Service) Create(ctx context.Context, owner, name string, listenPort *in
 	}
 	secret := newSecretKey()
 	id := uuid.NewString()
-	h := Host{ID: id, UserID: owner, Name: name, ListenPort: port, Status: StatusPending,
+	h := Host{ID: id, UserID: owner, Name: name, ListenPort: port, Status: StatusPending, WebhookFormat: DefaultWebhookFormat,
 		CreatedAt: s.now().UTC().Truncate(time.Microsecond)}
 	sec := Secrets{SecretSealed: s.keys.Seal([]byte(secret), []byte(id))}
 	var iss *Issuance
@@ -247,32 +266,41 @@ func (s *Service) AdminDelete(ctx context.Context, actor audit.Actor, id string)
 // a new key pair and install token; the secret key is kept. Older agent
 // tokens and the previous key stop working; a connected agent is not told.
 func (s *Service) IssueInstallToken(ctx context.Context, owner, id string) (Credentials, error) {
-	return s.issue(ctx, owner, id, false)
+	return s.issue(ctx, owner, id, nil)
 }
 
 // RotateSecret does what IssueInstallToken does and also replaces the
-// secret key (rule 3); the old agent's connection is dropped at once.
-func (s *Service) RotateSecret(ctx context.Context, owner, id string) (Credentials, error) {
-	c, err := s.issue(ctx, owner, id, true)
+// secret key (rule 3); the old agent's connection is dropped at once. by
+// says who rotated, for the webhook that reports the new secret.
+func (s *Service) RotateSecret(ctx context.Context, owner, id string, by ChangedBy) (Credentials, error) {
+	c, err := s.issue(ctx, owner, id, &by)
 	if err == nil {
 		s.drop.Disconnect(ctx, id, "secret rotated")
 	}
 	return c, err
 }
 
-func (s *Service) issue(ctx context.Context, owner, id string, rotate bool) (Credentials, error) {
+// issue makes an issuance; a rotation (by not nil) also replaces the secret.
+func (s *Service) issue(ctx context.Context, owner, id string, by *ChangedBy) (Credentials, error) {
 	var secret string
 	var sealed []byte
-	if rotate {
+	if by != nil {
 		secret = newSecretKey()
 		sealed = s.keys.Seal([]byte(secret), []byte(id))
 	}
 	iss, seed, token := s.newIssuance(sealed)
-	h, sec, err := s.store.Issue(ctx, owner, id, iss)
+	var h Host
+	var sec Secrets
+	var err error
+	if by != nil && s.rotator != nil {
+		h, sec, err = s.rotator.RotateIssue(ctx, owner, id, iss, *by)
+	} else {
+		h, sec, err = s.store.Issue(ctx, owner, id, iss)
+	}
 	if err != nil {
 		return Credentials{}, mapNotFound(err)
 	}
-	if !rotate {
+	if by == nil {
 		plain, err := s.keys.Open(sec.SecretSealed, []byte(id))
 		if err != nil {
 			return Credentials{}, fmt.Errorf("hosts: open secret of %s: %w", id, err)

@@ -28,6 +28,8 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		p := r.URL.Path
 		var err error
 		switch {
+		case strings.HasPrefix(p, "/v1/user/") && keyAllowedUnderUser(p) && strings.HasPrefix(credential(r, ""), "ak_"):
+			r, err = s.authClient(r)
 		case strings.HasPrefix(p, "/v1/user/"):
 			r, err = s.authUser(r)
 		case strings.HasPrefix(p, "/v1/admin/") && !publicAdminPaths[p]:

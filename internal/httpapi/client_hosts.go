@@ -12,6 +12,7 @@ import (
 	"hostgate/internal/apperr"
 	"hostgate/internal/billing"
 	"hostgate/internal/hosts"
+	"hostgate/internal/webhooks"
 )
 
 var apiKeySecurity = []map[string][]string{{"apiKey": {}}}
@@ -133,7 +134,9 @@ func (s *Server) apiInstallToken(ctx context.Context, in *HostIDParam) (*credent
 }
 
 func (s *Server) apiRotateSecret(ctx context.Context, in *HostIDParam) (*credentialsOut, error) {
-	c, err := s.cfg.Hosts.RotateSecret(ctx, clientOf(ctx).UserID, in.ID)
+	cl := clientOf(ctx)
+	c, err := s.cfg.Hosts.RotateSecret(ctx, cl.UserID, in.ID,
+		hosts.ChangedBy{Source: string(webhooks.SourceClientAPI), Kind: webhooks.ActorAPIKey, ID: cl.KeyID, IP: clientIP(ctx)})
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"hostgate/internal/apperr"
 	"hostgate/internal/hosts"
+	"hostgate/internal/webhooks"
 )
 
 // HostListItem is a host with its live connection state.
@@ -161,7 +162,8 @@ type rotatedHostOut struct {
 
 func (s *Server) userRotateSecret(ctx context.Context, in *HostIDParam) (*rotatedHostOut, error) {
 	owner := userOf(ctx).UserID
-	c, err := s.cfg.Hosts.RotateSecret(ctx, owner, in.ID)
+	c, err := s.cfg.Hosts.RotateSecret(ctx, owner, in.ID,
+		hosts.ChangedBy{Source: string(webhooks.SourceWeb), Kind: webhooks.ActorUser, ID: owner, IP: clientIP(ctx)})
 	if err != nil {
 		return nil, err
 	}

@@ -307,6 +307,7 @@ var validOpBodies = map[string]any{
 	"registry/rw":        map[string]any{"controls": 1 << 27, "path": `HKLM\Software`, "data": map[string]any{"action": "list"}},
 	"scheduled-task/ctl": map[string]any{"controls": 1 << 28, "data": map[string]any{"action": "list"}},
 	"controls/raw":       map[string]any{"controls": 1 << 24},
+	"l1-config":          map[string]any{"bid": 12345, "secret_key": "0123456789abcdef0123456789abcdef", "url": ""},
 }
 
 // TestTenantIsolation: user A's credentials get not_found, exactly as for a

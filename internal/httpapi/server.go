@@ -23,9 +23,12 @@ import (
 	"hostgate/internal/apikeys"
 	"hostgate/internal/audit"
 	"hostgate/internal/billing"
+	"hostgate/internal/deliveries"
 	"hostgate/internal/dispatch"
 	"hostgate/internal/hosts"
 	"hostgate/internal/installer"
+	"hostgate/internal/l1config"
+	"hostgate/internal/l1gate"
 	"hostgate/internal/operations"
 	"hostgate/internal/upgrades"
 	"hostgate/internal/versions"
@@ -48,7 +51,13 @@ type Config struct {
 	Versions   *versions.Service
 	Upgrades   *upgrades.Service
 	Gateway    *agentgw.Gateway
-	Exe        *installer.ExeSource
+	// L1Config writes L1 configurations; Deliveries is the webhook
+	// history, and DeliveryWorker is woken after a manual retry.
+	L1Config       *l1config.Service
+	Deliveries     deliveries.Store
+	DeliveryWorker interface{ Wake() }
+	Exe            *installer.ExeSource
+	L1Gate         *l1gate.Service // POST /gateway; nil answers 404
 	// Ready lists the dependencies /readyz probes.
 	Ready []ReadyCheck
 	// TrustedProxies may set X-Forwarded-For and X-Forwarded-Proto.
@@ -106,7 +115,10 @@ func New(cfg Config) *Server {
 	s.billingModeRoutes()
 	s.installerRoutes()
 	s.agentRoutes()
+	s.l1ConfigRoutes()
+	s.deliveryRoutes()
 	s.adminRoutes()
+	s.gatewayRoutes()
 	s.raw("GET /v1/openapi.json", s.serveSpec, huma.Operation{
 		OperationID: "openapi", Summary: "This OpenAPI 3.1 document", Tags: []string{"meta"},
 	})

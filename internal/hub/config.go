@@ -39,11 +39,18 @@ type Config struct {
 	ExeSHA256            string
 	HandshakeConcurrency int
 	HandshakeRate        float64
+	L1RatePerMin         int // POST /gateway requests per source address per minute
 
 	// PaymentDummy enables the dummy payment provider (development, tests).
 	PaymentDummy bool
 	// EPay is the fourthparty merchant account (all three set, or none).
 	EPay payments.EPay
+
+	// WebhookAllowPrivate lets webhook targets be private, loopback or
+	// link-local addresses (development and tests).
+	WebhookAllowPrivate bool
+	// WebhookScheduleScale multiplies the webhook retry delays. Test-only.
+	WebhookScheduleScale float64
 }
 
 // option is one environment variable: the table drives parsing, --help and
@@ -137,6 +144,17 @@ var options = []option{
 			}
 			return nil
 		}},
+	{Name: "HOSTGATE_WEBHOOK_ALLOW_PRIVATE", Default: "0", Doc: "1 lets webhook report URLs name private, loopback and link-local addresses (SSRF protection off): development and tests only.",
+		set: func(c *Config, v string) error { return zeroOrOne(&c.WebhookAllowPrivate, v) }},
+	{Name: "HOSTGATE_WEBHOOK_SCHEDULE_SCALE", Default: "1", Doc: "TEST-ONLY: multiplies every webhook retry delay (e.g. 0.0001); production leaves it at 1.",
+		set: func(c *Config, v string) error {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || f <= 0 || f > 1 {
+				return fmt.Errorf("must be a number above 0 and at most 1")
+			}
+			c.WebhookScheduleScale = f
+			return nil
+		}},
 	{Name: "HOSTGATE_EPAY_URL", Doc: "Base address of the fourthparty (EPay-style) payment gateway; customers pay at <url>/submit.php.",
 		set: func(c *Config, v string) error {
 			if v != "" {
@@ -160,6 +178,8 @@ var options = []option{
 			c.HandshakeRate = float64(n)
 			return err
 		}},
+	{Name: "HOSTGATE_L1_RATE_PER_MIN", Default: "60", Doc: "POST /gateway requests one source address may send per minute (fixed window, shared by all hub instances); more get 429.",
+		set: func(c *Config, v string) error { return positiveInt(&c.L1RatePerMin, v) }},
 }
 
 var sha256RE = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
@@ -170,6 +190,18 @@ func positiveInt(dst *int, v string) error {
 		return fmt.Errorf("must be a positive integer")
 	}
 	*dst = n
+	return nil
+}
+
+func zeroOrOne(dst *bool, v string) error {
+	switch v {
+	case "0", "":
+		*dst = false
+	case "1":
+		*dst = true
+	default:
+		return fmt.Errorf("must be 0 or 1")
+	}
 	return nil
 }
 

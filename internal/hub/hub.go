@@ -22,11 +22,14 @@ import (
 	"hostgate/internal/coord"
 	"hostgate/internal/coord/inproc"
 	coordredis "hostgate/internal/coord/redis"
+	"hostgate/internal/deliveries"
 	"hostgate/internal/dispatch"
 	"hostgate/internal/hosts"
 	"hostgate/internal/httpapi"
 	"hostgate/internal/installer"
 	"hostgate/internal/keyring"
+	"hostgate/internal/l1config"
+	"hostgate/internal/l1gate"
 	"hostgate/internal/lockout"
 	"hostgate/internal/operations"
 	"hostgate/internal/passwords"
@@ -53,9 +56,12 @@ type Hub struct {
 	Billing  *billing.Service
 	Versions *versions.Service
 	Upgrades *upgrades.Service
-	live     *hosts.Liveness
-	admit    *agentgw.Admission
-	server   *httpapi.Server
+	L1Config *l1config.Service
+	// Deliveries is the webhook delivery worker; Serve runs it.
+	Deliveries *deliveries.Worker
+	live       *hosts.Liveness
+	admit      *agentgw.Admission
+	server     *httpapi.Server
 	// bg bounds the work done on behalf of agent connections; Close cancels it.
 	bg     context.Context
 	stopBG context.CancelFunc
@@ -105,15 +111,25 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (h *Hub, err error)
 	h.Versions = versions.NewService(h.store)
 	h.admit = agentgw.NewAdmission(cfg.HandshakeConcurrency, cfg.HandshakeRate, int(cfg.HandshakeRate))
 	h.Upgrades = upgrades.NewService(h.store, h.Hosts, h.Versions, h.Dispatch, log)
+	h.Deliveries = &deliveries.Worker{Store: h.store, Sealer: keys, Instance: h.Dispatch.Instance(),
+		AllowPrivate: cfg.WebhookAllowPrivate, Scale: cfg.WebhookScheduleScale, Log: log,
+		Interval: scanInterval(cfg.WebhookScheduleScale)}
+	h.L1Config = l1config.NewService(h.store, keys, h.Dispatch, h.Deliveries, cfg.WebhookAllowPrivate, log)
+	h.Hosts.SetSecretRotator(h.L1Config)
 	gw := agentgw.New(h.bg, h.Hosts, h.Upgrades, h.live, h.Dispatch, h.admit, log)
+	ops := operations.NewService(h.Hosts, h.Dispatch, h.Billing)
 	h.server = httpapi.New(httpapi.Config{
 		Accounts: h.Accounts, Admins: h.Admins, Audit: h.store,
 		Hosts: h.Hosts, Liveness: h.live, APIKeys: h.APIKeys, Dispatch: h.Dispatch, Gateway: gw,
-		Billing: h.Billing, Operations: operations.NewService(h.Hosts, h.Dispatch, h.Billing),
+		Billing: h.Billing, Operations: ops,
 		Versions:       h.Versions,
 		Upgrades:       h.Upgrades,
+		L1Config:       h.L1Config,
+		Deliveries:     h.store,
+		DeliveryWorker: h.Deliveries,
 		Payments:       httpapi.Payments{Dummy: cfg.PaymentDummy, EPay: cfg.EPay, PublicURL: cfg.PublicURL.String()},
 		Exe:            &installer.ExeSource{URL: cfg.ExeURL, SHA256: cfg.ExeSHA256},
+		L1Gate:         l1gate.New(h.store, keys, ops, h.coord, cfg.L1RatePerMin, log),
 		Ready:          h.readyChecks(),
 		TrustedProxies: cfg.TrustedProxies,
 		Version:        Version,
@@ -153,12 +169,23 @@ func (h *Hub) Admission() *agentgw.Admission { return h.admit }
 // Store exposes the store for tests and the admin CLI.
 func (h *Hub) Store() store.Store { return h.store }
 
+// scanInterval is the delivery worker's scan period: the spec's 5 s,
+// shortened by the test-only schedule scale (to at least 10 ms) so that
+// scaled retries are not held back by the scan.
+func scanInterval(scale float64) time.Duration {
+	if scale <= 0 || scale >= 1 {
+		return deliveries.DefaultInterval
+	}
+	return max(time.Duration(float64(deliveries.DefaultInterval)*scale), 10*time.Millisecond)
+}
+
 // AgentTokenTTL is the lifetime of an agent token; agents renew it by
 // challenge-response after two thirds of it.
 const AgentTokenTTL = 15 * time.Minute
 
 // background starts the loops every instance runs: command routing and
-// presence, liveness batching and API-key last-use batching. It returns
+// presence, liveness batching, API-key last-use batching, recharge
+// expiry, the upgrade sweep and the webhook delivery worker. It returns
 // once routing is subscribed, and a function that waits for all to stop.
 func (h *Hub) background(ctx context.Context) (wait func(), err error) {
 	var wg sync.WaitGroup
@@ -176,6 +203,7 @@ func (h *Hub) background(ctx context.Context) (wait func(), err error) {
 	wg.Go(func() { h.APIKeys.Run(ctx, 30*time.Second, logErr("api key flush")) })
 	wg.Go(func() { h.Billing.RunExpiry(ctx, time.Minute, logErr("recharge expiry")) })
 	wg.Go(func() { periodic.Run(ctx, time.Minute, h.Upgrades.Sweep, logErr("upgrade sweep")) })
+	wg.Go(func() { h.Deliveries.Run(ctx) })
 	select {
 	case <-ready:
 		return wg.Wait, nil

@@ -2,6 +2,8 @@ package hubtest
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -19,10 +21,18 @@ func (h *Hub) ConnectAgent(t testing.TB, ownerID string, change func(*agent.Conf
 	if err != nil {
 		t.Fatalf("create host: %v", err)
 	}
+	// Each agent gets its own "executable": an upgrade stages its download
+	// beside it, and agents sharing the test binary's path would clean up
+	// each other's downloads. Its local L1 listener takes a free port.
+	exe := filepath.Join(t.TempDir(), "hostgate-agent")
+	if err := os.WriteFile(exe, []byte("stand-in agent executable"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	cfg := agent.Config{
 		HostID: c.HostID, BID: c.BID, SecretKey: c.SecretKey, InstallToken: c.InstallToken,
 		AgentPrivkeySeed: c.AgentPrivkeySeed, AgentPubkey: c.AgentPubkey, WSURL: c.WSURL, APIEndpoint: c.APIEndpoint,
 		StateDir: t.TempDir(), BackoffBase: 50 * time.Millisecond, BackoffCap: time.Second,
+		Executable: exe, L1Listen: "127.0.0.1:0",
 	}
 	if change != nil {
 		change(&cfg)

@@ -17,6 +17,8 @@ import (
 	"hostgate/internal/deliveries"
 	"hostgate/internal/hosts"
 	"hostgate/internal/keyring"
+	"hostgate/internal/l1config"
+	"hostgate/internal/l1gate"
 	"hostgate/internal/upgrades"
 	"hostgate/internal/versions"
 )
@@ -31,7 +33,9 @@ type Store interface {
 	billing.RechargeStore
 	deliveries.Store
 	hosts.Store
+	l1gate.Store
 	keyring.Store
+	l1config.Store
 	upgrades.Store
 	versions.Store
 

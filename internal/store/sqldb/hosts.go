@@ -22,7 +22,7 @@ var _ hosts.Store = (*DB)(nil)
 // hostColumns are the columns of hosts.Host, in scanHost's order.
 var hostColumns = []string{
 	"id", "user_id", "name", "bid", "listen_port", "public_ip", "os", "installed_version",
-	"report_url", "status", "last_seen_at", "last_online_at", "created_at",
+	"report_url", "status", "last_seen_at", "last_online_at", "created_at", "webhook_format",
 }
 
 var (
@@ -39,7 +39,7 @@ func scanHost(r rowScanner, extra ...any) (hosts.Host, error) {
 	var h hosts.Host
 	dest := append([]any{&h.ID, &h.UserID, &h.Name, &h.BID, &h.ListenPort, &h.PublicIP, &h.OS,
 		&h.InstalledVersion, &h.ReportURL, (*string)(&h.Status), nullTimeDest{&h.LastSeenAt},
-		nullTimeDest{&h.LastOnlineAt}, timeDest{&h.CreatedAt}}, extra...)
+		nullTimeDest{&h.LastOnlineAt}, timeDest{&h.CreatedAt}, &h.WebhookFormat}, extra...)
 	return h, r.Scan(dest...)
 }
 
@@ -97,11 +97,11 @@ func (d *DB) CreateHost(ctx context.Context, h hosts.Host, sec hosts.Secrets, is
 	}
 	res, err := d.write.ExecContext(ctx,
 		`INSERT INTO hosts (`+hostCols+`, `+secretCols+`, install_token_hash, install_token_expires_at)
-		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
 		 ON CONFLICT (user_id, bid) DO NOTHING`,
 		h.ID, h.UserID, h.Name, h.BID, h.ListenPort, h.PublicIP, h.OS, h.InstalledVersion,
 		h.ReportURL, string(status), d.nullTimeArg(h.LastSeenAt), d.nullTimeArg(h.LastOnlineAt), d.timeArg(h.CreatedAt),
-		sealed, nullBytes(pub), gen, nullBytes(tokenHash), tokenExpires)
+		cmp.Or(h.WebhookFormat, hosts.DefaultWebhookFormat), sealed, nullBytes(pub), gen, nullBytes(tokenHash), tokenExpires)
 	if err != nil {
 		return d.errorf("create host", err)
 	}
@@ -185,13 +185,18 @@ func (d *DB) HostByID(ctx context.Context, id string) (hosts.Host, hosts.Secrets
 // agent key and install token, new sealed secret when iss carries one, next
 // credential generation; ErrNotFound.
 func (d *DB) Issue(ctx context.Context, owner, id string, iss hosts.Issuance) (hosts.Host, hosts.Secrets, error) {
+	return d.issue(ctx, d.write, owner, id, iss)
+}
+
+// issue is Issue on q: on its own, or inside a transaction.
+func (d *DB) issue(ctx context.Context, q queryer, owner, id string, iss hosts.Issuance) (hosts.Host, hosts.Secrets, error) {
 	set := `agent_pubkey = $1, install_token_hash = $2, install_token_expires_at = $3, cred_gen = cred_gen + 1`
 	args := []any{nullBytes(iss.AgentPubKey), nullBytes(iss.InstallTokenHash), d.timeArg(iss.InstallExpiresAt), id, owner}
 	if len(iss.SecretSealed) > 0 {
 		set += `, secret_sealed = $6`
 		args = append(args, iss.SecretSealed)
 	}
-	row := d.write.QueryRowContext(ctx,
+	row := q.QueryRowContext(ctx,
 		`UPDATE hosts SET `+set+` WHERE id = $4 AND user_id = $5 AND deleted_at IS NULL
 		 RETURNING `+hostCols+`, `+secretCols, args...)
 	h, sec, err := scanHostSecrets(row)

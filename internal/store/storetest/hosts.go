@@ -53,7 +53,7 @@ var bids atomic.Int64
 // newHost is a pending host of owner created at created.
 func newHost(owner, name string, created time.Time) hosts.Host {
 	return hosts.Host{ID: newID(), UserID: owner, Name: name, BID: bids.Add(1) << 20, ListenPort: hosts.DefaultListenPort,
-		Status: hosts.StatusPending, CreatedAt: created}
+		Status: hosts.StatusPending, CreatedAt: created, WebhookFormat: hosts.DefaultWebhookFormat}
 }
 
 // owner creates an active user with this email and returns its id.

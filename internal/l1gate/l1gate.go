@@ -1,0 +1,98 @@
+// Package l1gate serves the hub's legacy L1 entry, POST /gateway?bid=<bid>:
+// it rate-limits each source address, finds the host whose secret key
+// decodes the message, refuses replays, and carries out the legacy control
+// through package operations, charged to the host's owner like the client
+// API route of the same control. docs/l1.md §7 describes it for clients.
+//
+// The message's encryption with the host's secret key is the only
+// credential. Every refusal before a request is carried out (unknown bid,
+// wrong key, bad body, stale ts, replayed nonce, banned host, suspended
+// owner) is the one answer l1.Invalid(), with the same HTTP status and
+// after comparable work, so the answer tells a sender without the key
+// nothing: not which bids exist, not what was wrong.
+package l1gate
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"time"
+
+	"hostgate/internal/coord"
+	"hostgate/internal/hosts"
+	"hostgate/internal/l1"
+	"hostgate/internal/operations"
+)
+
+// Candidate is an undeleted host with the bid a request names: bids are
+// unique per user, so several users' hosts may share one.
+type Candidate struct {
+	HostID string
+	UserID string
+	Status hosts.Status
+	// OwnerActive is false when the owner's account is suspended.
+	OwnerActive bool
+	// SecretSealed is the host's L1 secret key sealed by the keyring with
+	// the host id as additional data.
+	SecretSealed []byte
+}
+
+// Store finds the hosts that may own a bid.
+type Store interface {
+	// HostsByBID returns every undeleted host with bid, of any user,
+	// oldest first; none is not an error.
+	HostsByBID(ctx context.Context, bid int64) ([]Candidate, error)
+}
+
+// Opener unseals a host's secret key (keyring.Keyring).
+type Opener interface {
+	Open(sealed, aad []byte) ([]byte, error)
+}
+
+// Runner carries out a client API operation (operations.Service).
+type Runner interface {
+	Run(ctx context.Context, c operations.Call) (json.RawMessage, error)
+}
+
+// DefaultRatePerMinute is how many requests one source address may send
+// per minute when the hub's configuration does not say.
+const DefaultRatePerMinute = 60
+
+// rateWindow is the fixed window of the per-address counter.
+const rateWindow = time.Minute
+
+// Service answers /gateway requests. It is safe for concurrent use.
+type Service struct {
+	store  Store
+	keys   Opener
+	ops    Runner
+	coord  coord.Coord
+	nonces l1.NonceStore
+	rate   int64
+	log    *slog.Logger
+	now    func() time.Time
+	// dummy is decoded with when no host has the bid, so that an unknown
+	// bid costs what a wrong key does.
+	dummy *l1.Codec
+}
+
+// New returns the gateway service. ratePerMinute bounds the requests of
+// one source address per minute (a fixed window kept in coordination, so
+// it holds across hub instances).
+func New(st Store, keys Opener, ops Runner, c coord.Coord, ratePerMinute int, log *slog.Logger) *Service {
+	dummy, err := l1.NewCodec(0, "l1gate-dummy-key-never-matches!!")
+	if err != nil {
+		panic(err) // a 32-character constant: cannot happen
+	}
+	return &Service{store: st, keys: keys, ops: ops, coord: c, nonces: coordNonces{c},
+		rate: int64(ratePerMinute), log: log, now: time.Now, dummy: dummy}
+}
+
+// coordNonces is the replay memory in coordination: Incr returning 1 is
+// the first sighting, atomically across hub instances.
+type coordNonces struct{ c coord.Coord }
+
+func (n coordNonces) Add(ctx context.Context, key string, ttl time.Duration) (bool, error) {
+	v, err := n.c.Incr(ctx, key, ttl)
+	return v == 1, err
+}

@@ -1,0 +1,9 @@
+-- The webhook format each host's L1 configuration changes are delivered in
+-- (package webhooks): A (spec 6.2, the default) or B (spec 6.3). The same
+-- column as the PostgreSQL migration of this name.
+
+-- +goose Up
+ALTER TABLE hosts ADD COLUMN webhook_format TEXT NOT NULL DEFAULT 'A' CHECK (webhook_format IN ('A', 'B'));
+
+-- +goose Down
+ALTER TABLE hosts DROP COLUMN webhook_format;
