@@ -10,12 +10,16 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"hostgate/internal/agent"
 	"hostgate/internal/agentproto"
 	"hostgate/internal/hubtest"
 )
@@ -579,16 +583,37 @@ func TestL1ConfigChargeAndTenants(t *testing.T) {
 	})
 }
 
-// TestL1ConfigAgentOnline: with the agent connected, the answer says so
-// (and SettingsUpdate goes to it asynchronously).
+// TestL1ConfigAgentOnline: with the agent connected, the answer says so,
+// and the agent gets SettingsUpdate: it saves the new settings, reloads
+// in-process and comes back.
 func TestL1ConfigAgentOnline(t *testing.T) {
 	h := hubtest.Start(t, hubtest.Embedded)
 	user := h.Register(t)
-	hostID := h.ConnectAgent(t, user.User.ID, nil)
+	var (
+		stateDir string
+		reloads  atomic.Int64
+	)
+	hostID := h.ConnectAgent(t, user.User.ID, func(c *agent.Config) {
+		stateDir = c.StateDir
+		c.OnStatus = func(st agent.Status) { reloads.Store(int64(st.Reloads)) }
+	})
+	secret := newSecret()
 	var out l1Resp
 	h.Client(t).As(user.AccessToken).Do("PUT", "/v1/user/hosts/"+hostID+"/l1-config",
-		map[string]any{"bid": 4242, "secret_key": newSecret(), "url": "https://hooks.example.com/l1"}).Want(t, 200, "").JSON(t, &out)
+		map[string]any{"bid": 4242, "secret_key": secret, "url": "https://hooks.example.com/l1"}).Want(t, 200, "").JSON(t, &out)
 	if !out.AgentOnline || out.BID != 4242 || out.DeliveryID == "" {
 		t.Fatalf("answer %+v, want agent_online", out)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		b, _ := os.ReadFile(filepath.Join(stateDir, "settings.json"))
+		on, _ := h.Dispatch.Online(t.Context(), hostID)
+		if reloads.Load() >= 1 && on && strings.Contains(string(b), secret) && strings.Contains(string(b), "4242") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("agent did not apply the settings: reloads %d, online %v, settings.json %q", reloads.Load(), on, b)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

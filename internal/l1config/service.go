@@ -164,10 +164,6 @@ func (s *Service) sendSettings(ctx context.Context, hostID string, u agentproto.
 
 // opSettingsUpdate is the op name of CtlSettingsUpdate.
 func opSettingsUpdate() string {
-	for _, c := range agentproto.Controls {
-		if c.Value == agentproto.CtlSettingsUpdate {
-			return c.Op
-		}
-	}
-	return "settings.update"
+	c, _ := agentproto.ControlByValue(agentproto.CtlSettingsUpdate)
+	return c.Op
 }
