@@ -334,6 +334,7 @@ func (a *Agent) hello(ctx context.Context, s *session) (agentproto.Welcome, erro
 	host, _ := os.Hostname()
 	err := s.send(agentproto.TypeHello, "", agentproto.Hello{
 		Protocol: agentproto.Version, AgentVersion: a.s.AgentVersion, OS: osDescription(), Hostname: host,
+		SettingsFP: a.settingsFingerprint(),
 	})
 	if err != nil {
 		return agentproto.Welcome{}, err

@@ -242,3 +242,12 @@ func isLoopback(addr net.Addr) bool {
 	ta, ok := addr.(*net.TCPAddr)
 	return ok && ta.IP.IsLoopback()
 }
+
+// settingsFingerprint is what hello carries so that the hub can tell
+// whether this agent missed a settings change; "" without L1 settings.
+func (a *Agent) settingsFingerprint() string {
+	if a.s.BID <= 0 || a.s.SecretKey == "" {
+		return ""
+	}
+	return agentproto.SettingsUpdate{BID: a.s.BID, SecretKey: a.s.SecretKey, URL: a.s.ReportURL}.Fingerprint()
+}

@@ -44,10 +44,18 @@ type Upgrades interface {
 	ObserveVersion(ctx context.Context, hostID, version string)
 }
 
+// Settings keeps agents' L1 settings current (package l1config).
+type Settings interface {
+	// Reconcile sends the host's settings to its agent when the
+	// fingerprint the agent said hello with does not match them.
+	Reconcile(ctx context.Context, hostID, fingerprint string)
+}
+
 // Gateway serves agent WebSockets.
 type Gateway struct {
 	hosts    *hosts.Service
 	upgrades Upgrades
+	settings Settings
 	live     *hosts.Liveness
 	disp     *dispatch.Dispatcher
 	log      *slog.Logger
@@ -58,8 +66,8 @@ type Gateway struct {
 
 // New returns a gateway. ctx bounds the work done for connections (store
 // writes); cancelling it does not close sockets — the dispatcher does that.
-func New(ctx context.Context, h *hosts.Service, up Upgrades, live *hosts.Liveness, d *dispatch.Dispatcher, admit *Admission, log *slog.Logger) *Gateway {
-	g := &Gateway{hosts: h, upgrades: up, live: live, disp: d, log: log, admit: admit, ctx: ctx}
+func New(ctx context.Context, h *hosts.Service, up Upgrades, set Settings, live *hosts.Liveness, d *dispatch.Dispatcher, admit *Admission, log *slog.Logger) *Gateway {
+	g := &Gateway{hosts: h, upgrades: up, settings: set, live: live, disp: d, log: log, admit: admit, ctx: ctx}
 	g.upgrader = gws.NewUpgrader(handler{g}, &gws.ServerOption{
 		ReadMaxPayloadSize: agentproto.MaxMessage,
 		ParallelEnabled:    false,
@@ -214,6 +222,7 @@ func (h handler) hello(s *session, e agentproto.Envelope) {
 	h.g.live.Seen(s.hostID)
 	h.g.hosts.RecordEvent(ctx, s.hostID, "connected", "agent "+hello.AgentVersion+" from "+s.ip)
 	h.g.upgrades.ObserveVersion(ctx, s.hostID, hello.AgentVersion)
+	h.g.settings.Reconcile(ctx, s.hostID, hello.SettingsFP)
 }
 
 func (h handler) serve(s *session, e agentproto.Envelope) {

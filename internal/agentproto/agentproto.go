@@ -5,7 +5,7 @@
 //
 // A session, after an HTTP upgrade authenticated by an agent token:
 //
-//	agent → hub  hello      {protocol, agent_version, os, hostname}
+//	agent → hub  hello      {protocol, agent_version, os, hostname, settings_fp}
 //	hub → agent  welcome    {protocol, host_id, heartbeat_s, metrics_s}
 //	             (or error  {code, message} and close, e.g. an unsupported protocol)
 //	then, in any order:
@@ -67,6 +67,9 @@ type Hello struct {
 	AgentVersion string `json:"agent_version"`
 	OS           string `json:"os"`
 	Hostname     string `json:"hostname"`
+	// SettingsFP is SettingsUpdate.Fingerprint of the agent's L1 settings
+	// (empty when it has none).
+	SettingsFP string `json:"settings_fp,omitempty"`
 }
 
 // Welcome accepts a session (hub → agent).

@@ -1,5 +1,12 @@
 package agentproto
 
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+)
+
 // PathSettings is where an agent reports an L1 configuration change it
 // made locally (POST, agent token): the body is SettingsRequest, the
 // answer SettingsResponse. The hub validates and stores it and queues the
@@ -15,6 +22,18 @@ type SettingsUpdate struct {
 	BID       int64  `json:"bid"`
 	SecretKey string `json:"secret_key"`
 	URL       string `json:"url"`
+}
+
+// Fingerprint names these settings without revealing them: HMAC-SHA256
+// keyed by the secret over the bid and URL, the first 16 bytes in hex. An
+// agent sends its fingerprint in hello; the hub compares it with the
+// host's stored settings and sends settings.update when they differ, so a
+// change made while the agent was offline reaches it at its next
+// connection.
+func (u SettingsUpdate) Fingerprint() string {
+	m := hmac.New(sha256.New, []byte(u.SecretKey))
+	m.Write([]byte(strconv.FormatInt(u.BID, 10) + "\n" + u.URL))
+	return hex.EncodeToString(m.Sum(nil)[:16])
 }
 
 // SettingsRequest is the body of POST PathSettings. WebhookFormat is

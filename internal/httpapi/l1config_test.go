@@ -617,3 +617,38 @@ func TestL1ConfigAgentOnline(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestAgentWithStaleSettingsIsUpdatedAtConnect: an agent that says hello
+// with settings other than the host's (a change it missed while offline)
+// is sent the host's settings and applies them.
+func TestAgentWithStaleSettingsIsUpdatedAtConnect(t *testing.T) {
+	h := hubtest.Start(t, hubtest.Embedded)
+	user := h.Register(t)
+	var (
+		stateDir, secret string
+		bid              int64
+		reloads          atomic.Int64
+	)
+	hostID := h.ConnectAgent(t, user.User.ID, func(c *agent.Config) {
+		stateDir, secret, bid = c.StateDir, c.SecretKey, c.BID
+		c.BID++ // stale: the host's bid is c.BID
+		c.OnStatus = func(st agent.Status) { reloads.Store(int64(st.Reloads)) }
+	})
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		b, _ := os.ReadFile(filepath.Join(stateDir, "settings.json"))
+		on, _ := h.Dispatch.Online(t.Context(), hostID)
+		if reloads.Load() >= 1 && on && strings.Contains(string(b), secret) && strings.Contains(string(b), strconv.FormatInt(bid, 10)) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("stale agent not updated: reloads %d, online %v, settings.json %q", reloads.Load(), on, b)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// Once current, reconnecting sends nothing more.
+	time.Sleep(300 * time.Millisecond)
+	if n := reloads.Load(); n != 1 {
+		t.Errorf("reloads = %d, want exactly 1", n)
+	}
+}

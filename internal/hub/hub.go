@@ -116,7 +116,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (h *Hub, err error)
 		Interval: scanInterval(cfg.WebhookScheduleScale)}
 	h.L1Config = l1config.NewService(h.store, keys, h.Dispatch, h.Deliveries, cfg.WebhookAllowPrivate, log)
 	h.Hosts.SetSecretRotator(h.L1Config)
-	gw := agentgw.New(h.bg, h.Hosts, h.Upgrades, h.live, h.Dispatch, h.admit, log)
+	gw := agentgw.New(h.bg, h.Hosts, h.Upgrades, h.L1Config, h.live, h.Dispatch, h.admit, log)
 	ops := operations.NewService(h.Hosts, h.Dispatch, h.Billing)
 	h.server = httpapi.New(httpapi.Config{
 		Accounts: h.Accounts, Admins: h.Admins, Audit: h.store,

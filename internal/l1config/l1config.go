@@ -65,6 +65,8 @@ type Store interface {
 	// hosts.ErrNotFound; hosts.ErrBIDTaken when the owner has another
 	// host (deleted ones included) with the new bid; build's error as is.
 	UpdateL1(ctx context.Context, owner, id string, build BuildFunc) (hosts.Host, error)
+	// HostByID returns any undeleted host with its secrets; hosts.ErrNotFound.
+	HostByID(ctx context.Context, id string) (hosts.Host, hosts.Secrets, error)
 	// RotateSecret applies the rotate-secret issuance iss to the owner's
 	// undeleted host as hosts.Store.Issue does, and queues the delivery
 	// queue makes from the host row as locked before the change, in one

@@ -3,6 +3,7 @@ package l1config
 import (
 	"cmp"
 	"context"
+	"crypto/hmac"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -145,6 +146,34 @@ func (s *Service) delivery(h hosts.Host, ch Change, prev webhooks.Secret, secret
 		TargetURL: ch.ReportURL, SigningKey: prev,
 	}
 	return deliveries.New(e, f, s.sealer, now)
+}
+
+// Reconcile is told the settings fingerprint an agent said hello with
+// (agentproto.Hello.SettingsFP) and sends it the host's settings when they
+// differ: a change made while the agent was offline, or one it failed to
+// apply, reaches it at its next connection. An agent that sends no
+// fingerprint is left alone: it either has no L1 settings or predates the
+// fingerprint, and sending it settings at every connection could loop.
+func (s *Service) Reconcile(ctx context.Context, hostID, fingerprint string) {
+	if fingerprint == "" {
+		return
+	}
+	h, sec, err := s.store.HostByID(ctx, hostID)
+	if err != nil {
+		s.log.WarnContext(ctx, "l1 config: read host for settings check", "host_id", hostID, "err", err)
+		return
+	}
+	secret, err := s.sealer.Open(sec.SecretSealed, []byte(h.ID))
+	if err != nil {
+		s.log.ErrorContext(ctx, "l1 config: open secret for settings check", "host_id", hostID, "err", err)
+		return
+	}
+	want := agentproto.SettingsUpdate{BID: h.BID, SecretKey: string(secret), URL: h.ReportURL}
+	if hmac.Equal([]byte(want.Fingerprint()), []byte(fingerprint)) {
+		return
+	}
+	s.log.InfoContext(ctx, "l1 config: the agent's settings are out of date; sending them", "host_id", hostID)
+	s.sendSettings(ctx, hostID, want)
 }
 
 // sendSettings tells the online agent its new settings, without waiting:
