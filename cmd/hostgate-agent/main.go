@@ -144,6 +144,7 @@ type fileConfig struct {
 	APIEndpoint      string `json:"api_endpoint"`
 	StateDir         string `json:"state_dir"`
 	ReportURL        string `json:"report_url"`
+	ListenPort       int    `json:"listen_port"`
 	L1Listen         string `json:"l1_listen"`
 
 	UpgradeConfirmTimeout duration `json:"upgrade_confirm_timeout"`
@@ -189,7 +190,8 @@ func parseRun(args []string, stderr io.Writer) (agent.Config, slog.Level, error)
 	fs.StringVar(&f.APIEndpoint, "api-endpoint", "", "hub API base `url` (https://…)")
 	fs.StringVar(&f.StateDir, "state-dir", "", "state `directory` (default "+agent.DefaultStateDir()+")")
 	fs.StringVar(&f.ReportURL, "report-url", "", "L1 reverse reporting `url` (http or https; default none)")
-	fs.StringVar(&f.L1Listen, "l1-listen", "", "local L1 listener `address` host:port, or off (default "+agent.DefaultL1Listen+")")
+	fs.IntVar(&f.ListenPort, "listen-port", 0, "the host's listen_port: the local L1 listener's `port` on 127.0.0.1 (default 23456)")
+	fs.StringVar(&f.L1Listen, "l1-listen", "", "local L1 listener `address` host:port, or off (default 127.0.0.1:<listen-port>)")
 	fs.Var(&f.UpgradeConfirmTimeout, "upgrade-confirm-timeout",
 		"after an upgrade, how long the new version waits for the hub before it rolls back (default "+
 			agent.DefaultUpgradeConfirmTimeout.String()+")")
@@ -278,6 +280,8 @@ func overrideSet(fs *flag.FlagSet, dst *fileConfig, flags fileConfig) {
 			dst.StateDir = flags.StateDir
 		case "report-url":
 			dst.ReportURL = flags.ReportURL
+		case "listen-port":
+			dst.ListenPort = flags.ListenPort
 		case "l1-listen":
 			dst.L1Listen = flags.L1Listen
 		case "upgrade-confirm-timeout":
@@ -291,7 +295,7 @@ func (f fileConfig) agentConfig() agent.Config {
 		HostID: f.HostID, BID: f.BID, SecretKey: f.SecretKey, InstallToken: f.InstallToken,
 		AgentPrivkeySeed: f.AgentPrivkeySeed, AgentPubkey: f.AgentPubkey,
 		WSURL: f.WSURL, APIEndpoint: f.APIEndpoint, StateDir: f.StateDir,
-		ReportURL: f.ReportURL, L1Listen: f.L1Listen,
+		ReportURL: f.ReportURL, ListenPort: f.ListenPort, L1Listen: f.L1Listen,
 		UpgradeConfirmTimeout: time.Duration(f.UpgradeConfirmTimeout),
 	}
 }

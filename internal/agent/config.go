@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"crypto/ed25519"
 	"encoding/base64"
@@ -11,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -37,9 +39,14 @@ type Config struct {
 	APIEndpoint      string // http:// or https:// base of the hub API
 	StateDir         string // defaults to DefaultStateDir()
 
-	// L1Listen is the address of the local L1 listener (docs/l1.md):
-	// "" means DefaultL1Listen (loopback only), "off" disables it. It also
-	// stays off while BID or SecretKey cannot make an L1 codec.
+	// ListenPort is the host's listen_port (install credentials): the
+	// local L1 listener's port on 127.0.0.1 when L1Listen is ""; 0 means
+	// the spec's default, 23456.
+	ListenPort int
+	// L1Listen is the full address of the local L1 listener (docs/l1.md),
+	// for listening elsewhere than loopback: "" means 127.0.0.1:ListenPort,
+	// "off" disables it. It also stays off while BID or SecretKey cannot
+	// make an L1 codec.
 	L1Listen string
 	// SettingsFile is the JSON setup file the agent was started with
 	// (--config); settings.update rewrites its bid, secret_key and
@@ -107,8 +114,10 @@ const (
 
 	DefaultUpgradeConfirmTimeout = 3 * time.Minute
 
-	// DefaultL1Listen is the local L1 listener's address: loopback, the
-	// spec's default listen_port.
+	// DefaultListenPort is the spec's default listen_port.
+	DefaultListenPort = 23456
+	// DefaultL1Listen is the local L1 listener's address without a
+	// ListenPort: loopback, the default listen_port.
 	DefaultL1Listen = "127.0.0.1:23456"
 	// L1ListenOff as L1Listen disables the local L1 listener.
 	L1ListenOff = "off"
@@ -201,6 +210,9 @@ func (c Config) settings() (*settings, error) {
 		_, err = parseURL(c.ReportURL, "http", "https")
 		add("report_url", err)
 	}
+	if s.ListenPort < 0 || s.ListenPort > 65535 {
+		add("listen_port", errors.New("must be a TCP port, 1 to 65535"))
+	}
 	if s.L1Listen != L1ListenOff {
 		if _, _, err := net.SplitHostPort(s.L1Listen); err != nil {
 			add("l1_listen", errors.New(`must be host:port or "off"`))
@@ -231,7 +243,7 @@ func (s *settings) fillDefaults() {
 		s.StateDir = DefaultStateDir()
 	}
 	if s.L1Listen == "" {
-		s.L1Listen = DefaultL1Listen
+		s.L1Listen = net.JoinHostPort("127.0.0.1", strconv.Itoa(cmp.Or(s.ListenPort, DefaultListenPort)))
 	}
 	s.Executable = executable(s.Executable)
 	if s.probe == nil {

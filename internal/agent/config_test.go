@@ -46,6 +46,7 @@ func TestConfigValidation(t *testing.T) {
 		{"mismatched pubkey", func(c *Config) { c.AgentPubkey = "ed25519:" + base64.StdEncoding.EncodeToString(otherPub) }, "agent_pubkey: does not match"},
 		{"short pubkey", func(c *Config) { c.AgentPubkey = "ed25519:AAAA" }, "agent_pubkey: does not match"},
 		{"missing pubkey", func(c *Config) { c.AgentPubkey = "" }, "agent_pubkey: required"},
+		{"listen port out of range", func(c *Config) { c.ListenPort = 70000 }, "listen_port: must be a TCP port"},
 		{"ws url is https", func(c *Config) { c.WSURL = "https://hub.example/ws" }, `ws_url: scheme "https" is not ws or wss`},
 		{"ws url without host", func(c *Config) { c.WSURL = "wss:///ws" }, "ws_url: no host"},
 		{"ws url garbage", func(c *Config) { c.WSURL = "://" }, "ws_url: not a URL"},
@@ -115,6 +116,29 @@ func TestConfigStringRedacts(t *testing.T) {
 			if strings.Contains(s, secret) {
 				t.Errorf("%q shows a secret", s)
 			}
+		}
+	}
+}
+
+func TestL1ListenFollowsListenPort(t *testing.T) {
+	for _, tt := range []struct {
+		port   int
+		listen string
+		want   string
+	}{
+		{0, "", "127.0.0.1:23456"},
+		{24000, "", "127.0.0.1:24000"},
+		{24000, "0.0.0.0:25000", "0.0.0.0:25000"},
+		{24000, L1ListenOff, L1ListenOff},
+	} {
+		c := validConfig()
+		c.ListenPort, c.L1Listen = tt.port, tt.listen
+		s, err := c.settings()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.L1Listen != tt.want {
+			t.Errorf("listen_port %d, l1_listen %q: listener on %q, want %q", tt.port, tt.listen, s.L1Listen, tt.want)
 		}
 	}
 }

@@ -190,12 +190,13 @@ type setupFile struct {
 	WSURL            string `json:"ws_url"`
 	APIEndpoint      string `json:"api_endpoint"`
 	StateDir         string `json:"state_dir"`
+	ListenPort       int    `json:"listen_port"`
 }
 
 func (s setupFile) config() agent.Config {
 	return agent.Config{HostID: s.HostID, BID: s.BID, SecretKey: s.SecretKey, InstallToken: s.InstallToken,
 		AgentPrivkeySeed: s.AgentPrivkeySeed, AgentPubkey: s.AgentPubkey, WSURL: s.WSURL,
-		APIEndpoint: s.APIEndpoint, StateDir: s.StateDir}
+		APIEndpoint: s.APIEndpoint, StateDir: s.StateDir, ListenPort: s.ListenPort}
 }
 
 // marker is the content of install.done.
@@ -300,7 +301,7 @@ func writeSetup(sys System, opts Options, path string) error {
 	data, err := json.MarshalIndent(setupFile{
 		HostID: opts.HostID, BID: opts.BID, SecretKey: opts.SecretKey, InstallToken: opts.InstallToken,
 		AgentPrivkeySeed: opts.AgentPrivkeySeed, AgentPubkey: opts.AgentPubkey,
-		WSURL: opts.WSURL, APIEndpoint: opts.APIEndpoint, StateDir: opts.StateDir,
+		WSURL: opts.WSURL, APIEndpoint: opts.APIEndpoint, StateDir: opts.StateDir, ListenPort: opts.ListenPort,
 	}, "", "  ")
 	if err != nil {
 		return fail("internal", ExitInternal, "", "encode setup file", err)
