@@ -175,7 +175,7 @@ func TestSuccessPathOrderAndFiles(t *testing.T) {
 	}
 	wantSetup := setupFile{HostID: testHostID, BID: 42, SecretKey: testSecretKey, InstallToken: testToken,
 		AgentPrivkeySeed: testSeed, AgentPubkey: testPubkey, WSURL: "wss://hub.example/v1/internal/agent/ws",
-		APIEndpoint: "https://hub.example", StateDir: dir}
+		APIEndpoint: "https://hub.example", StateDir: dir, ListenPort: 24000}
 	if s != wantSetup {
 		t.Errorf("setup file %+v, want %+v", s, wantSetup)
 	}
