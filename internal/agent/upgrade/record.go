@@ -46,7 +46,14 @@ var ErrCorruptRecord = errors.New("upgrade record is corrupt")
 // LoadRecord reads the record in the state directory dir; it returns nil
 // and no error when there is none.
 func LoadRecord(dir string) (*Record, error) {
-	b, err := os.ReadFile(filepath.Join(dir, RecordFile))
+	// Retried like rename: on Windows the open fails while another process
+	// renames a new record over this one.
+	var b []byte
+	err := retry(func() error {
+		var err error
+		b, err = os.ReadFile(filepath.Join(dir, RecordFile))
+		return err
+	})
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
