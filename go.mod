@@ -3,6 +3,8 @@ module hostgate
 go 1.26.0
 
 require (
+	github.com/charmbracelet/x/conpty v0.2.0
+	github.com/creack/pty v1.1.24
 	github.com/danielgtaylor/huma/v2 v2.39.1
 	github.com/getkin/kin-openapi v0.152.0
 	github.com/golang-jwt/jwt/v5 v5.3.1
