@@ -4,11 +4,12 @@
 // Run enrols the host (spending the install token once, then renewing its
 // agent token by ed25519 challenge-response), connects to the hub's agent
 // WebSocket, says hello, and then sends heartbeats and metrics while it
-// serves commands from a Registry. It reconnects with capped exponential
+// serves commands from a Registry, and terminal sessions on the streams
+// the hub opens (terminals.go). It reconnects with capped exponential
 // backoff and full jitter, honours Retry-After, renews its token on 401,
 // and sends fallback heartbeats over HTTP while the socket is down. The
-// wire contract is hostgate/internal/agentproto; the agent imports nothing
-// else of the hub.
+// wire contract is hostgate/internal/agentproto, with the stream frames of
+// hostgate/internal/streams; the agent imports nothing else of the hub.
 //
 // State (the spent-install-token marker and the current agent token) lives
 // in a state directory, written atomically with mode 0600. Tokens, the
@@ -29,6 +30,7 @@ import (
 	"github.com/lxzan/gws"
 
 	"hostgate/internal/agent/l1report"
+	"hostgate/internal/agent/pty"
 	"hostgate/internal/agentproto"
 	"hostgate/internal/l1"
 )
@@ -73,6 +75,7 @@ type Agent struct {
 	l1        *l1Run    // this run's local L1 listener and reporter
 	rl        reloader  // settings.update → soft restart
 	nonces    *l1.MemoryNonces
+	ptys      *pty.Manager // the terminal sessions of this Run, over every connection
 
 	drainMu  sync.Mutex
 	draining bool // stopping for a restart: new commands are refused
@@ -156,6 +159,8 @@ func (a *Agent) Run(parent context.Context) error {
 		return errors.New("agent: already running")
 	}
 	defer a.running.Store(false)
+	a.ptys = pty.NewManager(pty.Config{MaxSessions: a.s.MaxTerminals})
+	defer a.ptys.CloseAll()
 	reloaded := false
 	for {
 		err := a.runOnce(parent, reloaded)
@@ -290,8 +295,10 @@ func (a *Agent) connect(ctx context.Context) (time.Duration, error) {
 	a.welcomed(w)
 	a.l1.report(l1report.EventOnline, onlineDetail{AgentVersion: a.s.AgentVersion, Session: a.Status().Sessions, L1Listen: a.Status().L1Listen})
 	a.upg.attach(s)
+	s.startStreams()
 	err = a.serve(ctx, s, w)
 	a.upg.detach(s)
+	s.waitStreams()
 	return time.Since(start), a.ended(err)
 }
 
@@ -481,7 +488,7 @@ func (a *Agent) command(s *session, e agentproto.Envelope) {
 		a.reply(s, e.ID, agentproto.Response{Error: cmdError(agentproto.CodeBadArgs, "malformed command")})
 		return
 	}
-	h, refusal := a.admit(e.ID, c)
+	h, refusal := a.admit(s, e.ID, c)
 	if refusal != nil {
 		a.log.Info("command refused", "id", e.ID, "op", c.Op, "code", refusal.Code)
 		a.reply(s, e.ID, agentproto.Response{Error: refusal})
@@ -515,7 +522,7 @@ func (a *Agent) command(s *session, e agentproto.Envelope) {
 }
 
 // admit returns the handler of a command, or why it is refused.
-func (a *Agent) admit(id string, c agentproto.Command) (Handler, *agentproto.Error) {
+func (a *Agent) admit(s *session, id string, c agentproto.Command) (Handler, *agentproto.Error) {
 	if !a.seen.Add(id) {
 		return nil, cmdError(agentproto.CodeDuplicate, "command id already seen")
 	}
@@ -523,7 +530,7 @@ func (a *Agent) admit(id string, c agentproto.Command) (Handler, *agentproto.Err
 	if hubNow.UnixMilli() >= c.DeadlineMs {
 		return nil, cmdError(agentproto.CodeDeadlinePassed, "command deadline has passed")
 	}
-	h, ok := a.builtin(c.Op)
+	h, ok := a.builtin(s, c.Op)
 	if !ok {
 		h, ok = a.reg.Lookup(c.Op)
 	}
@@ -535,11 +542,15 @@ func (a *Agent) admit(id string, c agentproto.Command) (Handler, *agentproto.Err
 
 // builtin returns the handler of an op the agent serves itself, whatever
 // its Registry: agent.upgrade needs the agent (to report on the current
-// session and to stop for the restart), which a registered handler lacks.
-func (a *Agent) builtin(op string) (Handler, bool) {
+// session and to stop for the restart), and shell.resize the session the
+// command came on (stream ids belong to a connection), which a registered
+// handler lacks.
+func (a *Agent) builtin(s *session, op string) (Handler, bool) {
 	switch op {
 	case agentproto.OpUpgrade:
 		return a.upg.handle, true
+	case agentproto.OpShellResize:
+		return s.resizeTerminal, true
 	case opSettingsUpdate:
 		return nil, true // served by command itself
 	}

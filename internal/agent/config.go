@@ -78,6 +78,11 @@ type Config struct {
 	// default os.Executable() with symbolic links resolved. When it cannot
 	// be found, upgrades are refused.
 	Executable string
+	// MaxTerminals caps the terminal sessions open at once (default
+	// pty.DefaultMaxSessions, 16); a stream beyond it is closed with the
+	// reason.
+	MaxTerminals int
+
 	// UpgradeConfirmTimeout is how long a newly upgraded agent waits for
 	// the hub's welcome before it puts the previous executable back and
 	// restarts into it (default 3 min).

@@ -51,6 +51,7 @@ type fakeHub struct {
 	noAck      bool                // answer neither heartbeats nor pings
 	helloErr   []*agentproto.Error // answers for the next hellos, in order
 	banned     bool
+	protocol   int // welcome's protocol; 0 means agentproto.Version
 
 	online, refresh, heartbeats, badSig atomic.Int32
 	onlineAt, refreshAt                 []time.Time
@@ -325,7 +326,13 @@ func (e serverEvents) hello(c *hubConn, env agentproto.Envelope) {
 		_ = c.conn.WriteClose(4001, []byte(refuse.Message))
 		return
 	}
-	c.send(agentproto.TypeWelcome, "", agentproto.Welcome{Protocol: agentproto.Version, HostID: e.h.hostID,
+	proto := agentproto.Version
+	e.h.mu.Lock()
+	if e.h.protocol != 0 {
+		proto = e.h.protocol
+	}
+	e.h.mu.Unlock()
+	c.send(agentproto.TypeWelcome, "", agentproto.Welcome{Protocol: proto, HostID: e.h.hostID,
 		HeartbeatS: 25, MetricsS: 60, ServerTime: time.Now().UnixMilli()})
 	close(c.welcomed)
 }

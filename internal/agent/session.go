@@ -15,10 +15,18 @@ import (
 	"github.com/lxzan/gws"
 
 	"hostgate/internal/agentproto"
+	"hostgate/internal/streams"
 )
 
 // idleFactor heartbeat intervals of silence from the hub end a session.
 const idleFactor = 3
+
+// closeProtocolError is the WebSocket close code for a broken protocol.
+const closeProtocolError = 1002
+
+// maxStreams caps the streams open at once on one connection (the
+// default of package streams).
+const maxStreams = 128
 
 // writeTimeout bounds one WebSocket write.
 const writeTimeout = 10 * time.Second
@@ -44,6 +52,12 @@ type session struct {
 
 	done     chan struct{} // closed when the read loop ends
 	closeErr error         // why; written before done is closed
+
+	// mux carries the streams of a hub that speaks them (protocol ≥ 2);
+	// it is set on the read loop at welcome and closed when the loop ends.
+	mux   atomic.Pointer[streams.Mux]
+	terms terminals // the terminals on mux's streams
+	work  sync.WaitGroup
 }
 
 type welcomeResult struct {
@@ -78,6 +92,15 @@ func (s *session) send(typ, id string, body any) error {
 	return nil
 }
 
+// WriteBinary implements streams.Transport: one binary message, on the
+// same serialized write path as the envelopes.
+func (s *session) WriteBinary(msg []byte) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	_ = s.conn.SetWriteDeadline(time.Now().Add(writeTimeout))
+	return s.conn.WriteMessage(gws.OpcodeBinary, msg)
+}
+
 func (s *session) ping() {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
@@ -102,6 +125,9 @@ func (s *session) OnClose(_ *gws.Conn, err error) {
 		err = errClosed
 	}
 	s.closeErr = err
+	if m := s.mux.Load(); m != nil {
+		_ = m.Close()
+	}
 	close(s.done)
 }
 
@@ -122,8 +148,12 @@ func (s *session) OnPong(*gws.Conn, []byte) { s.touch() }
 func (s *session) OnMessage(_ *gws.Conn, m *gws.Message) {
 	defer m.Close()
 	s.touch()
+	if m.Opcode == gws.OpcodeBinary {
+		s.binary(m.Bytes())
+		return
+	}
 	if m.Opcode != gws.OpcodeText {
-		return // binary frames are reserved for a later protocol version
+		return
 	}
 	e, err := agentproto.Decode(m.Bytes())
 	if err != nil {
@@ -147,6 +177,21 @@ func (s *session) OnMessage(_ *gws.Conn, m *gws.Message) {
 	}
 }
 
+// binary hands a stream frame to the mux. A malformed frame breaks the
+// protocol: the agent drops the connection (and reconnects). Binary
+// messages from a hub without streams are ignored, as protocol 1 reserved
+// them.
+func (s *session) binary(msg []byte) {
+	m := s.mux.Load()
+	if m == nil {
+		return
+	}
+	if err := m.Deliver(msg); err != nil {
+		s.a.log.Warn("malformed stream frame from the hub; dropping the connection", "err", err)
+		s.close(closeProtocolError, "malformed stream frame")
+	}
+}
+
 func (s *session) beforeWelcome(e agentproto.Envelope) {
 	var r welcomeResult
 	switch e.Type {
@@ -162,6 +207,13 @@ func (s *session) beforeWelcome(e agentproto.Envelope) {
 		return
 	}
 	if r.err == nil {
+		if agentproto.HasStreams(r.w.Protocol) {
+			// A backlog as deep as the stream cap: a burst of OPENs
+			// must not be refused while the accept loop is not yet
+			// scheduled, and each waiting stream already counts
+			// against MaxStreams.
+			s.mux.Store(streams.New(s, streams.Config{Role: streams.RoleAgent, MaxStreams: maxStreams, AcceptBacklog: maxStreams}))
+		}
 		s.welcomed.Store(true)
 	}
 	select {

@@ -2,7 +2,8 @@
 // authenticated agent to a WebSocket, checks its hello, hands the
 // connection to the dispatcher, answers heartbeats, records metrics and
 // events, and admits handshakes at a bounded rate so a reconnect storm
-// cannot swamp the hub.
+// cannot swamp the hub. For agents of protocol 2 it also carries stream
+// frames in binary messages and opens terminals on them (pty.go).
 //
 // Each connection costs one goroutine (the gws read loop) and the library's
 // small buffers; there is no writer goroutine, because gws serialises writes
@@ -21,6 +22,7 @@ import (
 	"hostgate/internal/agentproto"
 	"hostgate/internal/dispatch"
 	"hostgate/internal/hosts"
+	"hostgate/internal/streams"
 )
 
 // Close codes the hub sends (4000-4999 are the application's).
@@ -97,7 +99,8 @@ func (g *Gateway) Upgrade(w http.ResponseWriter, r *http.Request, a hosts.Agent,
 
 const sessionKey = "s"
 
-// session is one agent connection; it is the dispatcher's Conn.
+// session is one agent connection; it is the dispatcher's Conn and, for
+// an agent that speaks streams, its Mux's Transport.
 type session struct {
 	g        *Gateway
 	hostID   string
@@ -105,9 +108,18 @@ type session struct {
 	socket   *gws.Conn
 	welcomed atomic.Bool
 	closing  atomic.Bool
+	// mux carries the streams of an agent of protocol ≥ 2 (nil for older
+	// ones). It is set on the read loop before the session is registered
+	// with the dispatcher, and closed when the read loop ends.
+	mux *streams.Mux
 }
 
 func (s *session) WriteMessage(msg []byte) error { return s.socket.WriteMessage(gws.OpcodeText, msg) }
+
+// WriteBinary implements streams.Transport.
+func (s *session) WriteBinary(msg []byte) error {
+	return s.socket.WriteMessage(gws.OpcodeBinary, msg)
+}
 
 func (s *session) Close(reason string) {
 	if s.closing.CompareAndSwap(false, true) {
@@ -142,7 +154,13 @@ func (h handler) OnOpen(*gws.Conn) {}
 
 func (h handler) OnClose(c *gws.Conn, err error) {
 	s := sessionOf(c)
-	if s == nil || !s.welcomed.Load() {
+	if s == nil {
+		return
+	}
+	if s.mux != nil {
+		_ = s.mux.Close()
+	}
+	if !s.welcomed.Load() {
 		return
 	}
 	h.g.disp.Unregister(h.g.ctx, s.hostID, s)
@@ -175,6 +193,10 @@ func (h handler) OnMessage(c *gws.Conn, m *gws.Message) {
 	if s == nil {
 		return
 	}
+	if m.Opcode == gws.OpcodeBinary {
+		h.binary(s, m.Bytes())
+		return
+	}
 	e, err := agentproto.Decode(m.Bytes())
 	if err != nil {
 		s.fail(CloseProtocol, agentproto.Error{Code: "malformed", Message: "message is not a valid envelope"})
@@ -187,6 +209,21 @@ func (h handler) OnMessage(c *gws.Conn, m *gws.Message) {
 	h.touch(c)
 	h.g.live.Seen(s.hostID)
 	h.serve(s, e)
+}
+
+// binary hands a stream frame to the session's mux. A binary message from
+// an agent that did not negotiate streams, or a malformed frame, breaks
+// the protocol.
+func (h handler) binary(s *session, msg []byte) {
+	if s.mux == nil {
+		s.fail(CloseProtocol, agentproto.Error{Code: "malformed", Message: "binary message without streams"})
+		return
+	}
+	if err := s.mux.Deliver(msg); err != nil {
+		s.fail(CloseProtocol, agentproto.Error{Code: "malformed", Message: "malformed stream frame"})
+		return
+	}
+	h.touch(s.socket)
 }
 
 func (h handler) hello(s *session, e agentproto.Envelope) {
@@ -203,6 +240,10 @@ func (h handler) hello(s *session, e agentproto.Envelope) {
 	ctx := h.g.ctx
 	if err := h.g.hosts.RecordHandshake(ctx, s.hostID, s.ip, hello.OS, hello.AgentVersion); err != nil {
 		h.g.log.WarnContext(ctx, "record handshake failed", "host_id", s.hostID, "err", err)
+	}
+	if agentproto.HasStreams(hello.Protocol) {
+		// The hub opens streams and accepts none.
+		s.mux = streams.New(s, streams.Config{Role: streams.RoleHub, AcceptBacklog: -1})
 	}
 	// The welcome goes out before the session is registered: once
 	// registered, commands may be written to it at any moment, and an

@@ -15,6 +15,7 @@
 //	agent → hub  metrics    MetricsResult every metrics_s
 //	agent → hub  event      {kind, message}
 //	agent → hub  upgrade    {version, state, reason}  progress of an agent.upgrade
+//	either way   binary     stream frames (package streams), once both sides speak ≥ 2
 //
 // Nothing but hello is accepted before welcome; an unknown type later is
 // answered with an error envelope and otherwise ignored.
@@ -31,10 +32,20 @@ import (
 //
 // History:
 //   - 1 (2026-11-23): hello/welcome, cmd/cmd_resp, heartbeat, metrics, event.
+//   - 2 (2026-11-23): binary stream frames (docs/streams.md) after welcome,
+//     PTY streams (StreamMeta), the shell.resize op.
 const (
-	Version      = 1
+	Version      = 2
 	MinSupported = 1
 )
+
+// MinStreams is the first protocol with binary stream frames. A side sends
+// binary messages only when the peer's protocol (hello's for the hub,
+// welcome's for the agent) is at least this.
+const MinStreams = 2
+
+// HasStreams reports whether a peer speaking protocol carries stream frames.
+func HasStreams(protocol int) bool { return protocol >= MinStreams }
 
 // Envelope types.
 const (

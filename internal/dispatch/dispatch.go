@@ -218,6 +218,10 @@ func (d *Dispatcher) CountOnline(ctx context.Context) (int64, error) {
 	return d.coord.CountPresence(ctx)
 }
 
+// Local returns hostID's connection if this instance holds it, else nil.
+// The agent gateway uses it to open streams on the connection.
+func (d *Dispatcher) Local(hostID string) Conn { return d.local(hostID) }
+
 func (d *Dispatcher) local(hostID string) Conn {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -295,6 +299,14 @@ func offline() error {
 
 func timedOut() error {
 	return apperr.New(CodeAgentTimeout, "the agent did not answer in time")
+}
+
+// SendVia carries out op over c, a connection this instance holds, like
+// Send does for a local agent. It is for commands bound to one connection,
+// such as a resize of a stream on it: should the agent reconnect, the
+// command fails rather than reach the new connection.
+func (d *Dispatcher) SendVia(ctx context.Context, c Conn, op string, args json.RawMessage, timeout time.Duration) (agentproto.Response, error) {
+	return d.sendLocal(ctx, c, op, args, timeout)
 }
 
 func (d *Dispatcher) sendLocal(ctx context.Context, c Conn, op string, args json.RawMessage, timeout time.Duration) (agentproto.Response, error) {

@@ -61,6 +61,7 @@ type Hub struct {
 	Deliveries *deliveries.Worker
 	live       *hosts.Liveness
 	admit      *agentgw.Admission
+	gw         *agentgw.Gateway
 	server     *httpapi.Server
 	// bg bounds the work done on behalf of agent connections; Close cancels it.
 	bg     context.Context
@@ -116,11 +117,11 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (h *Hub, err error)
 		Interval: scanInterval(cfg.WebhookScheduleScale)}
 	h.L1Config = l1config.NewService(h.store, keys, h.Dispatch, h.Deliveries, cfg.WebhookAllowPrivate, log)
 	h.Hosts.SetSecretRotator(h.L1Config)
-	gw := agentgw.New(h.bg, h.Hosts, h.Upgrades, h.L1Config, h.live, h.Dispatch, h.admit, log)
+	h.gw = agentgw.New(h.bg, h.Hosts, h.Upgrades, h.L1Config, h.live, h.Dispatch, h.admit, log)
 	ops := operations.NewService(h.Hosts, h.Dispatch, h.Billing)
 	h.server = httpapi.New(httpapi.Config{
 		Accounts: h.Accounts, Admins: h.Admins, Audit: h.store,
-		Hosts: h.Hosts, Liveness: h.live, APIKeys: h.APIKeys, Dispatch: h.Dispatch, Gateway: gw,
+		Hosts: h.Hosts, Liveness: h.live, APIKeys: h.APIKeys, Dispatch: h.Dispatch, Gateway: h.gw,
 		Billing: h.Billing, Operations: ops,
 		Versions:       h.Versions,
 		Upgrades:       h.Upgrades,
@@ -165,6 +166,10 @@ func (h *Hub) Server() *httpapi.Server { return h.server }
 
 // Admission exposes the agent handshake limiter, for its counters.
 func (h *Hub) Admission() *agentgw.Admission { return h.admit }
+
+// Gateway exposes the agent gateway: terminals on the agents this
+// instance holds (OpenPTY).
+func (h *Hub) Gateway() *agentgw.Gateway { return h.gw }
 
 // Store exposes the store for tests and the admin CLI.
 func (h *Hub) Store() store.Store { return h.store }
