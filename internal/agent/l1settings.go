@@ -126,16 +126,19 @@ func rewriteSetupFile(path string, l l1Settings) error {
 	if err != nil {
 		return fmt.Errorf("setup file: %w", err)
 	}
-	return writeFileAtomic(path, append(out, '\n'))
+	if err := writeFileAtomic(path, append(out, '\n')); err != nil {
+		return fmt.Errorf("setup file: %w", err)
+	}
+	return nil
 }
 
 // writeFileAtomic replaces path with data: a temporary file in the same
 // directory (mode 0600; on Windows with the old file's ACL), synced, then
-// renamed over path.
+// renamed over path. A crash leaves the old file or the new one.
 func writeFileAtomic(path string, data []byte) error {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return fmt.Errorf("setup file: %w", err)
+		return err
 	}
 	tmp := f.Name()
 	defer os.Remove(tmp) // no-op after a successful rename
@@ -153,12 +156,9 @@ func writeFileAtomic(path string, data []byte) error {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("setup file: write %s: %w", path, err)
+		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("setup file: %w", err)
-	}
-	return nil
+	return os.Rename(tmp, path)
 }
 
 // applySavedSettings makes settings.json, when the agent runs without a

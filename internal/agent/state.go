@@ -123,34 +123,13 @@ func (s stateStore) read(name string, v any) (ok bool, err error) {
 	return true, nil
 }
 
-// write replaces file name atomically: a temporary file (0600) in the same
-// directory, synced, then renamed over the old one.
+// write replaces file name atomically (writeFileAtomic).
 func (s stateStore) write(name string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("state: encode %s: %w", name, err)
 	}
-	f, err := os.CreateTemp(s.dir, "."+name+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("state: %w", err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // no-op after a successful rename
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return fmt.Errorf("state: %w", err)
-	}
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("state: write %s: %w", name, err)
-	}
-	if err := os.Rename(tmp, s.path(name)); err != nil {
+	if err := writeFileAtomic(s.path(name), b); err != nil {
 		return fmt.Errorf("state: %w", err)
 	}
 	return nil

@@ -1,14 +1,13 @@
 package procops
 
 import (
-	"errors"
-	"fmt"
 	"os/exec"
 	"sync"
 	"syscall"
-	"unsafe"
 
 	"golang.org/x/sys/windows"
+
+	"hostgate/internal/agent/winjob"
 )
 
 // jobTree holds an EXEC_SHELL command on Windows in a job object. The
@@ -38,22 +37,17 @@ func (t *jobTree) prepare(cmd *exec.Cmd) {
 }
 
 func (t *jobTree) adopt(cmd *exec.Cmd) error {
-	job, err := newKillOnCloseJob()
-	if err != nil {
-		return err
-	}
-	var assignErr error
-	err = cmd.Process.WithHandle(func(h uintptr) {
-		assignErr = windows.AssignProcessToJobObject(job, windows.Handle(h))
+	var (
+		job      windows.Handle
+		adoptErr error
+	)
+	err := cmd.Process.WithHandle(func(h uintptr) {
+		job, adoptErr = winjob.Adopt(windows.Handle(h), uint32(cmd.Process.Pid))
 	})
 	if err == nil {
-		err = assignErr
-	}
-	if err == nil {
-		err = resumeProcess(uint32(cmd.Process.Pid))
+		err = adoptErr
 	}
 	if err != nil {
-		_ = windows.CloseHandle(job) // kills the process, which is in it or about to be killed
 		return err
 	}
 	t.mu.Lock()
@@ -79,68 +73,7 @@ func (t *jobTree) release() {
 	}
 	t.done = true
 	if t.job != 0 {
-		_ = setJobLimits(t.job, 0)
+		_ = winjob.SetLimits(t.job, 0)
 		_ = windows.CloseHandle(t.job)
 	}
-}
-
-// newKillOnCloseJob creates an unnamed job whose processes die when its
-// last handle closes.
-func newKillOnCloseJob() (windows.Handle, error) {
-	job, err := windows.CreateJobObject(nil, nil)
-	if err != nil {
-		return 0, fmt.Errorf("CreateJobObject: %w", err)
-	}
-	if err := setJobLimits(job, windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE); err != nil {
-		_ = windows.CloseHandle(job)
-		return 0, err
-	}
-	return job, nil
-}
-
-// setJobLimits sets the basic limit flags of job.
-func setJobLimits(job windows.Handle, flags uint32) error {
-	var info windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION
-	info.BasicLimitInformation.LimitFlags = flags
-	_, err := windows.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation,
-		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info)))
-	if err != nil {
-		return fmt.Errorf("SetInformationJobObject: %w", err)
-	}
-	return nil
-}
-
-// resumeProcess resumes the threads of a process created suspended (it
-// has one). Windows has no documented call that resumes a process, so
-// its threads are found in a Toolhelp snapshot.
-func resumeProcess(pid uint32) error {
-	snap, err := windows.CreateToolhelp32Snapshot(windows.TH32CS_SNAPTHREAD, 0)
-	if err != nil {
-		return fmt.Errorf("CreateToolhelp32Snapshot: %w", err)
-	}
-	defer windows.CloseHandle(snap)
-	te := windows.ThreadEntry32{Size: uint32(unsafe.Sizeof(windows.ThreadEntry32{}))}
-	resumed := 0
-	for err = windows.Thread32First(snap, &te); err == nil; err = windows.Thread32Next(snap, &te) {
-		if te.OwnerProcessID != pid {
-			continue
-		}
-		th, err := windows.OpenThread(windows.THREAD_SUSPEND_RESUME, false, te.ThreadID)
-		if err != nil {
-			return fmt.Errorf("OpenThread: %w", err)
-		}
-		_, err = windows.ResumeThread(th)
-		_ = windows.CloseHandle(th)
-		if err != nil {
-			return fmt.Errorf("ResumeThread: %w", err)
-		}
-		resumed++
-	}
-	if !errors.Is(err, windows.ERROR_NO_MORE_FILES) {
-		return fmt.Errorf("Thread32Next: %w", err)
-	}
-	if resumed == 0 {
-		return errors.New("the suspended process has no thread to resume")
-	}
-	return nil
 }

@@ -1,16 +1,15 @@
 package pty
 
 import (
-	"errors"
-	"fmt"
 	"io"
 	"os"
 	"sync"
 	"syscall"
-	"unsafe"
 
 	"github.com/charmbracelet/x/conpty"
 	"golang.org/x/sys/windows"
+
+	"hostgate/internal/agent/winjob"
 )
 
 const maxSize = 32767
@@ -77,7 +76,7 @@ func start(opts Options) (PTY, error) {
 		return nil, err
 	}
 	proc := windows.Handle(h)
-	job, err := jobFor(proc, uint32(pid))
+	job, err := winjob.Adopt(proc, uint32(pid))
 	if err != nil {
 		_ = windows.TerminateProcess(proc, 1)
 		_ = windows.CloseHandle(proc)
@@ -89,66 +88,6 @@ func start(opts Options) (PTY, error) {
 	go pump(w, c)
 	go p.wait()
 	return p, nil
-}
-
-// jobFor puts the suspended process in a new job that kills its processes
-// when it is closed, then resumes it, so every process it starts is born
-// in the job.
-func jobFor(proc windows.Handle, pid uint32) (windows.Handle, error) {
-	job, err := windows.CreateJobObject(nil, nil)
-	if err != nil {
-		return 0, fmt.Errorf("CreateJobObject: %w", err)
-	}
-	var info windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION
-	info.BasicLimitInformation.LimitFlags = windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
-	_, err = windows.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation,
-		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info)))
-	if err == nil {
-		err = windows.AssignProcessToJobObject(job, proc)
-	}
-	if err == nil {
-		err = resumeProcess(pid)
-	}
-	if err != nil {
-		_ = windows.CloseHandle(job)
-		return 0, err
-	}
-	return job, nil
-}
-
-// resumeProcess resumes the threads of a process created suspended. The
-// thread handle conpty's Spawn received is closed, so the threads are
-// found in a Toolhelp snapshot (as procops does for EXEC_SHELL).
-func resumeProcess(pid uint32) error {
-	snap, err := windows.CreateToolhelp32Snapshot(windows.TH32CS_SNAPTHREAD, 0)
-	if err != nil {
-		return fmt.Errorf("CreateToolhelp32Snapshot: %w", err)
-	}
-	defer windows.CloseHandle(snap)
-	te := windows.ThreadEntry32{Size: uint32(unsafe.Sizeof(windows.ThreadEntry32{}))}
-	resumed := 0
-	for err = windows.Thread32First(snap, &te); err == nil; err = windows.Thread32Next(snap, &te) {
-		if te.OwnerProcessID != pid {
-			continue
-		}
-		th, err := windows.OpenThread(windows.THREAD_SUSPEND_RESUME, false, te.ThreadID)
-		if err != nil {
-			return fmt.Errorf("OpenThread: %w", err)
-		}
-		_, err = windows.ResumeThread(th)
-		_ = windows.CloseHandle(th)
-		if err != nil {
-			return fmt.Errorf("ResumeThread: %w", err)
-		}
-		resumed++
-	}
-	if !errors.Is(err, windows.ERROR_NO_MORE_FILES) {
-		return fmt.Errorf("Thread32Next: %w", err)
-	}
-	if resumed == 0 {
-		return errors.New("the suspended process has no thread to resume")
-	}
-	return nil
 }
 
 // wait waits for the process to exit, ends the rest of the job and closes
