@@ -145,9 +145,19 @@ func (s *session) serveTerminal(t *terminal) {
 	_ = t.st.CloseWrite()
 	_ = p.Close()
 	s.terms.unbind(t)
-	_ = t.st.Close()
+	_ = t.st.CloseWithCode(streams.CodeNormal, exitReason(p))
 	wg.Wait()
 	a.log.Debug("terminal ended", "stream", t.st.ID(), "session", p.ID())
+}
+
+// exitReason is the CLOSE reason telling the hub how the shell ended.
+func exitReason(p *pty.Session) string {
+	code, err := p.Wait()
+	if err != nil {
+		return ""
+	}
+	b, _ := json.Marshal(agentproto.TerminalExit{ExitCode: code})
+	return string(b)
 }
 
 // startTerminal starts the PTY the stream's metadata asks for, at the

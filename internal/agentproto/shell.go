@@ -71,3 +71,12 @@ func clipString(s string, n int) string {
 	}
 	return s
 }
+
+// TerminalExit is the reason of the CLOSE (code 0) that ends a terminal
+// stream after its EOF, as JSON: {"exit_code":0}. ExitCode is the shell's
+// exit status, -1 when it was killed (by a signal, or by the agent's idle
+// timeout). A CLOSE with an empty reason (from an older agent, or a
+// stream the hub closed) says nothing about the exit.
+type TerminalExit struct {
+	ExitCode int `json:"exit_code"`
+}

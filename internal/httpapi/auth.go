@@ -28,6 +28,8 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		p := r.URL.Path
 		var err error
 		switch {
+		case isTerminalWS(p):
+			// The single-use ticket is the credential (terminal_ws.go).
 		case strings.HasPrefix(p, "/v1/user/") && keyAllowedUnderUser(p) && strings.HasPrefix(credential(r, ""), "ak_"):
 			r, err = s.authClient(r)
 		case strings.HasPrefix(p, "/v1/user/"):
@@ -43,6 +45,14 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// isTerminalWS reports whether path is exactly a terminal WebSocket route,
+// /v1/{user,admin}/hosts/{id}/terminal/ws; any variant of it is not.
+func isTerminalWS(path string) bool {
+	seg := strings.Split(path, "/")
+	return len(seg) == 7 && seg[0] == "" && seg[1] == "v1" && (seg[2] == "user" || seg[2] == "admin") &&
+		seg[3] == "hosts" && seg[4] != "" && seg[5] == "terminal" && seg[6] == "ws"
 }
 
 // credential returns the bearer token, else the named cookie.

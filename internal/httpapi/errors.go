@@ -37,6 +37,7 @@ var statusByCode = map[string]int{
 
 	apperr.CodeUnauthorized: 401,
 	apperr.CodeInvalidToken: 401,
+	"invalid_ticket":        401,
 	apperr.CodeInvalidCreds: 401,
 	"missing_agent_token":   401,
 
@@ -53,16 +54,19 @@ var statusByCode = map[string]int{
 
 	"method_not_allowed": 405,
 
-	apperr.CodeConflict:   409,
-	"email_taken":         409,
-	"username_taken":      409,
-	"host_offline":        409,
-	"version_yanked":      409,
-	"version_exists":      409,
-	"bid_collision":       409,
-	"upgrade_in_progress": 409,
-	"version_unsupported": 409,
-	"delivery_not_dead":   409,
+	apperr.CodeConflict:      409,
+	"email_taken":            409,
+	"username_taken":         409,
+	"host_offline":           409,
+	"version_yanked":         409,
+	"version_exists":         409,
+	"bid_collision":          409,
+	"upgrade_in_progress":    409,
+	"version_unsupported":    409,
+	"delivery_not_dead":      409,
+	"agent_upgrade_required": 409,
+
+	"terminal_ended": 410,
 
 	"body_too_large":         413,
 	"unsupported_media_type": 415,
@@ -74,6 +78,7 @@ var statusByCode = map[string]int{
 	"not_implemented":        501,
 	"agent_error":            502,
 	apperr.CodeUnavailable:   503,
+	"terminal_busy":          503,
 	"exe_unavailable":        503,
 	"exe_not_configured":     503,
 	"payment_not_configured": 503,

@@ -296,18 +296,20 @@ func TestAPIKeys(t *testing.T) {
 // validOpBodies are bodies each operation route accepts, so that the
 // answer is about the host and not the input.
 var validOpBodies = map[string]any{
-	"files/dir":          map[string]any{"controls": 1, "path": "/x"},
-	"files/text":         map[string]any{"controls": 32, "path": "/x"},
-	"files/zip":          map[string]any{"controls": 128, "path": "/x.zip", "data": "/y"},
-	"files/download":     map[string]any{"controls": 256, "path": "/x", "data": map[string]any{"url": "http://example.com/x"}},
-	"process/exec":       map[string]any{"controls": 1024, "path": "/bin/true"},
-	"process/shell":      map[string]any{"controls": 8192, "path": "/bin/sh", "data": map[string]any{"args": "-c true"}},
-	"process/kill":       map[string]any{"controls": 4096, "path": "x.exe"},
-	"service/ctl":        map[string]any{"controls": 1 << 26, "data": map[string]any{"action": "list"}},
-	"registry/rw":        map[string]any{"controls": 1 << 27, "path": `HKLM\Software`, "data": map[string]any{"action": "list"}},
-	"scheduled-task/ctl": map[string]any{"controls": 1 << 28, "data": map[string]any{"action": "list"}},
-	"controls/raw":       map[string]any{"controls": 1 << 24},
-	"l1-config":          map[string]any{"bid": 12345, "secret_key": "0123456789abcdef0123456789abcdef", "url": ""},
+	"files/dir":                  map[string]any{"controls": 1, "path": "/x"},
+	"files/text":                 map[string]any{"controls": 32, "path": "/x"},
+	"files/zip":                  map[string]any{"controls": 128, "path": "/x.zip", "data": "/y"},
+	"files/download":             map[string]any{"controls": 256, "path": "/x", "data": map[string]any{"url": "http://example.com/x"}},
+	"process/exec":               map[string]any{"controls": 1024, "path": "/bin/true"},
+	"process/shell":              map[string]any{"controls": 8192, "path": "/bin/sh", "data": map[string]any{"args": "-c true"}},
+	"process/kill":               map[string]any{"controls": 4096, "path": "x.exe"},
+	"service/ctl":                map[string]any{"controls": 1 << 26, "data": map[string]any{"action": "list"}},
+	"registry/rw":                map[string]any{"controls": 1 << 27, "path": `HKLM\Software`, "data": map[string]any{"action": "list"}},
+	"scheduled-task/ctl":         map[string]any{"controls": 1 << 28, "data": map[string]any{"action": "list"}},
+	"controls/raw":               map[string]any{"controls": 1 << 24},
+	"l1-config":                  map[string]any{"bid": 12345, "secret_key": "0123456789abcdef0123456789abcdef", "url": ""},
+	"shell/session/{sid}/write":  map[string]any{"input": "x"},
+	"shell/session/{sid}/resize": map[string]any{"cols": 80, "rows": 24},
 }
 
 // TestTenantIsolation: user A's credentials get not_found, exactly as for a
@@ -333,6 +335,7 @@ func TestTenantIsolation(t *testing.T) {
 		userRoutes := []struct{ method, path string }{
 			{"GET", "/v1/user/hosts/%s"}, {"PUT", "/v1/user/hosts/%s"}, {"DELETE", "/v1/user/hosts/%s"},
 			{"POST", "/v1/user/hosts/%s/install-token"}, {"POST", "/v1/user/hosts/%s/rotate-secret"},
+			{"POST", "/v1/user/hosts/%s/terminal/ticket"},
 		}
 		check := func(tok string, rs []struct{ method, path string }) {
 			for _, r := range rs {

@@ -30,6 +30,7 @@ import (
 	"hostgate/internal/l1config"
 	"hostgate/internal/l1gate"
 	"hostgate/internal/operations"
+	"hostgate/internal/terminals"
 	"hostgate/internal/upgrades"
 	"hostgate/internal/versions"
 )
@@ -58,6 +59,12 @@ type Config struct {
 	DeliveryWorker interface{ Wake() }
 	Exe            *installer.ExeSource
 	L1Gate         *l1gate.Service // POST /gateway; nil answers 404
+	// Terminals serves shell sessions and the terminal WebSocket, whose
+	// upgrades must come from AllowedOrigins when a browser names one,
+	// and over TLS when RequireTLS.
+	Terminals      *terminals.Service
+	AllowedOrigins []string
+	RequireTLS     bool
 	// Ready lists the dependencies /readyz probes.
 	Ready []ReadyCheck
 	// TrustedProxies may set X-Forwarded-For and X-Forwarded-Proto.
@@ -117,6 +124,7 @@ func New(cfg Config) *Server {
 	s.agentRoutes()
 	s.l1ConfigRoutes()
 	s.deliveryRoutes()
+	s.terminalRoutes()
 	s.adminRoutes()
 	s.gatewayRoutes()
 	s.raw("GET /v1/openapi.json", s.serveSpec, huma.Operation{

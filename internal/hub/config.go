@@ -28,6 +28,9 @@ type Config struct {
 	SigningKey     string
 	SealingKey     string
 	TrustedProxies []netip.Prefix
+	// AllowedOrigins are browser origins, besides the public URL's own,
+	// whose pages may open terminal WebSockets.
+	AllowedOrigins []string
 	TLSCert        string
 	TLSKey         string
 	LogLevel       string
@@ -96,6 +99,8 @@ var options = []option{
 		set: func(c *Config, v string) error { c.SealingKey = v; return nil }},
 	{Name: "HOSTGATE_TRUSTED_PROXIES", Doc: "Comma-separated CIDRs whose X-Forwarded-For / X-Forwarded-Proto are believed.",
 		set: setProxies},
+	{Name: "HOSTGATE_ALLOWED_ORIGINS", Doc: "Comma-separated browser origins (https://console.example.com) that may open terminal WebSockets, besides the public URL's own.",
+		set: setOrigins},
 	{Name: "HOSTGATE_TLS_CERT", Doc: "PEM certificate file; with HOSTGATE_TLS_KEY the hub serves HTTPS itself.",
 		set: func(c *Config, v string) error { c.TLSCert = v; return nil }},
 	{Name: "HOSTGATE_TLS_KEY", Doc: "PEM private key file for HOSTGATE_TLS_CERT.",
@@ -255,6 +260,27 @@ func setProxies(c *Config, v string) error {
 		c.TrustedProxies = append(c.TrustedProxies, p.Masked())
 	}
 	return nil
+}
+
+func setOrigins(c *Config, v string) error {
+	c.AllowedOrigins = nil
+	for f := range strings.SplitSeq(v, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		u, err := url.Parse(f)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" || u.RawQuery != "" {
+			return fmt.Errorf("%q is not an origin (scheme://host[:port])", f)
+		}
+		c.AllowedOrigins = append(c.AllowedOrigins, u.Scheme+"://"+u.Host)
+	}
+	return nil
+}
+
+// Origins are the browser origins that may open terminal WebSockets: the
+// public URL's and the configured ones.
+func (c Config) Origins() []string {
+	return append([]string{c.PublicURL.Scheme + "://" + c.PublicURL.Host}, c.AllowedOrigins...)
 }
 
 func oneOf(dst *string, v string, allowed ...string) error {

@@ -35,6 +35,7 @@ import (
 	"hostgate/internal/passwords"
 	"hostgate/internal/periodic"
 	"hostgate/internal/store"
+	"hostgate/internal/terminals"
 	"hostgate/internal/upgrades"
 	"hostgate/internal/versions"
 )
@@ -59,10 +60,13 @@ type Hub struct {
 	L1Config *l1config.Service
 	// Deliveries is the webhook delivery worker; Serve runs it.
 	Deliveries *deliveries.Worker
-	live       *hosts.Liveness
-	admit      *agentgw.Admission
-	gw         *agentgw.Gateway
-	server     *httpapi.Server
+	// Terminals holds this instance's terminals and reaches other
+	// instances' ones; Serve runs its routing.
+	Terminals *terminals.Service
+	live      *hosts.Liveness
+	admit     *agentgw.Admission
+	gw        *agentgw.Gateway
+	server    *httpapi.Server
 	// bg bounds the work done on behalf of agent connections; Close cancels it.
 	bg     context.Context
 	stopBG context.CancelFunc
@@ -119,6 +123,20 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (h *Hub, err error)
 	h.Hosts.SetSecretRotator(h.L1Config)
 	h.gw = agentgw.New(h.bg, h.Hosts, h.Upgrades, h.L1Config, h.live, h.Dispatch, h.admit, log)
 	ops := operations.NewService(h.Hosts, h.Dispatch, h.Billing)
+	h.Terminals = terminals.New(terminals.Config{
+		Instance: h.Dispatch.Instance(), Coord: h.coord, Log: log,
+		Local: func(hostID string) bool { return h.Dispatch.Local(hostID) != nil },
+		Open: func(ctx context.Context, hostID string, cols, rows int) (terminals.Terminal, error) {
+			p, err := h.gw.OpenPTY(ctx, hostID, cols, rows)
+			if err != nil {
+				return nil, err
+			}
+			return p, nil
+		},
+		Charge: func(ctx context.Context, p terminals.Principal, hostID string) error {
+			return ops.Charge(ctx, p.ID, p.APIKeyID, hostID, billing.RuleShellSession)
+		},
+	})
 	h.server = httpapi.New(httpapi.Config{
 		Accounts: h.Accounts, Admins: h.Admins, Audit: h.store,
 		Hosts: h.Hosts, Liveness: h.live, APIKeys: h.APIKeys, Dispatch: h.Dispatch, Gateway: h.gw,
@@ -131,6 +149,9 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (h *Hub, err error)
 		Payments:       httpapi.Payments{Dummy: cfg.PaymentDummy, EPay: cfg.EPay, PublicURL: cfg.PublicURL.String()},
 		Exe:            &installer.ExeSource{URL: cfg.ExeURL, SHA256: cfg.ExeSHA256},
 		L1Gate:         l1gate.New(h.store, keys, ops, h.coord, cfg.L1RatePerMin, log),
+		Terminals:      h.Terminals,
+		AllowedOrigins: cfg.Origins(),
+		RequireTLS:     cfg.PublicURL.Scheme == "https",
 		Ready:          h.readyChecks(),
 		TrustedProxies: cfg.TrustedProxies,
 		Version:        Version,
@@ -193,15 +214,16 @@ const AgentTokenTTL = 15 * time.Minute
 // expiry, the upgrade sweep and the webhook delivery worker. It returns
 // once routing is subscribed, and a function that waits for all to stop.
 func (h *Hub) background(ctx context.Context) (wait func(), err error) {
+	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	ready := make(chan struct{})
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
 	logErr := func(what string) func(error) {
 		return func(err error) { h.log.WarnContext(ctx, what+" failed", "err", err) }
 	}
 	wg.Go(func() {
 		if err := h.Dispatch.Run(ctx, ready); err != nil {
-			errc <- err
+			errc <- fmt.Errorf("dispatcher: %w", err)
 		}
 	})
 	wg.Go(func() { h.live.Run(ctx, hosts.FlushInterval, logErr("liveness flush")) })
@@ -209,13 +231,22 @@ func (h *Hub) background(ctx context.Context) (wait func(), err error) {
 	wg.Go(func() { h.Billing.RunExpiry(ctx, time.Minute, logErr("recharge expiry")) })
 	wg.Go(func() { periodic.Run(ctx, time.Minute, h.Upgrades.Sweep, logErr("upgrade sweep")) })
 	wg.Go(func() { h.Deliveries.Run(ctx) })
-	select {
-	case <-ready:
-		return wg.Wait, nil
-	case err := <-errc:
-		wg.Wait()
-		return nil, fmt.Errorf("start dispatcher: %w", err)
+	termReady := make(chan struct{})
+	wg.Go(func() {
+		if err := h.Terminals.Run(ctx, termReady); err != nil {
+			errc <- fmt.Errorf("terminals: %w", err)
+		}
+	})
+	for _, r := range []chan struct{}{ready, termReady} {
+		select {
+		case <-r:
+		case err := <-errc:
+			cancel()
+			wg.Wait()
+			return nil, fmt.Errorf("start routing: %w", err)
+		}
 	}
+	return func() { wg.Wait(); cancel() }, nil
 }
 
 // Serve answers HTTP on ln until ctx ends, then lets requests in flight

@@ -30,8 +30,9 @@ type Stream struct {
 	recvEOF  bool
 	eofSent  bool // EOF frame requested (Write refuses from then on)
 	dead     bool
-	rerr     error // what Read returns once the buffer is empty
-	werr     error // what Write returns
+	rerr     error       // what Read returns once the buffer is empty
+	werr     error       // what Write returns
+	peer     *CloseError // the peer's CLOSE, once received
 }
 
 func newStream(m *Mux, id uint32, meta []byte) *Stream {
@@ -46,6 +47,15 @@ func newStream(m *Mux, id uint32, meta []byte) *Stream {
 // ID is the stream id, unique on its connection and never reused; JSON
 // control messages about the stream (a terminal resize) name it.
 func (s *Stream) ID() uint32 { return s.id }
+
+// PeerClose is the CLOSE the peer sent, with its code and reason (a normal
+// close carries a reason too, such as a terminal's exit status), or nil
+// while none has arrived. Wait for Done before asking.
+func (s *Stream) PeerClose() *CloseError {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.peer
+}
 
 // Meta is the metadata the opener sent with OPEN.
 func (s *Stream) Meta() []byte { return s.meta }
@@ -244,6 +254,9 @@ func (s *Stream) handle(f Frame) {
 		}
 	case TypeClose:
 		e := &CloseError{Code: f.Code, Reason: f.Reason, Remote: true}
+		s.mu.Lock()
+		s.peer = e
+		s.mu.Unlock()
 		var rerr error = e
 		if f.Code == CodeNormal {
 			rerr = io.EOF

@@ -62,6 +62,10 @@ type presence struct {
 // New returns an empty Coord with its janitor running.
 func New() *Coord { return newCoord(time.Now, janitorInterval) }
 
+// NewWithClock returns a Coord whose expiries follow now, so that tests of
+// other packages can age tickets and flags without waiting.
+func NewWithClock(now func() time.Time) *Coord { return newCoord(now, janitorInterval) }
+
 func newCoord(now func() time.Time, every time.Duration) *Coord {
 	c := &Coord{
 		now:      now,
