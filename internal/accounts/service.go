@@ -210,7 +210,7 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Principal, er
 	if err != nil {
 		return Principal{}, apperr.New(apperr.CodeInvalidToken, "access token is invalid or expired")
 	}
-	revoked, err := s.coord.HasFlag(ctx, revokedKey(c.SessionID))
+	revoked, err := s.SessionRevoked(ctx, c.SessionID)
 	if err != nil {
 		return Principal{}, err
 	}
@@ -218,6 +218,13 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Principal, er
 		return Principal{}, apperr.New(apperr.CodeInvalidToken, "session has ended")
 	}
 	return Principal{UserID: c.Subject, SessionID: c.SessionID}, nil
+}
+
+// SessionRevoked reports whether a login session was ended (logout,
+// suspension, refresh-token reuse), for connections that outlive the
+// request that authenticated them.
+func (s *Service) SessionRevoked(ctx context.Context, sessionID string) (bool, error) {
+	return s.coord.HasFlag(ctx, revokedKey(sessionID))
 }
 
 // Get returns a user; another user's or a missing id is not_found.

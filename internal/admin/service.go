@@ -146,7 +146,7 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Principal, er
 	if err != nil || !Role(c.Role).Valid() {
 		return Principal{}, apperr.New(apperr.CodeInvalidToken, "admin token is invalid or expired")
 	}
-	revoked, err := s.coord.HasFlag(ctx, "revoked:sid:"+c.SessionID)
+	revoked, err := s.SessionRevoked(ctx, c.SessionID)
 	if err != nil {
 		return Principal{}, err
 	}
@@ -154,4 +154,10 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Principal, er
 		return Principal{}, apperr.New(apperr.CodeInvalidToken, "session has ended")
 	}
 	return Principal{AdminID: c.Subject, Role: Role(c.Role), SessionID: c.SessionID}, nil
+}
+
+// SessionRevoked reports whether an admin login session was ended, for
+// connections that outlive the request that authenticated them.
+func (s *Service) SessionRevoked(ctx context.Context, sessionID string) (bool, error) {
+	return s.coord.HasFlag(ctx, "revoked:sid:"+sessionID)
 }

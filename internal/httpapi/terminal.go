@@ -30,11 +30,11 @@ func (s *Server) terminalRoutes() {
 		Path: "/v1/user/hosts/{id}/terminal/ticket", Summary: "A 30-second, single-use ticket for the terminal WebSocket",
 		Tags: []string{"terminal"}, Security: userSecurity},
 		func(ctx context.Context, in *HostIDParam) (*ticketOut, error) {
-			uid := userOf(ctx).UserID
-			if _, err := s.hostCommandable(ctx, uid, in.ID); err != nil {
+			u := userOf(ctx)
+			if _, err := s.hostCommandable(ctx, u.UserID, in.ID); err != nil {
 				return nil, err
 			}
-			return s.issueTicket(ctx, terminals.Principal{Kind: terminals.KindUser, ID: uid}, in.ID)
+			return s.issueTicket(ctx, terminals.Principal{Kind: terminals.KindUser, ID: u.UserID, SessionID: u.SessionID}, in.ID)
 		})
 	adminOp(s, terminalAdmins, audit.ActionHostTerminalOpen, huma.Operation{OperationID: "adminTerminalTicket",
 		Method: http.MethodPost, Path: "/v1/admin/hosts/{id}/terminal/ticket",
@@ -81,7 +81,8 @@ func (s *Server) adminTerminalTicket(ctx context.Context, in *HostIDParam) (*tic
 		return nil, apperr.New(hosts.CodeHostBanned, "this host is banned")
 	}
 	a := actor(ctx)
-	out, err := s.issueTicket(ctx, terminals.Principal{Kind: terminals.KindAdmin, ID: a.AdminID}, h.ID)
+	ap, _ := adminOf(ctx)
+	out, err := s.issueTicket(ctx, terminals.Principal{Kind: terminals.KindAdmin, ID: a.AdminID, SessionID: ap.SessionID}, h.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +132,7 @@ type sessionReadIn struct {
 	SessionParams
 	Body *struct {
 		Max    int `json:"max,omitempty" minimum:"0" maximum:"1048576" doc:"Most bytes to return (default 16384)"`
-		WaitMs int `json:"wait_ms,omitempty" minimum:"0" maximum:"25000" doc:"Wait up to this long for output when none is ready (default 1000)"`
+		WaitMs *int `json:"wait_ms,omitempty" minimum:"0" maximum:"25000" doc:"Wait up to this long for output when none is ready (default 1000; 0 answers at once)"`
 	}
 }
 
@@ -194,8 +195,8 @@ func (s *Server) shellSessionRoutes() {
 			o := terminals.ReadOptions{From: -1, Wait: defaultReadWait}
 			if in.Body != nil {
 				o.Max = in.Body.Max
-				if in.Body.WaitMs > 0 {
-					o.Wait = time.Duration(in.Body.WaitMs) * time.Millisecond
+				if in.Body.WaitMs != nil {
+					o.Wait = time.Duration(*in.Body.WaitMs) * time.Millisecond
 				}
 			}
 			c, err := s.cfg.Terminals.Read(ctx, p, in.ID, in.SID, o)

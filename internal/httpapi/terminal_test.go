@@ -451,6 +451,18 @@ func TestTerminalWebSocket(t *testing.T) {
 		driveTerminal(t, dialTerm(t, wsURL(h, adminHost+"/terminal/ws?ticket="+atk)))
 		viewer, _ := h.Admin(t, "viewer")
 		c.As(viewer).Do("POST", adminHost+"/terminal/ticket", nil).Want(t, 403, "forbidden")
+
+		// Logging out ends the terminal opened from that login, and
+		// spoils a ticket it asked for.
+		tk = ticketFor(t, h, f.user.AccessToken, userHost)
+		w := dialTerm(t, wsURL(h, userHost+"/terminal/ws?ticket="+tk))
+		spare := ticketFor(t, h, f.user.AccessToken, userHost)
+		c.Do("POST", "/v1/public/auth/logout", map[string]string{"refresh_token": f.user.RefreshToken}).Want(t, 200, "")
+		w.waitFor(t, "the end of the session", func(_ string, ctl []map[string]any) bool {
+			return len(ctl) > 0 && ctl[len(ctl)-1]["error"] == "invalid_token"
+		})
+		<-w.closed
+		c.Do("GET", userHost+"/terminal/ws?ticket="+spare, nil).Want(t, 401, "invalid_ticket")
 	})
 }
 
@@ -494,4 +506,15 @@ func TestTerminalsAcrossInstances(t *testing.T) {
 	tk := ticketFor(t, a, f.user.AccessToken, userHost)
 	driveTerminal(t, dialTerm(t, wsURL(b, userHost+"/terminal/ws?ticket="+tk)))
 	b.Client(t).Do("GET", userHost+"/terminal/ws?ticket="+tk, nil).Want(t, 401, "invalid_ticket")
+
+	// Suspending the user through a ends their terminal held through b.
+	w := dialTerm(t, wsURL(b, userHost+"/terminal/ws?ticket="+ticketFor(t, a, f.user.AccessToken, userHost)))
+	w.send(t, "echo su''spend-me\n")
+	w.waitFor(t, "output", func(out string, _ []map[string]any) bool { return strings.Contains(out, "suspend-me") })
+	op, _ := a.Admin(t, "operator")
+	a.Client(t).As(op).Do("POST", "/v1/admin/users/"+f.user.User.ID+"/suspend", nil).Want(t, 200, "")
+	w.waitFor(t, "the end of the session", func(_ string, ctl []map[string]any) bool {
+		return len(ctl) > 0 && ctl[len(ctl)-1]["error"] == "invalid_token"
+	})
+	<-w.closed
 }

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -26,6 +27,7 @@ import (
 // Terminal WebSocket timing.
 const (
 	termPingEvery  = 30 * time.Second
+	termLoginCheck = time.Second // how soon a logout or suspension ends the terminal
 	termReadIdle   = 3 * termPingEvery // no message or pong for this long: gone
 	termWriteLimit = 30 * time.Second  // a browser that takes no output for this long is dropped
 	termReadWait   = 25 * time.Second  // one long-poll for output
@@ -76,6 +78,11 @@ func (s *Server) terminalWS(kind string) http.HandlerFunc {
 		if err == nil {
 			err = s.terminalHostUsable(ctx, p, hostID)
 		}
+		if err == nil {
+			if ended, lerr := s.loginEnded(ctx, p); lerr != nil || ended {
+				err = cmp.Or(lerr, error(apperr.New(terminals.CodeInvalidTicket, "the login session that asked for this ticket has ended")))
+			}
+		}
 		var cols, rows int
 		if err == nil {
 			cols, rows, err = termSize(q)
@@ -106,7 +113,7 @@ func (s *Server) terminalWS(kind string) http.HandlerFunc {
 		_ = socket.SetReadDeadline(time.Now().Add(termReadIdle))
 		go socket.ReadLoop()
 		go t.pumpOutput()
-		go t.ping()
+		go t.watch()
 	}
 }
 
@@ -224,18 +231,40 @@ func (t *termConn) fail(err error) {
 	_ = t.socket.WriteClose(termCloseError, []byte(code))
 }
 
-// ping keeps proxies from cutting an idle terminal and finds dead peers.
-func (t *termConn) ping() {
-	tick := time.NewTicker(termPingEvery)
-	defer tick.Stop()
+// watch pings, which keeps proxies from cutting an idle terminal and
+// finds dead peers, and ends the terminal once the console login session
+// it was opened from has ended (logout, suspension), on any instance.
+func (t *termConn) watch() {
+	ping := time.NewTicker(termPingEvery)
+	defer ping.Stop()
+	login := time.NewTicker(termLoginCheck)
+	defer login.Stop()
 	for {
 		select {
 		case <-t.ctx.Done():
 			return
-		case <-tick.C:
+		case <-ping.C:
 			_ = t.write(gws.OpcodePing, nil)
+		case <-login.C:
+			if ended, err := t.s.loginEnded(t.ctx, t.p); err == nil && ended {
+				t.fail(apperr.New(apperr.CodeInvalidToken, "your login session has ended"))
+				t.cancel()
+				t.closeTerminal()
+				return
+			}
 		}
 	}
+}
+
+// loginEnded reports whether the console session behind p has ended.
+func (s *Server) loginEnded(ctx context.Context, p terminals.Principal) (bool, error) {
+	if p.SessionID == "" {
+		return false, nil
+	}
+	if p.Kind == terminals.KindAdmin {
+		return s.cfg.Admins.SessionRevoked(ctx, p.SessionID)
+	}
+	return s.cfg.Accounts.SessionRevoked(ctx, p.SessionID)
 }
 
 // OnPong implements gws.Event.

@@ -65,6 +65,9 @@ type Principal struct {
 	ID   string `json:"id"`
 	// APIKeyID is set on client API calls: each is charged.
 	APIKeyID string `json:"api_key_id,omitempty"`
+	// SessionID is the console login session a ticket was issued in; the
+	// terminal WebSocket ends when that session does.
+	SessionID string `json:"session_id,omitempty"`
 }
 
 // Principal kinds.

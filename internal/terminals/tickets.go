@@ -36,7 +36,7 @@ func (s *Service) IssueTicket(ctx context.Context, p Principal, hostID string) (
 	b := make([]byte, 32)
 	rand.Read(b)
 	t := base64.RawURLEncoding.EncodeToString(b)
-	v, err := json.Marshal(ticket{Principal: Principal{Kind: p.Kind, ID: p.ID}, HostID: hostID})
+	v, err := json.Marshal(ticket{Principal: Principal{Kind: p.Kind, ID: p.ID, SessionID: p.SessionID}, HostID: hostID})
 	if err != nil {
 		return "", err
 	}
