@@ -131,7 +131,7 @@ type sessionWriteIn struct {
 type sessionReadIn struct {
 	SessionParams
 	Body *struct {
-		Max    int `json:"max,omitempty" minimum:"0" maximum:"1048576" doc:"Most bytes to return (default 16384)"`
+		Max    int  `json:"max,omitempty" minimum:"0" maximum:"1048576" doc:"Most bytes to return (default 16384)"`
 		WaitMs *int `json:"wait_ms,omitempty" minimum:"0" maximum:"25000" doc:"Wait up to this long for output when none is ready (default 1000; 0 answers at once)"`
 	}
 }

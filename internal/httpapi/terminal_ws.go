@@ -27,7 +27,7 @@ import (
 // Terminal WebSocket timing.
 const (
 	termPingEvery  = 30 * time.Second
-	termLoginCheck = time.Second // how soon a logout or suspension ends the terminal
+	termLoginCheck = time.Second       // how soon a logout or suspension ends the terminal
 	termReadIdle   = 3 * termPingEvery // no message or pong for this long: gone
 	termWriteLimit = 30 * time.Second  // a browser that takes no output for this long is dropped
 	termReadWait   = 25 * time.Second  // one long-poll for output
