@@ -25,6 +25,7 @@ type Service struct {
 	store     Store
 	recharges RechargeStore
 	now       func() time.Time
+	obs       Observer
 }
 
 // NewService wires the billing service.
@@ -43,11 +44,32 @@ func (s *Service) ChargeCall(ctx context.Context, userID, apiKeyID, hostID, code
 		EventID: uuid.NewString(), UserID: userID, RuleCode: code,
 		HostID: hostID, APIKeyID: apiKeyID, At: s.now().UTC(),
 	})
-	if errors.Is(err, ErrInsufficient) {
-		return Charged{}, apperr.New(CodeInsufficientBalance, "the balance is too low for this call; recharge to continue")
+	outcome := "charged"
+	switch {
+	case errors.Is(err, ErrInsufficient):
+		outcome = CodeInsufficientBalance
+		err = apperr.New(CodeInsufficientBalance, "the balance is too low for this call; recharge to continue")
+	case err != nil:
+		outcome = "error"
 	}
-	return c, err
+	if s.obs != nil {
+		s.obs.ChargeDone(code, outcome)
+	}
+	if err != nil {
+		return Charged{}, err
+	}
+	return c, nil
 }
+
+// Observer learns the outcome of each call's charge ("charged",
+// "insufficient_balance" or "error") by pricing rule. The hub's metrics
+// implement it.
+type Observer interface {
+	ChargeDone(rule, outcome string)
+}
+
+// Observe sets the observer of charges; call it before any charge.
+func (s *Service) Observe(o Observer) { s.obs = o }
 
 // Balance is the user's balance.
 func (s *Service) Balance(ctx context.Context, userID string) (Units, error) {

@@ -117,6 +117,9 @@ type Store interface {
 	// counting one more attempt. Only the owner of a live lease may:
 	// ErrLeaseLost otherwise.
 	FinishDelivery(ctx context.Context, id, owner string, r Result) error
+	// CountUnfinishedDeliveries counts the deliveries still to be sent
+	// (pending or retrying): the queue depth.
+	CountUnfinishedDeliveries(ctx context.Context) (int64, error)
 	// ListDeliveries returns the host's latest deliveries, newest first;
 	// limit <= 0 is DefaultLimit, and at most MaxLimit.
 	ListDeliveries(ctx context.Context, hostID string, limit int) ([]Delivery, error)

@@ -52,6 +52,8 @@ type Worker struct {
 	Log      *slog.Logger
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
+	// Observer, if set, learns each recorded attempt (the hub's metrics).
+	Observer Observer
 
 	once   sync.Once
 	wake   chan struct{}
@@ -133,8 +135,16 @@ func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 	return len(batch), nil
 }
 
+// Observer learns each recorded attempt: the delivery's status after it
+// (success, retrying, dead_letter), how long the attempt took, and how
+// long since the delivery was queued.
+type Observer interface {
+	DeliveryAttempt(status string, took, sinceEnqueued time.Duration)
+}
+
 // deliver makes one attempt at d and records it.
 func (w *Worker) deliver(ctx context.Context, d Delivery) {
+	start := w.Now()
 	status, why := w.send(ctx, d)
 	sched, err := webhooks.ScheduleFor(d.Format)
 	if err != nil {
@@ -150,6 +160,10 @@ func (w *Worker) deliver(ctx context.Context, d Delivery) {
 	if err := w.Store.FinishDelivery(fctx, d.ID, w.Instance, r); err != nil {
 		w.Log.Warn("webhook delivery: record attempt", "delivery_id", d.ID, "err", err)
 		return
+	}
+	if w.Observer != nil {
+		now := w.Now()
+		w.Observer.DeliveryAttempt(string(r.Status), now.Sub(start), now.Sub(d.CreatedAt))
 	}
 	w.Log.Info("webhook delivery attempt", "delivery_id", d.ID, "host_id", d.HostID,
 		"status", r.Status, "http_status", status, "attempt", d.Attempts+1, "err", r.Error)

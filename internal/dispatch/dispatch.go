@@ -43,11 +43,20 @@ type Conn interface {
 	Close(reason string)
 }
 
+// Observer learns how each command sent through Send ended: the outcome
+// is "ok", "agent_error" (the agent answered with an error), an error
+// code (host_offline, agent_timeout) or "error". The hub's metrics
+// implement it.
+type Observer interface {
+	CommandDone(op, outcome string, took time.Duration)
+}
+
 // Dispatcher routes commands. Create it with New and run it with Run.
 type Dispatcher struct {
 	instance string
 	coord    coord.Coord
 	log      *slog.Logger
+	obs      Observer
 
 	mu      sync.Mutex
 	conns   map[string]held                     // host id → connection
@@ -75,6 +84,9 @@ func New(instance string, c coord.Coord, log *slog.Logger) *Dispatcher {
 
 // Instance is this hub instance's id.
 func (d *Dispatcher) Instance() string { return d.instance }
+
+// Observe sets the observer of commands; call it before any Send.
+func (d *Dispatcher) Observe(o Observer) { d.obs = o }
 
 func channelOf(instance string) string { return "dispatch:inst:" + instance }
 
@@ -280,6 +292,26 @@ func (d *Dispatcher) Deliver(cmdID string, resp agentproto.Response) {
 // host_offline when no instance holds the agent, 504 agent_timeout when no
 // answer comes within timeout.
 func (d *Dispatcher) Send(ctx context.Context, hostID, op string, args json.RawMessage, timeout time.Duration) (agentproto.Response, error) {
+	if d.obs == nil {
+		return d.send(ctx, hostID, op, args, timeout)
+	}
+	start := time.Now()
+	resp, err := d.send(ctx, hostID, op, args, timeout)
+	outcome := "ok"
+	switch {
+	case err != nil:
+		outcome = apperr.Code(err)
+		if outcome == apperr.CodeInternal {
+			outcome = "error"
+		}
+	case !resp.OK || resp.Error != nil:
+		outcome = "agent_error"
+	}
+	d.obs.CommandDone(op, outcome, time.Since(start))
+	return resp, err
+}
+
+func (d *Dispatcher) send(ctx context.Context, hostID, op string, args json.RawMessage, timeout time.Duration) (agentproto.Response, error) {
 	if c := d.local(hostID); c != nil {
 		return d.sendLocal(ctx, c, op, args, timeout)
 	}

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -28,6 +29,7 @@ const (
 	keyAdmin
 	keySecure
 	keyClient
+	keyRoute // *string: the matched mux pattern, set by the innermost handler
 )
 
 func withValue(ctx context.Context, k ctxKey, v any) context.Context {
@@ -74,6 +76,23 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the connection (WebSockets).
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
+// RequestObserver learns each request's route pattern ("GET
+// /v1/api/hosts/{id}", "unmatched" when refused before routing), status
+// and duration; the hub's metrics implement it.
+type RequestObserver interface {
+	RequestDone(route string, status int, took time.Duration)
+}
+
+// noteRoute records the pattern the mux matched for the outer middleware.
+func noteRoute(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r)
+		if p, ok := r.Context().Value(keyRoute).(*string); ok {
+			*p = r.Pattern
+		}
+	})
+}
+
 // outer is the chain every request passes: request id, client address,
 // panic recovery, access log and the body cap.
 func (s *Server) outer(next http.Handler) http.Handler {
@@ -84,6 +103,8 @@ func (s *Server) outer(next http.Handler) http.Handler {
 		ctx := context.WithValue(r.Context(), keyRequestID, id)
 		ctx = context.WithValue(ctx, keyClientIP, ip)
 		ctx = context.WithValue(ctx, keySecure, tls)
+		route := new(string)
+		ctx = context.WithValue(ctx, keyRoute, route)
 		r = r.WithContext(ctx)
 		w.Header().Set("X-Request-Id", id)
 		sw := &statusWriter{ResponseWriter: w}
@@ -97,9 +118,13 @@ func (s *Server) outer(next http.Handler) http.Handler {
 					writeProblem(sw, problemFor(s.log, r, fmt.Errorf("panic: %v", v)))
 				}
 			}
+			took := time.Since(start)
 			// The query string is never logged: it can carry a terminal ticket.
 			s.log.InfoContext(ctx, "request", "request_id", id, "method", r.Method, "path", r.URL.Path,
-				"status", sw.status, "duration_ms", time.Since(start).Milliseconds(), "client_ip", ip)
+				"status", sw.status, "duration_ms", took.Milliseconds(), "client_ip", ip)
+			if s.cfg.Requests != nil {
+				s.cfg.Requests.RequestDone(cmp.Or(*route, "unmatched"), sw.status, took)
+			}
 		}()
 		if r.ContentLength > maxBody {
 			writeProblem(sw, &Problem{Status: 413, Code: "body_too_large", Message: fmt.Sprintf("request body is larger than %d bytes", maxBody)})

@@ -69,8 +69,10 @@ type Config struct {
 	Ready []ReadyCheck
 	// TrustedProxies may set X-Forwarded-For and X-Forwarded-Proto.
 	TrustedProxies []netip.Prefix
-	Version        string
-	Log            *slog.Logger
+	// Requests, if set, learns every request (metrics).
+	Requests RequestObserver
+	Version  string
+	Log      *slog.Logger
 }
 
 // Route is one registered method and path pattern.
@@ -131,7 +133,7 @@ func New(cfg Config) *Server {
 		OperationID: "openapi", Summary: "This OpenAPI 3.1 document", Tags: []string{"meta"},
 	})
 	s.mux.HandleFunc("/", s.notFound)
-	s.handler = s.outer(s.authenticate(s.mux))
+	s.handler = s.outer(s.authenticate(noteRoute(s.mux)))
 	return s
 }
 

@@ -43,6 +43,8 @@ type Config struct {
 	HandshakeConcurrency int
 	HandshakeRate        float64
 	L1RatePerMin         int // POST /gateway requests per source address per minute
+	// MetricsAddr is where /metrics is served, apart from the API; "" is off.
+	MetricsAddr string
 
 	// PaymentDummy enables the dummy payment provider (development, tests).
 	PaymentDummy bool
@@ -183,6 +185,8 @@ var options = []option{
 			c.HandshakeRate = float64(n)
 			return err
 		}},
+	{Name: "HOSTGATE_METRICS_ADDR", Doc: "Listen address of the Prometheus /metrics endpoint (e.g. 127.0.0.1:9090); unset serves no metrics. Keep it off the public network.",
+		set: func(c *Config, v string) error { c.MetricsAddr = v; return nil }},
 	{Name: "HOSTGATE_L1_RATE_PER_MIN", Default: "60", Doc: "POST /gateway requests one source address may send per minute (fixed window, shared by all hub instances); more get 429.",
 		set: func(c *Config, v string) error { return positiveInt(&c.L1RatePerMin, v) }},
 }

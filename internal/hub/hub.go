@@ -35,6 +35,7 @@ import (
 	"hostgate/internal/passwords"
 	"hostgate/internal/periodic"
 	"hostgate/internal/store"
+	"hostgate/internal/metrics"
 	"hostgate/internal/terminals"
 	"hostgate/internal/upgrades"
 	"hostgate/internal/versions"
@@ -63,6 +64,9 @@ type Hub struct {
 	// Terminals holds this instance's terminals and reaches other
 	// instances' ones; Serve runs its routing.
 	Terminals *terminals.Service
+	// Metrics is the Prometheus registry; Serve exposes it on
+	// HOSTGATE_METRICS_ADDR.
+	Metrics *metrics.Metrics
 	live      *hosts.Liveness
 	admit     *agentgw.Admission
 	gw        *agentgw.Gateway
@@ -85,7 +89,8 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (h *Hub, err error)
 	if h.store, err = store.Open(ctx, cfg.DatabaseURL, cfg.DataDir); err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
-	if h.coord, err = openCoord(ctx, cfg); err != nil {
+	h.Metrics = metrics.New()
+	if h.coord, err = openCoord(ctx, cfg, h.Metrics); err != nil {
 		return nil, fmt.Errorf("open coordination: %w", err)
 	}
 	keys, err := keyring.Load(ctx, h.store, cfg.SigningKey, cfg.SealingKey)
@@ -150,6 +155,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (h *Hub, err error)
 		Exe:            &installer.ExeSource{URL: cfg.ExeURL, SHA256: cfg.ExeSHA256},
 		L1Gate:         l1gate.New(h.store, keys, ops, h.coord, cfg.L1RatePerMin, log),
 		Terminals:      h.Terminals,
+		Requests:       h.Metrics,
 		AllowedOrigins: cfg.Origins(),
 		RequireTLS:     cfg.PublicURL.Scheme == "https",
 		Ready:          h.readyChecks(),
@@ -157,14 +163,28 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (h *Hub, err error)
 		Version:        Version,
 		Log:            log,
 	})
+	h.instrument()
 	return h, nil
 }
 
-func openCoord(ctx context.Context, cfg Config) (coord.Coord, error) {
+func openCoord(ctx context.Context, cfg Config, m *metrics.Metrics) (coord.Coord, error) {
 	if cfg.RedisURL == "" {
 		return inproc.New(), nil
 	}
-	return coordredis.Open(ctx, cfg.RedisURL, coordredis.WithPrefix(cfg.RedisPrefix))
+	return coordredis.Open(ctx, cfg.RedisURL, coordredis.WithPrefix(cfg.RedisPrefix), coordredis.WithRoundTrip(m.RedisRoundTrip))
+}
+
+// instrument connects the services to the metrics.
+func (h *Hub) instrument() {
+	m := h.Metrics
+	h.Dispatch.Observe(m)
+	h.Billing.Observe(m)
+	h.Deliveries.Observer = m
+	m.DBPools(h.store.PoolStats)
+	m.Gauge("agents_connected", "Agents connected to this instance.", func() float64 { return float64(h.Dispatch.LocalCount()) })
+	m.Gauge("terminals_open", "Terminals held by this instance.", func() float64 { return float64(h.Terminals.Len()) })
+	m.CountGauge("agents_online", "Agents connected to any instance (coordination's presence).", h.Dispatch.CountOnline)
+	m.CountGauge("webhook_queue_depth", "Webhook deliveries pending or retrying, cluster-wide.", h.store.CountUnfinishedDeliveries)
 }
 
 func (h *Hub) readyChecks() []httpapi.ReadyCheck {
@@ -274,6 +294,13 @@ func (h *Hub) Serve(ctx context.Context, ln net.Listener) error {
 		}
 		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
 	}
+	if h.cfg.MetricsAddr != "" {
+		stopMetrics, err := h.serveMetrics(ctx)
+		if err != nil {
+			return err
+		}
+		defer stopMetrics()
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -288,6 +315,28 @@ func (h *Hub) Serve(ctx context.Context, ln net.Listener) error {
 		return serveErr
 	}
 	return err
+}
+
+// serveMetrics answers GET /metrics on the metrics address until the
+// returned function is called.
+func (h *Hub) serveMetrics(ctx context.Context) (stop func(), err error) {
+	ln, err := net.Listen("tcp", h.cfg.MetricsAddr)
+	if err != nil {
+		return nil, fmt.Errorf("metrics listener: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", h.Metrics.Handler())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second,
+		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) }}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			h.log.Error("metrics listener failed", "err", err)
+		}
+	}()
+	h.log.Info("metrics listening", "addr", ln.Addr().String())
+	return func() { _ = srv.Close(); <-done }, nil
 }
 
 // Close releases the store and coordination.

@@ -8,6 +8,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 
 	"hostgate/internal/accounts"
 	"hostgate/internal/admin"
@@ -43,5 +44,7 @@ type Store interface {
 	Ping(ctx context.Context) error
 	// Name names the engine: "postgres" or "sqlite".
 	Name() string
+	// PoolStats reports the connection pools' statistics, by pool.
+	PoolStats() map[string]sql.DBStats
 	Close() error
 }

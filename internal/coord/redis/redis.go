@@ -66,6 +66,42 @@ func WithPrefix(prefix string) Option {
 	return func(c *Coord) { c.prefix = prefix }
 }
 
+// WithRoundTrip calls observe after every round trip to Redis (a command,
+// or a pipeline as one), with its duration and error; a missing key
+// (redis.Nil) is not an error. The hub's metrics use it.
+func WithRoundTrip(observe func(took time.Duration, err error)) Option {
+	return func(c *Coord) { c.rdb.AddHook(roundTripHook(observe)) }
+}
+
+type roundTripHook func(time.Duration, error)
+
+func (h roundTripHook) DialHook(next goredis.DialHook) goredis.DialHook { return next }
+
+func (h roundTripHook) ProcessHook(next goredis.ProcessHook) goredis.ProcessHook {
+	return func(ctx context.Context, cmd goredis.Cmder) error {
+		start := time.Now()
+		err := next(ctx, cmd)
+		h.observe(start, err)
+		return err
+	}
+}
+
+func (h roundTripHook) ProcessPipelineHook(next goredis.ProcessPipelineHook) goredis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []goredis.Cmder) error {
+		start := time.Now()
+		err := next(ctx, cmds)
+		h.observe(start, err)
+		return err
+	}
+}
+
+func (h roundTripHook) observe(start time.Time, err error) {
+	if errors.Is(err, goredis.Nil) {
+		err = nil
+	}
+	h(time.Since(start), err)
+}
+
 // Open connects to the redis:// (or rediss://) URL and pings it once, so a
 // wrong address or password fails at startup. Timeouts given in the URL's
 // query win over the short defaults.

@@ -38,6 +38,13 @@ func scanDelivery(r rowScanner) (deliveries.Delivery, error) {
 	return d, err
 }
 
+// CountUnfinishedDeliveries implements deliveries.Store: the queue depth.
+func (d *DB) CountUnfinishedDeliveries(ctx context.Context) (int64, error) {
+	var n int64
+	err := d.read.QueryRowContext(ctx, `SELECT count(*) FROM webhook_deliveries WHERE status IN `+unfinished).Scan(&n)
+	return n, err
+}
+
 // EnqueueDelivery implements deliveries.Store: insertDelivery in a
 // transaction of its own.
 func (d *DB) EnqueueDelivery(ctx context.Context, del deliveries.Delivery) error {

@@ -66,6 +66,15 @@ func (d *DB) Ping(ctx context.Context) error {
 	return nil
 }
 
+// PoolStats reports the connection pools' statistics: "main", or "write"
+// and "read" when the engine keeps them apart.
+func (d *DB) PoolStats() map[string]sql.DBStats {
+	if d.read == d.write {
+		return map[string]sql.DBStats{"main": d.write.Stats()}
+	}
+	return map[string]sql.DBStats{"write": d.write.Stats(), "read": d.read.Stats()}
+}
+
 // Close closes the pools.
 func (d *DB) Close() error {
 	if d.read == d.write {

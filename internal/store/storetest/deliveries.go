@@ -94,6 +94,9 @@ func testEnqueueAndList(t *testing.T, s store.Store) {
 	ds := enqueue(t, s, h, 3, t0)
 	skipped := newDelivery(h, "", t0)
 	must(t, "EnqueueDelivery without URL", s.EnqueueDelivery(t.Context(), skipped))
+	if n, err := s.CountUnfinishedDeliveries(t.Context()); err != nil || n != 3 {
+		t.Fatalf("CountUnfinishedDeliveries = %d, %v; want the 3 with a target", n, err)
+	}
 
 	list, err := s.ListDeliveries(t.Context(), h.ID, 0)
 	must(t, "ListDeliveries", err)
