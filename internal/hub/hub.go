@@ -31,11 +31,11 @@ import (
 	"hostgate/internal/l1config"
 	"hostgate/internal/l1gate"
 	"hostgate/internal/lockout"
+	"hostgate/internal/metrics"
 	"hostgate/internal/operations"
 	"hostgate/internal/passwords"
 	"hostgate/internal/periodic"
 	"hostgate/internal/store"
-	"hostgate/internal/metrics"
 	"hostgate/internal/terminals"
 	"hostgate/internal/upgrades"
 	"hostgate/internal/versions"
@@ -67,10 +67,10 @@ type Hub struct {
 	// Metrics is the Prometheus registry; Serve exposes it on
 	// HOSTGATE_METRICS_ADDR.
 	Metrics *metrics.Metrics
-	live      *hosts.Liveness
-	admit     *agentgw.Admission
-	gw        *agentgw.Gateway
-	server    *httpapi.Server
+	live    *hosts.Liveness
+	admit   *agentgw.Admission
+	gw      *agentgw.Gateway
+	server  *httpapi.Server
 	// bg bounds the work done on behalf of agent connections; Close cancels it.
 	bg     context.Context
 	stopBG context.CancelFunc
