@@ -48,12 +48,15 @@ func TestEveryPackageHasADocComment(t *testing.T) {
 }
 
 // TestDomainPackagesStayOutOfTransportAndStorage: domain packages decide;
-// they never import storage engines, drivers or the HTTP layer.
+// they never import storage engines, drivers, the HTTP layer or the
+// metrics library (they report through observer interfaces).
 func TestDomainPackagesStayOutOfTransportAndStorage(t *testing.T) {
 	domain := []string{"accounts", "admin", "audit", "lockout", "passwords", "keyring", "paging", "apperr", "coord",
-		"billing", "payments", "versions", "operations", "hosts", "apikeys", "deliveries", "l1config", "l1gate", "upgrades"}
+		"billing", "payments", "versions", "operations", "hosts", "apikeys", "deliveries", "l1config", "l1gate", "upgrades",
+		"terminals", "dispatch"}
 	forbidden := []string{"hostgate/internal/store", "hostgate/internal/httpapi", "hostgate/internal/hub",
-		"github.com/jackc/pgx", "modernc.org/sqlite", "github.com/redis/go-redis", "github.com/danielgtaylor/huma"}
+		"github.com/jackc/pgx", "modernc.org/sqlite", "github.com/redis/go-redis", "github.com/danielgtaylor/huma",
+		"github.com/prometheus"}
 	for _, p := range list(t, "linux") {
 		name := strings.TrimPrefix(p.ImportPath, "hostgate/internal/")
 		isDomain := false
