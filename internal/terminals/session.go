@@ -192,11 +192,11 @@ func (s *session) read(ctx context.Context, from int64, max int, wait time.Durat
 	defer s.mu.Unlock()
 	n := min(max, len(s.buf))
 	c := Chunk{Data: append([]byte(nil), s.buf[:n]...), Offset: s.base}
-	if from < 0 {
-		s.drop(n)
-	}
 	if s.ended && n == len(s.buf) {
 		c.EOF, c.ExitCode, c.Reason = true, s.exit, s.reason
+	}
+	if from < 0 {
+		s.drop(n)
 	}
 	return c, nil
 }

@@ -428,6 +428,30 @@ func TestExitStatusAndEnd(t *testing.T) {
 	}
 }
 
+// TestCloseKeepsUnreadOutput: output read after a close comes with the
+// EOF in the same answer.
+func TestCloseKeepsUnreadOutput(t *testing.T) {
+	c := newCluster(t, nil)
+	a := c.instance("inst-a", 0, "host-1")
+	sid, err := a.Open(t.Context(), alice, "host-1", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := <-c.terms
+	f.out <- []byte("$ ")
+	deadline := time.Now().Add(5 * time.Second)
+	for f.reads.Load() < 2 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond) // the pump has taken the prompt and waits for more
+	}
+	if err := a.Close(t.Context(), alice, "host-1", sid); err != nil {
+		t.Fatal(err)
+	}
+	ch, err := a.Read(t.Context(), alice, "host-1", sid, ReadOptions{From: -1})
+	if err != nil || string(ch.Data) != "$ " || !ch.EOF || ch.Reason == "" {
+		t.Fatalf("read after close: %q eof %v reason %q err %v; want the prompt and EOF", ch.Data, ch.EOF, ch.Reason, err)
+	}
+}
+
 func TestIdleTerminalsAreClosed(t *testing.T) {
 	c := newCluster(t, nil)
 	a := c.instance("inst-a", 0, "host-1")
