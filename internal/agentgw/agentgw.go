@@ -14,6 +14,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -108,10 +109,39 @@ type session struct {
 	socket   *gws.Conn
 	welcomed atomic.Bool
 	closing  atomic.Bool
-	// mux carries the streams of an agent of protocol ≥ 2 (nil for older
-	// ones). It is set on the read loop before the session is registered
-	// with the dispatcher, and closed when the read loop ends.
-	mux *streams.Mux
+	// streams is set, before the session is registered, for an agent of
+	// protocol ≥ 2. Its mux is made on first use (most agents never carry
+	// a terminal, and an idle agent's memory is what bounds a hub), and
+	// closed when the read loop ends.
+	streams bool
+	muxMu   sync.Mutex
+	mux     *streams.Mux
+	ended   bool
+}
+
+// streamMux returns the session's mux, making it on first use; nil when
+// the agent does not speak streams or the connection has ended.
+func (s *session) streamMux() *streams.Mux {
+	if !s.streams {
+		return nil
+	}
+	s.muxMu.Lock()
+	defer s.muxMu.Unlock()
+	if s.mux == nil && !s.ended {
+		// The hub opens streams and accepts none.
+		s.mux = streams.New(s, streams.Config{Role: streams.RoleHub, AcceptBacklog: -1})
+	}
+	return s.mux
+}
+
+// closeMux ends every stream of the session, once its socket is gone.
+func (s *session) closeMux() {
+	s.muxMu.Lock()
+	defer s.muxMu.Unlock()
+	s.ended = true
+	if s.mux != nil {
+		_ = s.mux.Close()
+	}
 }
 
 func (s *session) WriteMessage(msg []byte) error { return s.socket.WriteMessage(gws.OpcodeText, msg) }
@@ -157,9 +187,7 @@ func (h handler) OnClose(c *gws.Conn, err error) {
 	if s == nil {
 		return
 	}
-	if s.mux != nil {
-		_ = s.mux.Close()
-	}
+	s.closeMux()
 	if !s.welcomed.Load() {
 		return
 	}
@@ -215,11 +243,12 @@ func (h handler) OnMessage(c *gws.Conn, m *gws.Message) {
 // an agent that did not negotiate streams, or a malformed frame, breaks
 // the protocol.
 func (h handler) binary(s *session, msg []byte) {
-	if s.mux == nil {
+	mux := s.streamMux()
+	if mux == nil {
 		s.fail(CloseProtocol, agentproto.Error{Code: "malformed", Message: "binary message without streams"})
 		return
 	}
-	if err := s.mux.Deliver(msg); err != nil {
+	if err := mux.Deliver(msg); err != nil {
 		s.fail(CloseProtocol, agentproto.Error{Code: "malformed", Message: "malformed stream frame"})
 		return
 	}
@@ -241,10 +270,7 @@ func (h handler) hello(s *session, e agentproto.Envelope) {
 	if err := h.g.hosts.RecordHandshake(ctx, s.hostID, s.ip, hello.OS, hello.AgentVersion); err != nil {
 		h.g.log.WarnContext(ctx, "record handshake failed", "host_id", s.hostID, "err", err)
 	}
-	if agentproto.HasStreams(hello.Protocol) {
-		// The hub opens streams and accepts none.
-		s.mux = streams.New(s, streams.Config{Role: streams.RoleHub, AcceptBacklog: -1})
-	}
+	s.streams = agentproto.HasStreams(hello.Protocol)
 	// The welcome goes out before the session is registered: once
 	// registered, commands may be written to it at any moment, and an
 	// agent ignores everything that comes before its welcome.

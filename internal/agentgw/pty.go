@@ -52,7 +52,11 @@ func (g *Gateway) OpenPTY(ctx context.Context, hostID string, cols, rows int) (*
 	if err != nil {
 		return nil, err
 	}
-	st, err := s.mux.Open(ctx, b)
+	mux := s.streamMux()
+	if mux == nil {
+		return nil, ErrNotLocal // the connection has just ended
+	}
+	st, err := mux.Open(ctx, b)
 	if err != nil {
 		return nil, fmt.Errorf("agentgw: open terminal stream: %w", err)
 	}
@@ -64,7 +68,7 @@ func (g *Gateway) localSession(hostID string) (*session, error) {
 	switch {
 	case !ok:
 		return nil, ErrNotLocal
-	case s.mux == nil:
+	case !s.streams:
 		return nil, ErrNoStreams
 	}
 	return s, nil
