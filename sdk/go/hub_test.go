@@ -1,0 +1,98 @@
+package hostgate
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"hostgate/internal/hubtest"
+)
+
+// TestAgainstARealHub drives the SDK's shell sessions and webhook calls
+// against a hub with a connected in-process agent.
+func TestAgainstARealHub(t *testing.T) {
+	t.Setenv("SHELL", "/bin/sh")
+	h := hubtest.Start(t, hubtest.Embedded, hubtest.WithEnv("HOSTGATE_WEBHOOK_ALLOW_PRIVATE", "1"))
+	u := h.Register(t)
+	var key struct{ Secret string }
+	h.Client(t).As(u.AccessToken).Do("POST", "/v1/user/api-keys", map[string]string{"name": "sdk"}).Want(t, 200, "").JSON(t, &key)
+	fin, _ := h.Admin(t, "finance")
+	h.Client(t).As(fin).Do("POST", "/v1/admin/users/"+u.User.ID+"/balance/adjust",
+		map[string]any{"tokens": 50, "reason": "sdk test"}).Want(t, 200, "")
+	host := h.ConnectAgent(t, u.User.ID, nil)
+	c := New(h.URL, key.Secret)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	t.Run("shell session", func(t *testing.T) {
+		s, err := c.OpenShell(ctx, host, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Write(ctx, "echo s''dk; exit 4\n"); err != nil {
+			t.Fatal(err)
+		}
+		var out strings.Builder
+		for {
+			o, err := s.Read(ctx, 0, 2*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out.Write(o.Data)
+			if o.EOF {
+				if !strings.Contains(out.String(), "sdk") || o.ExitCode == nil || *o.ExitCode != 4 {
+					t.Fatalf("output %q exit %v", out.String(), o.ExitCode)
+				}
+				break
+			}
+		}
+		if err := s.Resize(ctx, 80, 24); ErrorCode(err) != "terminal_ended" {
+			t.Fatalf("resize after exit: %v", err)
+		}
+		if err := s.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("l1 config and webhooks", func(t *testing.T) {
+		got := make(chan string, 4)
+		recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			b, _ := io.ReadAll(r.Body)
+			got <- string(b)
+		}))
+		defer recv.Close()
+		res, err := c.PutL1Config(ctx, host, L1Config{BID: 4242, SecretKey: "0123456789abcdef0123456789abcdef", URL: recv.URL})
+		if err != nil || res.BID != 4242 || !res.HasSecretKey || res.DeliveryID == "" {
+			t.Fatalf("put: %+v %v", res, err)
+		}
+		select {
+		case <-got:
+		case <-time.After(20 * time.Second):
+			t.Fatal("no webhook")
+		}
+		var rows []WebhookDelivery
+		for deadline := time.Now().Add(10 * time.Second); ; {
+			rows, err = c.WebhookDeliveries(ctx, host, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rows) == 1 && rows[0].Status == "success" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("history: %+v", rows)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if rows[0].ID != res.DeliveryID {
+			t.Fatalf("history row %s, want %s", rows[0].ID, res.DeliveryID)
+		}
+		if _, err := c.RetryWebhookDelivery(ctx, host, rows[0].ID); ErrorCode(err) != "delivery_not_dead" {
+			t.Fatalf("retry of a delivered row: %v", err)
+		}
+	})
+}
