@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"sync"
 	"time"
 
@@ -326,6 +327,11 @@ func (h *Hub) serveMetrics(ctx context.Context) (stop func(), err error) {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", h.Metrics.Handler())
+	// Profiles, on the same private listener: what docs/performance.md
+	// measures with, and what an operator reaches for first.
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second,
 		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) }}
 	done := make(chan struct{})
