@@ -10,6 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	neturl "net/url"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -26,13 +28,16 @@ var migrationFiles embed.FS
 
 // Pool limits. The hub's queries are short, so a modest pool serves many
 // requests, and several hub instances still fit under PostgreSQL's default
-// max_connections of 100. Connections are recycled so that the pool
-// follows failovers and DNS changes and does not hold idle server memory.
+// max_connections of 100; more instances than five share that budget by
+// setting pool_max_conns in the URL. Connections are recycled so that the
+// pool follows failovers and DNS changes and does not hold idle server
+// memory.
 const (
-	maxOpen     = 20
-	maxIdle     = 10
-	maxLifetime = 30 * time.Minute
-	maxIdleTime = 5 * time.Minute
+	defaultMaxOpen = 20
+	maxPoolConns   = 1000
+	maxIdle        = 10
+	maxLifetime    = 30 * time.Minute
+	maxIdleTime    = 5 * time.Minute
 )
 
 // uniqueViolation is SQLSTATE unique_violation.
@@ -42,14 +47,21 @@ var dialect = sqldb.Dialect{Name: "postgres", IsUniqueViolation: isUniqueViolati
 
 // Open connects to the database at url (postgres://…), applies the
 // migrations it lacks, and returns the store.
+//
+// The URL may carry pool_max_conns=N (1–1000, default 20), the pool size
+// of this instance, as pgxpool spells it; it is not sent to the server.
 func Open(ctx context.Context, url string) (*sqldb.DB, error) {
+	url, maxOpen, err := poolSize(url)
+	if err != nil {
+		return nil, err
+	}
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: parse database URL: %w", err)
 	}
 	db := stdlib.OpenDB(*cfg)
 	db.SetMaxOpenConns(maxOpen)
-	db.SetMaxIdleConns(maxIdle)
+	db.SetMaxIdleConns(min(maxIdle, maxOpen))
 	db.SetConnMaxLifetime(maxLifetime)
 	db.SetConnMaxIdleTime(maxIdleTime)
 	if err := db.PingContext(ctx); err != nil {
@@ -58,7 +70,11 @@ func Open(ctx context.Context, url string) (*sqldb.DB, error) {
 	if _, err := Migrate(ctx, db); err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
-	return sqldb.New(dialect, db, db), nil
+	s, err := sqldb.New(ctx, dialect, db, db)
+	if err != nil {
+		return nil, errors.Join(err, db.Close())
+	}
+	return s, nil
 }
 
 // Migrate applies the embedded migrations that db lacks and returns the
@@ -75,6 +91,27 @@ func Migrate(ctx context.Context, db *sql.DB) ([]string, error) {
 		return nil, fmt.Errorf("postgres: migration lock: %w", err)
 	}
 	return sqldb.Migrate(ctx, db, goose.DialectPostgres, fsys, goose.WithSessionLocker(locker))
+}
+
+// poolSize takes pool_max_conns out of a URL's query and returns the URL
+// without it and the pool size it names (the default when absent).
+func poolSize(raw string) (string, int, error) {
+	u, err := neturl.Parse(raw)
+	if err != nil {
+		return "", 0, fmt.Errorf("postgres: parse database URL: %w", err)
+	}
+	q := u.Query()
+	v, ok := q["pool_max_conns"]
+	if !ok {
+		return raw, defaultMaxOpen, nil
+	}
+	n, err := strconv.Atoi(v[len(v)-1])
+	if err != nil || n < 1 || n > maxPoolConns {
+		return "", 0, fmt.Errorf("postgres: pool_max_conns must be a whole number from 1 to %d", maxPoolConns)
+	}
+	q.Del("pool_max_conns")
+	u.RawQuery = q.Encode()
+	return u.String(), n, nil
 }
 
 // isUniqueViolation reports SQLSTATE 23505.

@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"database/sql"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -99,4 +100,27 @@ func BenchmarkCharge(b *testing.B) {
 	}
 	defer db.Close()
 	storetest.BenchmarkCharge(b, db)
+}
+
+// TestPoolSize checks that pool_max_conns sizes the pool and is not sent
+// to the server (which would refuse an unknown parameter).
+func TestPoolSize(t *testing.T) {
+	url := pgtest.NewDatabase(t)
+	sep := "?"
+	if strings.Contains(url, "?") {
+		sep = "&"
+	}
+	s := open(t, url+sep+"pool_max_conns=3")
+	if got := s.PoolStats()["main"].MaxOpenConnections; got != 3 {
+		t.Errorf("MaxOpenConnections with pool_max_conns=3: got %d", got)
+	}
+	if got := open(t, url).PoolStats()["main"].MaxOpenConnections; got != 20 {
+		t.Errorf("MaxOpenConnections by default: got %d, want 20", got)
+	}
+	for _, bad := range []string{"0", "-1", "x", "1001"} {
+		if db, err := postgres.Open(t.Context(), url+sep+"pool_max_conns="+bad); err == nil {
+			db.Close()
+			t.Errorf("pool_max_conns=%s: got nil error", bad)
+		}
+	}
 }

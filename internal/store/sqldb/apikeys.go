@@ -62,15 +62,15 @@ func (d *DB) DeleteKey(ctx context.Context, owner, id string, now time.Time) err
 	return affected(res, apikeys.ErrNotFound)
 }
 
+const keyForAuth = `SELECT k.user_id, k.secret_hash FROM api_keys k JOIN users u ON u.id = k.user_id
+	WHERE k.id = $1 AND k.deleted_at IS NULL AND u.status = $2`
+
 // KeyForAuth returns the owner and secret hash of an undeleted key whose
 // owner is active, read together in one statement; ErrNotFound otherwise.
 func (d *DB) KeyForAuth(ctx context.Context, id string) (string, []byte, error) {
 	var userID string
 	var hash []byte
-	err := d.read.QueryRowContext(ctx,
-		`SELECT k.user_id, k.secret_hash FROM api_keys k JOIN users u ON u.id = k.user_id
-		 WHERE k.id = $1 AND k.deleted_at IS NULL AND u.status = $2`,
-		id, string(accounts.StatusActive)).Scan(&userID, &hash)
+	err := d.readRow(ctx, keyForAuth, id, string(accounts.StatusActive)).Scan(&userID, &hash)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil, apikeys.ErrNotFound
 	}

@@ -29,7 +29,7 @@ func (d *DB) ChargeCall(ctx context.Context, c billing.Charge) (billing.Charged,
 	err := d.withTx(ctx, func(tx *sql.Tx) error {
 		var mode sql.NullString
 		var price sql.NullInt64
-		if err := tx.QueryRowContext(ctx, modeAndPrice, c.RuleCode, d.timeArg(c.At)).Scan(&mode, &price); err != nil {
+		if err := d.txRow(ctx, tx, modeAndPrice, c.RuleCode, d.timeArg(c.At)).Scan(&mode, &price); err != nil {
 			return d.errorf("read price", err)
 		}
 		if mode.String == billing.ModeFree || price.Int64 <= 0 {
@@ -59,8 +59,7 @@ func (d *DB) moveBalance(ctx context.Context, tx *sql.Tx, userID string, delta b
 			ON CONFLICT (user_id) DO UPDATE SET units = billing_balances.units + excluded.units, updated_at = excluded.updated_at
 			RETURNING units`, userID, int64(delta), d.timeArg(now)).Scan(&after)
 	} else {
-		err = tx.QueryRowContext(ctx, `UPDATE billing_balances SET units = units + $1, updated_at = $2
-			WHERE user_id = $3 AND units + $1 >= 0 RETURNING units`, int64(delta), d.timeArg(now), userID).Scan(&after)
+		err = d.txRow(ctx, tx, debitBalance, int64(delta), d.timeArg(now), userID).Scan(&after)
 		if errors.Is(err, sql.ErrNoRows) {
 			return 0, billing.ErrInsufficient
 		}
@@ -71,10 +70,16 @@ func (d *DB) moveBalance(ctx context.Context, tx *sql.Tx, userID string, delta b
 	return billing.Units(after), nil
 }
 
-func (d *DB) insertEvent(ctx context.Context, q queryer, e billing.Event) error {
-	_, err := q.ExecContext(ctx, `INSERT INTO billing_events
-		(id, user_id, kind, units, balance_after, rule_code, host_id, api_key_id, reason, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+// debitBalance takes a negative delta only where the balance covers it.
+const debitBalance = `UPDATE billing_balances SET units = units + $1, updated_at = $2
+	WHERE user_id = $3 AND units + $1 >= 0 RETURNING units`
+
+const insertBillingEvent = `INSERT INTO billing_events
+	(id, user_id, kind, units, balance_after, rule_code, host_id, api_key_id, reason, created_at)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
+
+func (d *DB) insertEvent(ctx context.Context, tx *sql.Tx, e billing.Event) error {
+	_, err := d.txExec(ctx, tx, insertBillingEvent,
 		e.ID, e.UserID, e.Kind, int64(e.Units), int64(e.BalanceAfter), e.RuleCode, e.HostID, e.APIKeyID, e.Reason,
 		d.timeArg(e.CreatedAt))
 	if err != nil {

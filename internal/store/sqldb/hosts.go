@@ -108,10 +108,11 @@ func (d *DB) CreateHost(ctx context.Context, h hosts.Host, sec hosts.Secrets, is
 	return affected(res, hosts.ErrBIDTaken)
 }
 
+var ownedHost = `SELECT ` + hostCols + ` FROM hosts WHERE id = $1 AND user_id = $2 AND deleted_at IS NULL`
+
 // OwnedHost returns the owner's undeleted host; ErrNotFound.
 func (d *DB) OwnedHost(ctx context.Context, owner, id string) (hosts.Host, error) {
-	row := d.read.QueryRowContext(ctx,
-		`SELECT `+hostCols+` FROM hosts WHERE id = $1 AND user_id = $2 AND deleted_at IS NULL`, id, owner)
+	row := d.readRow(ctx, ownedHost, id, owner)
 	h, err := scanHost(row)
 	return d.hostOrZero("read host", h, err, hosts.ErrNotFound)
 }

@@ -29,6 +29,10 @@ type Dialect struct {
 	// engine without it (SQLite) must serialise writers instead, so that a
 	// read-then-write in one transaction sees no concurrent writer.
 	RowLocks bool
+	// PrepareHot prepares the hot statements when the store opens, for a
+	// driver that does not cache prepared statements itself (SQLite; pgx
+	// does).
+	PrepareHot bool
 }
 
 // TimeFormat is how times are stored when Dialect.TextTimes is set: UTC,
@@ -44,12 +48,20 @@ type DB struct {
 	// writers serialised apart from its readers (SQLite).
 	write *sql.DB
 	read  *sql.DB
+	stmts stmts
 }
 
 // New returns a store that writes through write and reads through read,
-// which may be the same pool. The store owns both: Close closes them.
-func New(d Dialect, write, read *sql.DB) *DB {
-	return &DB{dialect: d, write: write, read: read}
+// which may be the same pool, with the schema in place: it prepares the
+// hot statements. The store owns both pools: Close closes them.
+func New(ctx context.Context, d Dialect, write, read *sql.DB) (*DB, error) {
+	db := &DB{dialect: d, write: write, read: read}
+	if d.PrepareHot {
+		if err := db.prepareHot(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return db, nil
 }
 
 // Name names the engine: "postgres" or "sqlite".
@@ -77,6 +89,7 @@ func (d *DB) PoolStats() map[string]sql.DBStats {
 
 // Close closes the pools.
 func (d *DB) Close() error {
+	d.closeStmts()
 	if d.read == d.write {
 		return d.write.Close()
 	}

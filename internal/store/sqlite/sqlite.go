@@ -28,7 +28,7 @@ const readers = 4
 
 // dialect is SQLite's: times as sqldb.TimeFormat text, because SQLite has
 // no time type and the text form sorts and compares correctly.
-var dialect = sqldb.Dialect{Name: "sqlite", IsUniqueViolation: isUniqueViolation, TextTimes: true}
+var dialect = sqldb.Dialect{Name: "sqlite", IsUniqueViolation: isUniqueViolation, TextTimes: true, PrepareHot: true}
 
 // Open opens (creating if need be) the database file at path, applies the
 // migrations it lacks, and returns the store.
@@ -59,7 +59,11 @@ func Open(ctx context.Context, path string) (*sqldb.DB, error) {
 	if err != nil {
 		return nil, errors.Join(err, write.Close())
 	}
-	return sqldb.New(dialect, write, read), nil
+	db, err := sqldb.New(ctx, dialect, write, read)
+	if err != nil {
+		return nil, errors.Join(err, write.Close(), read.Close())
+	}
+	return db, nil
 }
 
 // Migrate applies the embedded migrations that db lacks and returns the
