@@ -321,11 +321,7 @@ func (h handler) serve(s *session, e agentproto.Envelope) {
 	case agentproto.TypeMetrics:
 		var m agentproto.Metrics
 		if agentproto.DecodeBody(e, &m) == nil {
-			h.g.work.do(s.hostID, func() {
-				if err := h.g.hosts.RecordMetrics(ctx, s.hostID, m); err != nil {
-					h.g.log.WarnContext(ctx, "record metrics failed", "host_id", s.hostID, "err", err)
-				}
-			})
+			h.g.hosts.RecordMetrics(s.hostID, m) // written in batches
 		}
 	case agentproto.TypeEvent:
 		var ev agentproto.Event

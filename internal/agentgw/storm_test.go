@@ -95,6 +95,9 @@ func TestReconnectStormIsShedAndRecovers(t *testing.T) {
 	}
 	var items struct{ Items []json.RawMessage }
 	waitFor(t, func() bool {
+		if err := h.Hosts.FlushMetrics(t.Context()); err != nil { // written in batches
+			t.Fatal(err)
+		}
 		h.Client(t).As(admin).Do("GET", "/v1/admin/hosts/"+creds[0].HostID+"/metrics?limit=5", nil).Want(t, 200, "").JSON(t, &items)
 		return len(items.Items) > 0
 	})

@@ -83,6 +83,14 @@ type Metrics struct {
 	UptimeS  int64     `json:"uptime_s"`
 }
 
+// Sample is one host's metrics sample on its way to the store. Trim asks
+// the store to cut the host's history to the newest samples it keeps.
+type Sample struct {
+	HostID string
+	Metrics
+	Trim bool
+}
+
 // Event is one entry of a host's history: connects, disconnects, bans,
 // credential issuance, agent-reported events.
 type Event struct {

@@ -76,6 +76,7 @@ type Service struct {
 	now     func() time.Time
 	drop    Disconnecter
 	rotator SecretRotator
+	metrics *metricsBatch
 }
 
 // SetSecretRotator makes rotations go through r (see SecretRotator); the
@@ -84,7 +85,8 @@ func (s *Service) SetSecretRotator(r SecretRotator) { s.rotator = r }
 
 // NewService wires the host service.
 func NewService(st Store, c coord.Coord, keys *keyring.Keyring, cfg Config, log *slog.Logger) *Service {
-	return &Service{store: st, coord: c, keys: keys, cfg: cfg, log: log, now: time.Now, drop: noDrop{}}
+	return &Service{store: st, coord: c, keys: keys, cfg: cfg, log: log, now: time.Now, drop: noDrop{},
+		metrics: newMetricsBatch(st)}
 }
 
 // SetDisconnecter tells the service how to drop live connections; the
@@ -489,12 +491,13 @@ func (s *Service) Events(ctx context.Context, id string, limit int) ([]Event, er
 	return e, err
 }
 
-// RecordMetrics stores a sample an agent pushed.
-func (s *Service) RecordMetrics(ctx context.Context, hostID string, m agentproto.Metrics) error {
-	return s.store.AppendMetrics(ctx, hostID, Metrics{
+// RecordMetrics keeps a sample an agent pushed for the next batch write
+// (RunMetrics).
+func (s *Service) RecordMetrics(hostID string, m agentproto.Metrics) {
+	s.metrics.add(hostID, Metrics{
 		At: s.now().UTC().Truncate(time.Microsecond), CPUPct: m.CPUPct, MemPct: m.MemPct, DiskPct: m.DiskPct,
 		NetRxBps: m.NetRxBps, NetTxBps: m.NetTxBps, TCPConns: m.TCPConns, UptimeS: m.UptimeS,
-	}, KeepMetrics)
+	})
 }
 
 // RecordEvent stores an event in the host's history.

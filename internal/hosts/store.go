@@ -87,8 +87,10 @@ type Store interface {
 	// CountHosts counts undeleted hosts by status.
 	CountHosts(ctx context.Context) (map[Status]int, error)
 
-	// AppendMetrics stores a sample and keeps only the newest keep samples of the host.
-	AppendMetrics(ctx context.Context, hostID string, m Metrics, keep int) error
+	// AppendMetrics stores a batch of samples in one transaction, skipping
+	// those of unknown or deleted hosts, and keeps only the newest keep
+	// samples of each host whose sample asks for a trim.
+	AppendMetrics(ctx context.Context, batch []Sample, keep int) error
 	// ListMetrics returns up to limit newest samples.
 	ListMetrics(ctx context.Context, hostID string, limit int) ([]Metrics, error)
 	// AppendEvent stores an event (the store fills ID) and keeps only the newest keep.

@@ -408,21 +408,35 @@ func (d *DB) trimHistory(ctx context.Context, tx *sql.Tx, table, hostID string, 
 	return nil
 }
 
-// AppendMetrics stores m for the undeleted host and keeps only its newest
-// keep samples (keep < 1: all); ErrNotFound for an unknown or deleted host.
-func (d *DB) AppendMetrics(ctx context.Context, hostID string, m hosts.Metrics, keep int) error {
+// AppendMetrics stores the batch's samples of undeleted hosts in one
+// transaction (others are skipped), and cuts the history of each host
+// whose sample asks for it to the newest keep samples (keep < 1: all).
+func (d *DB) AppendMetrics(ctx context.Context, batch []hosts.Sample, keep int) error {
+	if len(batch) == 0 {
+		return nil
+	}
 	return d.withTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx,
+		insert, err := tx.PrepareContext(ctx,
 			`INSERT INTO host_metrics (host_id, at, cpu_pct, mem_pct, disk_pct, net_rx_bps, net_tx_bps, tcp_conns, uptime_s)
-			 SELECT id, $2, $3, $4, $5, $6, $7, $8, $9 FROM hosts WHERE id = $1 AND deleted_at IS NULL`,
-			hostID, d.timeArg(m.At), m.CPUPct, m.MemPct, m.DiskPct, m.NetRxBps, m.NetTxBps, m.TCPConns, m.UptimeS)
+			 SELECT id, $2, $3, $4, $5, $6, $7, $8, $9 FROM hosts WHERE id = $1 AND deleted_at IS NULL`)
 		if err != nil {
 			return d.errorf("append metrics", err)
 		}
-		if err := affected(res, hosts.ErrNotFound); err != nil {
-			return err
+		defer insert.Close()
+		for _, s := range batch {
+			if _, err := insert.ExecContext(ctx, s.HostID, d.timeArg(s.At), s.CPUPct, s.MemPct, s.DiskPct,
+				s.NetRxBps, s.NetTxBps, s.TCPConns, s.UptimeS); err != nil {
+				return d.errorf("append metrics", err)
+			}
 		}
-		return d.trimHistory(ctx, tx, "host_metrics", hostID, keep)
+		for _, s := range batch {
+			if s.Trim {
+				if err := d.trimHistory(ctx, tx, "host_metrics", s.HostID, keep); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
 	})
 }
 

@@ -43,6 +43,7 @@ var hostsTests = []test{
 	{"ListHosts", testListHosts},
 	{"CountHosts", testCountHosts},
 	{"MetricsHistory", testMetricsHistory},
+	{"MetricsBatch", testMetricsBatch},
 	{"EventsHistory", testEventsHistory},
 }
 
@@ -227,11 +228,11 @@ func testHostNotFound(t *testing.T, s store.Store) {
 		{"Issue", third(s.Issue(ctx, ann, missing, issuance("x", t0)))},
 		{"RecordHandshake", s.RecordHandshake(ctx, missing, "192.0.2.1", "linux", "1.0", t0)},
 		{"SetBanned", second(s.SetBanned(ctx, missing, true, entry("a", audit.ActionHostBan, "host")))},
-		{"AppendMetrics", s.AppendMetrics(ctx, missing, hosts.Metrics{At: t0}, 10)},
 		{"AppendEvent", s.AppendEvent(ctx, missing, hosts.Event{At: t0, Kind: "k"}, 10)},
 	} {
 		checkErr(t, c.op, c.err, hosts.ErrNotFound)
 	}
+	must(t, "AppendMetrics of an unknown host (skipped)", s.AppendMetrics(ctx, []hosts.Sample{{HostID: missing, Metrics: hosts.Metrics{At: t0}}}, 10))
 	_, _, err := s.ConsumeInstallToken(ctx, missing, hashOf("x"), t0)
 	checkErr(t, "ConsumeInstallToken", err, hosts.ErrTokenInvalid)
 	must(t, "MarkSeen of an unknown host", s.MarkSeen(ctx, []hosts.Seen{{HostID: missing, At: t0}}))
@@ -287,7 +288,7 @@ func testDeletedHostInvisible(t *testing.T, s store.Store) {
 	h := newHost(ann, "doomed", t0.Add(time.Minute))
 	iss := issuance("doomed", t0.Add(time.Hour))
 	must(t, "CreateHost", s.CreateHost(t.Context(), h, hosts.Secrets{SecretSealed: sealed(h, 1)}, &iss))
-	must(t, "AppendMetrics", s.AppendMetrics(t.Context(), h.ID, hosts.Metrics{At: t0, CPUPct: 1}, 10))
+	must(t, "AppendMetrics", s.AppendMetrics(t.Context(), []hosts.Sample{{HostID: h.ID, Metrics: hosts.Metrics{At: t0, CPUPct: 1}}}, 10))
 	must(t, "AppendEvent", s.AppendEvent(t.Context(), h.ID, hosts.Event{At: t0, Kind: "connected"}, 10))
 	must(t, "DeleteHost", s.DeleteHost(t.Context(), ann, h.ID, t0.Add(2*time.Minute), nil))
 	checkNoAudit(t, s)
@@ -305,11 +306,11 @@ func testDeletedHostInvisible(t *testing.T, s store.Store) {
 		{"Issue", third(s.Issue(ctx, ann, h.ID, issuance("again", t0.Add(time.Hour))))},
 		{"RecordHandshake", s.RecordHandshake(ctx, h.ID, "192.0.2.1", "linux", "1.0", t0)},
 		{"SetBanned", second(s.SetBanned(ctx, h.ID, true, entry("a", audit.ActionHostBan, "host")))},
-		{"AppendMetrics", s.AppendMetrics(ctx, h.ID, hosts.Metrics{At: t0}, 10)},
 		{"AppendEvent", s.AppendEvent(ctx, h.ID, hosts.Event{At: t0, Kind: "k"}, 10)},
 	} {
 		checkErr(t, c.op, c.err, hosts.ErrNotFound)
 	}
+	must(t, "AppendMetrics of a deleted host (skipped)", s.AppendMetrics(ctx, []hosts.Sample{{HostID: h.ID, Metrics: hosts.Metrics{At: t0}}}, 10))
 	checkNoAudit(t, s) // the refused SetBanned wrote nothing
 	_, _, err := s.ConsumeInstallToken(ctx, h.ID, hashOf("doomed"), t0)
 	checkErr(t, "ConsumeInstallToken of a deleted host's token", err, hosts.ErrTokenInvalid)
@@ -786,11 +787,11 @@ func testMetricsHistory(t *testing.T, s store.Store) {
 	var appended []hosts.Metrics
 	for i := range keep + 3 {
 		m := sample(i, t0.Add(time.Duration(i)*time.Minute))
-		must(t, "AppendMetrics", s.AppendMetrics(t.Context(), h.ID, m, keep))
+		appendTrimmed(t, s, h.ID, m, keep)
 		appended = append(appended, m)
 	}
 	for i := range 3 {
-		must(t, "AppendMetrics other", s.AppendMetrics(t.Context(), other.ID, sample(100+i, t0), keep))
+		appendTrimmed(t, s, other.ID, sample(100+i, t0), keep)
 	}
 	newest := slices.Clone(appended[3:])
 	slices.Reverse(newest)
@@ -802,17 +803,56 @@ func testMetricsHistory(t *testing.T, s store.Store) {
 
 	// A sample older than the kept ones is dropped at once; two at one
 	// time are kept newest (last appended) first.
-	must(t, "AppendMetrics old", s.AppendMetrics(t.Context(), h.ID, sample(50, t0.Add(-time.Hour)), keep))
+	appendTrimmed(t, s, h.ID, sample(50, t0.Add(-time.Hour)), keep)
 	checkMetrics(t, s, h.ID, 50, newest)
 	tie := t0.Add(time.Hour)
 	first, second := sample(60, tie), sample(61, tie)
-	must(t, "AppendMetrics", s.AppendMetrics(t.Context(), h.ID, first, keep))
-	must(t, "AppendMetrics", s.AppendMetrics(t.Context(), h.ID, second, keep))
+	appendTrimmed(t, s, h.ID, first, keep)
+	appendTrimmed(t, s, h.ID, second, keep)
 	checkMetrics(t, s, h.ID, 50, append([]hosts.Metrics{second, first}, newest[:3]...))
 
 	if m, err := s.ListMetrics(t.Context(), newID(), 50); err != nil || len(m) != 0 {
 		t.Errorf("ListMetrics of an unknown host: got %d, %v; want none", len(m), err)
 	}
+}
+
+// appendTrimmed appends one sample that asks for a trim.
+func appendTrimmed(t *testing.T, s store.Store, hostID string, m hosts.Metrics, keep int) {
+	t.Helper()
+	must(t, "AppendMetrics", s.AppendMetrics(t.Context(), []hosts.Sample{{HostID: hostID, Metrics: m, Trim: true}}, keep))
+}
+
+// testMetricsBatch: one batch for several hosts, an unknown one among
+// them, trimming only the hosts whose sample asks for it.
+func testMetricsBatch(t *testing.T, s store.Store) {
+	ann := owner(t, s, "ann@example.com")
+	a := createHost(t, s, newHost(ann, "a", t0))
+	b := createHost(t, s, newHost(ann, "b", t0))
+	const keep = 3
+	for i := range 5 {
+		m := hosts.Metrics{At: t0.Add(time.Duration(i) * time.Minute), CPUPct: float64(i)}
+		must(t, "AppendMetrics", s.AppendMetrics(t.Context(), []hosts.Sample{
+			{HostID: a.ID, Metrics: m}, {HostID: newID(), Metrics: m}, {HostID: b.ID, Metrics: m},
+		}, keep))
+	}
+	for _, h := range []hosts.Host{a, b} {
+		if got, err := s.ListMetrics(t.Context(), h.ID, 50); err != nil || len(got) != 5 {
+			t.Fatalf("untrimmed history: got %d samples, %v; want all 5", len(got), err)
+		}
+	}
+	last := hosts.Metrics{At: t0.Add(time.Hour), CPUPct: 9}
+	must(t, "AppendMetrics", s.AppendMetrics(t.Context(), []hosts.Sample{
+		{HostID: a.ID, Metrics: last, Trim: true}, {HostID: b.ID, Metrics: last},
+	}, keep))
+	got, err := s.ListMetrics(t.Context(), a.ID, 50)
+	must(t, "ListMetrics", err)
+	if len(got) != keep || got[0].CPUPct != 9 || got[1].CPUPct != 4 || got[2].CPUPct != 3 {
+		t.Errorf("trimmed host: got %+v, want the newest %d (9, 4, 3)", got, keep)
+	}
+	if got, err := s.ListMetrics(t.Context(), b.ID, 50); err != nil || len(got) != 6 {
+		t.Errorf("host without a trim: got %d samples, %v; want 6", len(got), err)
+	}
+	must(t, "AppendMetrics of nothing", s.AppendMetrics(t.Context(), nil, keep))
 }
 
 func checkMetrics(t *testing.T, s store.Store, hostID string, limit int, want []hosts.Metrics) {
