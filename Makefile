@@ -4,7 +4,7 @@
 
 GO ?= go
 
-.PHONY: test test-windows lint build run bench
+.PHONY: test test-windows lint build run bench bench-go
 
 test:
 	$(GO) test -race -count=1 -timeout 14m ./...
@@ -27,5 +27,16 @@ build:
 run:
 	$(GO) run ./cmd/hostgate
 
-bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+# Load scenarios (cmd/hostgate-bench): real hub, agent and fleet processes
+# on loopback, each run bounded, one table with every figure beside a floor
+# measured in the same run. Takes about 15 minutes; BENCHFLAGS narrows it,
+# e.g. BENCHFLAGS='-run floor,api -d 2s'. See docs/performance.md.
+bench: bench-go
+	$(GO) run ./cmd/hostgate-bench $(BENCHFLAGS)
+
+# Go benchmarks of the hot paths, written to bench-go.txt; compare two runs
+# with `go tool benchstat old.txt bench-go.txt`.
+HOT = ./internal/apikeys ./internal/agentproto ./internal/l1 ./internal/webhooks \
+	./internal/streams ./internal/store/sqlite ./internal/store/postgres
+bench-go:
+	$(GO) test -run '^$$' -bench . -benchmem -count 6 $(HOT) | tee bench-go.txt

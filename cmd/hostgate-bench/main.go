@@ -1,0 +1,177 @@
+// Command hostgate-bench runs hostgate's load scenarios, each bounded in
+// time, on loopback, and prints one table with every figure beside a floor
+// measured in the same run (docs/performance.md):
+//
+//	go run ./cmd/hostgate-bench [-run floor,api,cross,webhook,terminal,fleet,scale] [-d 3s] [-pg]
+//	    [-fleet 1000,5000,19000] [-scale-agents 100000] [-scale-hubs 6] [-profile dir]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == "echo-peer" {
+		if err := echoPeer(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "echo-peer:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "hostgate-bench:", err)
+		os.Exit(1)
+	}
+}
+
+// bench is one run's settings and what it has measured.
+type bench struct {
+	dur    time.Duration
+	pg     bool
+	fleet  []int
+	bins   string // directory of the built binaries
+	work   string // scratch directory
+	rows   []row
+	floors map[string]float64 // floor name → value, for the ratios
+	out    io.Writer
+	log    io.Writer // the children's output
+	// logName is the log's file, for error messages.
+	logName string
+	// scaleAgents simulated agents on scaleHubs instances: the scale-out scenario.
+	scaleAgents, scaleHubs int
+	// profile, when set, is a directory for CPU profiles of the hub taken
+	// during the client API scenarios.
+	profile string
+}
+
+// row is one line of the table.
+type row struct {
+	scenario, backend, metric string
+	value                     float64
+	unit                      string
+	floor                     string // floor name, "" for none
+	better                    string // "lower" or "higher": how to read the ratio
+}
+
+func run(ctx context.Context, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("hostgate-bench", flag.ContinueOnError)
+	scenarios := fs.String("run", "floor,api,cross,webhook,terminal,fleet,scale", "scenarios: floor, api, cross (needs -pg), webhook, terminal, fleet, scale (needs -pg)")
+	dur := fs.Duration("d", 3*time.Second, "length of each measured run")
+	pg := fs.Bool("pg", pgReachable(), "also run on PostgreSQL + Redis (127.0.0.1:5432, 127.0.0.1:6379)")
+	fleetSizes := fs.String("fleet", "1000,5000,19000", "idle fleet sizes on one hub (up to 19000 on this machine); the hub restarts under the last")
+	scaleAgents := fs.Int("scale-agents", 100000, "agents of the scale-out scenario")
+	scaleHubs := fs.Int("scale-hubs", 6, "hub instances of the scale-out scenario")
+	profile := fs.String("profile", "", "directory for hub CPU profiles taken during the client API scenarios")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	b := &bench{dur: *dur, pg: *pg, floors: map[string]float64{}, out: out, profile: *profile,
+		scaleAgents: *scaleAgents, scaleHubs: *scaleHubs}
+	for _, s := range strings.Split(*fleetSizes, ",") {
+		if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil && n > 0 {
+			b.fleet = append(b.fleet, n)
+		}
+	}
+	var err error
+	if b.work, err = os.MkdirTemp("", "hostgate-bench-"); err != nil {
+		return err
+	}
+	defer os.RemoveAll(b.work)
+	logFile, err := os.CreateTemp("", "hostgate-bench-*.log")
+	if err != nil {
+		return err
+	}
+	defer logFile.Close()
+	b.log, b.logName = logFile, logFile.Name()
+	fmt.Fprintln(os.Stderr, "hub and agent output:", logFile.Name())
+	b.bins = filepath.Join(b.work, "bin")
+	fmt.Fprintln(os.Stderr, "building binaries…")
+	build := exec.CommandContext(ctx, "go", "build", "-o", b.bins+"/", "./cmd/hostgate", "./cmd/hostgate-agent", "./cmd/hostgate-fleet")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("build: %w (run from the repository root)", err)
+	}
+	want := strings.Split(*scenarios, ",")
+	steps := []struct {
+		name string
+		f    func(context.Context) error
+	}{
+		{"floor", b.floorScenarios}, {"api", b.apiScenarios}, {"cross", b.crossScenario},
+		{"webhook", b.webhookScenario}, {"terminal", b.terminalScenario}, {"fleet", b.fleetScenarios}, {"scale", b.scaleOutScenario},
+	}
+	for _, s := range steps {
+		if !slices.Contains(want, s.name) {
+			continue
+		}
+		fmt.Fprintf(os.Stderr, "scenario %s…\n", s.name)
+		if err := s.f(ctx); err != nil {
+			return fmt.Errorf("%s: %w", s.name, err)
+		}
+	}
+	b.print()
+	return nil
+}
+
+func (b *bench) add(r row) {
+	b.rows = append(b.rows, r)
+	fmt.Fprintf(os.Stderr, "  %s %s %s: %.3g %s\n", r.scenario, r.backend, r.metric, r.value, r.unit)
+}
+
+// print writes the table in Markdown.
+func (b *bench) print() {
+	host, _ := os.Hostname()
+	fmt.Fprintf(b.out, "hostgate-bench, %s, %s, %d CPUs, %s, Go %s; each run %v\n\n",
+		time.Now().UTC().Format("2006-01-02 15:04 UTC"), host, runtime.NumCPU(), memTotal(), runtime.Version(), b.dur)
+	fmt.Fprintln(b.out, "| scenario | backend | metric | value | floor | ratio |")
+	fmt.Fprintln(b.out, "|---|---|---|---|---|---|")
+	for _, r := range b.rows {
+		floor, ratio := "", ""
+		if f, ok := b.floors[r.floor]; ok && f > 0 {
+			floor = fmt.Sprintf("%s %s", format(f), r.unit)
+			ratio = fmt.Sprintf("%.2f×", r.value/f)
+		}
+		fmt.Fprintf(b.out, "| %s | %s | %s | %s %s | %s | %s |\n", r.scenario, r.backend, r.metric, format(r.value), r.unit, floor, ratio)
+	}
+}
+
+func format(v float64) string {
+	switch {
+	case v >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case v >= 10:
+		return fmt.Sprintf("%.1f", v)
+	default:
+		return fmt.Sprintf("%.3g", v)
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func memTotal() string {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return "memory unknown"
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "MemTotal:" {
+			kb, _ := strconv.Atoi(f[1])
+			return fmt.Sprintf("%.0f GiB", float64(kb)/(1<<20))
+		}
+	}
+	return "memory unknown"
+}
