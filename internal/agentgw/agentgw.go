@@ -5,9 +5,11 @@
 // cannot swamp the hub. For agents of protocol 2 it also carries stream
 // frames in binary messages and opens terminals on them (pty.go).
 //
-// Each connection costs one goroutine (the gws read loop) and the library's
-// small buffers; there is no writer goroutine, because gws serialises writes
-// itself. That keeps an idle agent near 10 KiB.
+// Each idle connection costs one goroutine (the gws read loop, which only
+// reads: messages are handled by a goroutine that lives while they wait,
+// inbox.go) and the library's small buffers; there is no writer goroutine,
+// because gws serialises writes itself. That keeps an idle agent under
+// 10 KiB (docs/performance.md).
 package agentgw
 
 import (
@@ -75,10 +77,12 @@ func New(ctx context.Context, h *hosts.Service, up Upgrades, set Settings, live 
 	g.upgrader = gws.NewUpgrader(handler{g}, &gws.ServerOption{
 		ReadMaxPayloadSize: agentproto.MaxMessage,
 		// Each idle agent holds its read buffer for the life of the socket;
-		// agent messages are small and a large payload bypasses the buffer,
-		// so 1 KiB instead of gws's 4 KiB saves 3 KiB per agent
-		// (docs/performance.md).
-		ReadBufferSize:  1024,
+		// agent messages are small (a heartbeat is under 100 bytes) and a
+		// larger payload bypasses the buffer, so 512 bytes instead of gws's
+		// 4 KiB saves 3.5 KiB per agent (docs/performance.md).
+		ReadBufferSize: 512,
+		// One slot for the session instead of gws's map per socket.
+		NewSession:      func() gws.SessionStorage { return new(sessionSlot) },
 		ParallelEnabled: false,
 		Recovery:        gws.Recovery,
 	})
@@ -99,12 +103,10 @@ func (g *Gateway) Upgrade(w http.ResponseWriter, r *http.Request, a hosts.Agent,
 		return
 	}
 	s := &session{g: g, hostID: a.Host.ID, ip: publicIP, socket: socket}
-	socket.Session().Store(sessionKey, s)
+	socket.Session().Store("", s)
 	_ = socket.SetReadDeadline(time.Now().Add(helloTimeout))
 	go socket.ReadLoop()
 }
-
-const sessionKey = "s"
 
 // session is one agent connection; it is the dispatcher's Conn and, for
 // an agent that speaks streams, its Mux's Transport.
@@ -123,6 +125,9 @@ type session struct {
 	muxMu   sync.Mutex
 	mux     *streams.Mux
 	ended   bool
+	// in runs the session's messages and its close, in order, off the
+	// socket's read loop.
+	in inbox
 }
 
 // streamMux returns the session's mux, making it on first use; nil when
@@ -178,10 +183,29 @@ func (s *session) fail(code uint16, e agentproto.Error) {
 	_ = s.socket.WriteClose(code, []byte(e.Message))
 }
 
+// sessionSlot is a socket's gws session storage, which holds only the
+// *session (under any key).
+type sessionSlot struct{ v any }
+
+func (s *sessionSlot) Len() int {
+	if s.v == nil {
+		return 0
+	}
+	return 1
+}
+func (s *sessionSlot) Load(string) (any, bool) { return s.v, s.v != nil }
+func (s *sessionSlot) Delete(string)           { s.v = nil }
+func (s *sessionSlot) Store(_ string, v any)   { s.v = v }
+func (s *sessionSlot) Range(f func(string, any) bool) {
+	if s.v != nil {
+		f("", s.v)
+	}
+}
+
 type handler struct{ g *Gateway }
 
 func sessionOf(c *gws.Conn) *session {
-	v, _ := c.Session().Load(sessionKey)
+	v, _ := c.Session().Load("")
 	s, _ := v.(*session)
 	return s
 }
@@ -189,10 +213,13 @@ func sessionOf(c *gws.Conn) *session {
 func (h handler) OnOpen(*gws.Conn) {}
 
 func (h handler) OnClose(c *gws.Conn, err error) {
-	s := sessionOf(c)
-	if s == nil {
-		return
+	if s := sessionOf(c); s != nil {
+		s.in.push(func() { h.closed(s, err) }) // after the messages read before it
 	}
+}
+
+// closed ends a session whose socket has gone.
+func (h handler) closed(s *session, err error) {
 	s.closeMux()
 	if !s.welcomed.Load() {
 		return
@@ -224,12 +251,22 @@ func (h handler) touch(c *gws.Conn) {
 	_ = c.SetReadDeadline(time.Now().Add(idleFactor * hosts.HeartbeatInterval))
 }
 
+// OnMessage queues the message for the session's inbox: the read loop
+// itself only reads.
 func (h handler) OnMessage(c *gws.Conn, m *gws.Message) {
-	defer m.Close()
 	s := sessionOf(c)
 	if s == nil {
+		m.Close()
 		return
 	}
+	s.in.push(func() {
+		defer m.Close()
+		h.message(c, s, m)
+	})
+}
+
+// message handles one message, on the session's inbox.
+func (h handler) message(c *gws.Conn, s *session, m *gws.Message) {
 	if m.Opcode == gws.OpcodeBinary {
 		h.binary(s, m.Bytes())
 		return

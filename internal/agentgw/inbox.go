@@ -1,0 +1,60 @@
+package agentgw
+
+import "sync"
+
+// inboxLimit is how many messages of one agent may wait for its handler;
+// beyond it the agent's read loop waits, as it would if it handled them
+// itself.
+const inboxLimit = 64
+
+// inbox runs one session's messages, in arrival order, on a goroutine
+// that exists only while messages are waiting. The socket's read loop only
+// reads and queues. An idle agent's read loop is most of what it costs
+// the hub, and a goroutine's stack keeps the size its deepest call needed
+// until a garbage collection shrinks it: decoding and answering a
+// heartbeat on the read loop left every idle agent with an 8 KiB stack,
+// where a loop that only reads stays near 2 KiB (docs/performance.md).
+type inbox struct {
+	mu      sync.Mutex
+	room    sync.Cond // signalled when the queue shrinks
+	queue   []func()
+	running bool
+}
+
+// push queues f, starting the session's handler goroutine if none runs,
+// and waits while inboxLimit functions are already queued.
+func (b *inbox) push(f func()) {
+	b.mu.Lock()
+	if b.room.L == nil {
+		b.room.L = &b.mu
+	}
+	for len(b.queue) >= inboxLimit {
+		b.room.Wait()
+	}
+	b.queue = append(b.queue, f)
+	start := !b.running
+	b.running = true
+	b.mu.Unlock()
+	if start {
+		go b.drain()
+	}
+}
+
+// drain runs queued functions until none is left, then ends, letting go
+// of the queue's memory.
+func (b *inbox) drain() {
+	for {
+		b.mu.Lock()
+		if len(b.queue) == 0 {
+			b.queue, b.running = nil, false
+			b.mu.Unlock()
+			return
+		}
+		f := b.queue[0]
+		b.queue[0] = nil
+		b.queue = b.queue[1:]
+		b.room.Signal()
+		b.mu.Unlock()
+		f()
+	}
+}
