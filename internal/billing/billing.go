@@ -133,6 +133,13 @@ type Charged struct {
 	BalanceAfter Units
 }
 
+// ChargeResult is one charge's outcome in a batch: Err is nil or
+// ErrInsufficient.
+type ChargeResult struct {
+	Charged
+	Err error
+}
+
 // Adjustment is an admin's manual balance change.
 type Adjustment struct {
 	EventID string
@@ -154,11 +161,14 @@ var (
 
 // Store keeps balances, events, rules and the mode.
 type Store interface {
-	// ChargeCall takes the effective price of c.RuleCode from c.UserID's
-	// balance and records the event, in one transaction that also reads
-	// the mode and the price; ErrInsufficient when the balance is lower.
-	// In free mode, or at price zero, nothing is written.
-	ChargeCall(ctx context.Context, c Charge) (Charged, error)
+	// ChargeCalls charges a batch of calls in one transaction that also
+	// reads the mode and the prices in force: each charge, in order, takes
+	// the effective price of its RuleCode from its user's balance and
+	// records its event, or, where the balance no longer covers the price,
+	// gets ErrInsufficient and changes nothing. In free mode, or at price
+	// zero, nothing is written for it. An error fails the whole batch and
+	// commits nothing.
+	ChargeCalls(ctx context.Context, cs []Charge) ([]ChargeResult, error)
 	// AdjustBalance applies a.Units (either sign) with its event;
 	// ErrInsufficient if the balance would go below zero,
 	// ErrUserNotFound for an unknown user.

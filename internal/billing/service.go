@@ -26,6 +26,7 @@ type Service struct {
 	recharges RechargeStore
 	now       func() time.Time
 	obs       Observer
+	charges   batcher
 }
 
 // NewService wires the billing service.
@@ -33,17 +34,22 @@ func NewService(st interface {
 	Store
 	RechargeStore
 }) *Service {
-	return &Service{store: st, recharges: st, now: time.Now}
+	return &Service{store: st, recharges: st, now: time.Now, charges: batcher{store: st}}
 }
 
 // ChargeCall charges one client API call of rule code to userID before it
 // runs; a balance below the price is 402 insufficient_balance and nothing
-// changes.
-func (s *Service) ChargeCall(ctx context.Context, userID, apiKeyID, hostID, code string) (Charged, error) {
-	c, err := s.store.ChargeCall(ctx, Charge{
+// changes. Concurrent calls share transactions (batch.go); each returns
+// once its charge is committed or refused.
+func (s *Service) ChargeCall(_ context.Context, userID, apiKeyID, hostID, code string) (Charged, error) {
+	r, err := s.charges.charge(Charge{
 		EventID: uuid.NewString(), UserID: userID, RuleCode: code,
 		HostID: hostID, APIKeyID: apiKeyID, At: s.now().UTC(),
 	})
+	if err == nil {
+		err = r.Err
+	}
+	c := r.Charged
 	outcome := "charged"
 	switch {
 	case errors.Is(err, ErrInsufficient):

@@ -4,6 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"hostgate/internal/audit"
@@ -21,33 +24,95 @@ const modeAndPrice = `SELECT
 	  WHERE code = $1 AND valid_from <= $2 AND (valid_until IS NULL OR valid_until > $2)
 	  ORDER BY valid_from DESC LIMIT 1)`
 
-// ChargeCall implements billing.Store. The conditional UPDATE is what
-// makes concurrent charges exact: each one either finds the balance
-// covering its price and takes it, or changes nothing.
-func (d *DB) ChargeCall(ctx context.Context, c billing.Charge) (billing.Charged, error) {
-	var out billing.Charged
+// ChargeCalls implements billing.Store. Each user's balance row is read
+// under a row lock (the single writer on SQLite) in user order, so
+// concurrent batches on several instances never deadlock; the charges are
+// applied to it in order in memory, and the balance, written once, and
+// the events go back in the same transaction. The balance's CHECK
+// constraint still refuses anything below zero.
+func (d *DB) ChargeCalls(ctx context.Context, cs []billing.Charge) ([]billing.ChargeResult, error) {
+	out := make([]billing.ChargeResult, len(cs))
+	if len(cs) == 0 {
+		return out, nil
+	}
 	err := d.withTx(ctx, func(tx *sql.Tx) error {
-		var mode sql.NullString
-		var price sql.NullInt64
-		if err := d.txRow(ctx, tx, modeAndPrice, c.RuleCode, d.timeArg(c.At)).Scan(&mode, &price); err != nil {
-			return d.errorf("read price", err)
+		prices := map[string]billing.Units{}
+		at := cs[0].At
+		for _, c := range cs {
+			if c.At.After(at) {
+				at = c.At
+			}
 		}
-		if mode.String == billing.ModeFree || price.Int64 <= 0 {
-			return nil
+		for _, c := range cs {
+			if _, ok := prices[c.RuleCode]; ok {
+				continue
+			}
+			var mode sql.NullString
+			var price sql.NullInt64
+			if err := d.txRow(ctx, tx, modeAndPrice, c.RuleCode, d.timeArg(at)).Scan(&mode, &price); err != nil {
+				return d.errorf("read price", err)
+			}
+			if mode.String == billing.ModeFree {
+				return nil // nothing is charged while the mode is free
+			}
+			prices[c.RuleCode] = billing.Units(max(price.Int64, 0))
 		}
-		units := billing.Units(price.Int64)
-		after, err := d.moveBalance(ctx, tx, c.UserID, -units, c.At)
-		if err != nil {
-			return err
+		users := make([]string, 0, len(cs))
+		for _, c := range cs {
+			if prices[c.RuleCode] > 0 && !slices.Contains(users, c.UserID) {
+				users = append(users, c.UserID)
+			}
 		}
-		out = billing.Charged{Charged: true, Units: units, BalanceAfter: after}
-		return d.insertEvent(ctx, tx, billing.Event{
-			ID: c.EventID, UserID: c.UserID, Kind: billing.KindCharge, Units: -units, BalanceAfter: after,
-			RuleCode: c.RuleCode, HostID: c.HostID, APIKeyID: c.APIKeyID, CreatedAt: c.At,
-		})
+		slices.Sort(users) // one lock order for every batch
+		var events []billing.Event
+		for _, u := range users {
+			var units int64
+			err := d.txRow(ctx, tx, d.lockBalance(), u).Scan(&units)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return d.errorf("read balance", err)
+			}
+			before := units
+			for i, c := range cs {
+				price := prices[c.RuleCode]
+				if c.UserID != u || price == 0 {
+					continue
+				}
+				if units < int64(price) {
+					out[i].Err = billing.ErrInsufficient
+					continue
+				}
+				units -= int64(price)
+				out[i].Charged = billing.Charged{Charged: true, Units: price, BalanceAfter: billing.Units(units)}
+				events = append(events, billing.Event{ID: c.EventID, UserID: u, Kind: billing.KindCharge, Units: -price,
+					BalanceAfter: billing.Units(units), RuleCode: c.RuleCode, HostID: c.HostID, APIKeyID: c.APIKeyID, CreatedAt: c.At})
+			}
+			if units != before {
+				if _, err := d.txExec(ctx, tx, setBalance, units, d.timeArg(at), u); err != nil {
+					return d.errorf("debit balance", err)
+				}
+			}
+		}
+		return d.insertEvents(ctx, tx, events)
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
+
+// lockBalance reads a user's balance for update.
+func (d *DB) lockBalance() string {
+	if d.dialect.RowLocks {
+		return selectBalanceForUpdate
+	}
+	return selectBalance
+}
+
+const (
+	selectBalance          = `SELECT units FROM billing_balances WHERE user_id = $1`
+	selectBalanceForUpdate = selectBalance + ` FOR UPDATE`
+	setBalance             = `UPDATE billing_balances SET units = $1, updated_at = $2 WHERE user_id = $3`
+)
 
 // moveBalance adds delta (either sign) to the user's balance and returns
 // the new balance; billing.ErrInsufficient when it would go below zero.
@@ -77,6 +142,42 @@ const debitBalance = `UPDATE billing_balances SET units = units + $1, updated_at
 const insertBillingEvent = `INSERT INTO billing_events
 	(id, user_id, kind, units, balance_after, rule_code, host_id, api_key_id, reason, created_at)
 	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
+
+// insertEvents writes events with as few statements as the engines'
+// parameter limits allow.
+func (d *DB) insertEvents(ctx context.Context, tx *sql.Tx, events []billing.Event) error {
+	const perRow, rowsPerStatement = 10, 200
+	for len(events) > 0 {
+		n := min(len(events), rowsPerStatement)
+		if n == 1 {
+			return d.insertEvent(ctx, tx, events[0])
+		}
+		var q strings.Builder
+		q.WriteString(`INSERT INTO billing_events
+			(id, user_id, kind, units, balance_after, rule_code, host_id, api_key_id, reason, created_at) VALUES `)
+		args := make([]any, 0, n*perRow)
+		for i, e := range events[:n] {
+			if i > 0 {
+				q.WriteString(", ")
+			}
+			q.WriteString("(")
+			for k := range perRow {
+				if k > 0 {
+					q.WriteString(", ")
+				}
+				q.WriteString("$" + strconv.Itoa(i*perRow+k+1))
+			}
+			q.WriteString(")")
+			args = append(args, e.ID, e.UserID, e.Kind, int64(e.Units), int64(e.BalanceAfter), e.RuleCode, e.HostID,
+				e.APIKeyID, e.Reason, d.timeArg(e.CreatedAt))
+		}
+		if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
+			return d.errorf("insert billing events", err)
+		}
+		events = events[n:]
+	}
+	return nil
+}
 
 func (d *DB) insertEvent(ctx context.Context, tx *sql.Tx, e billing.Event) error {
 	_, err := d.txExec(ctx, tx, insertBillingEvent,

@@ -28,7 +28,7 @@ func BenchmarkCharge(b *testing.B, s store.Store) {
 	b.Run("sequential", func(b *testing.B) {
 		for b.Loop() {
 			c.EventID = newID()
-			if _, err := s.ChargeCall(ctx, c); err != nil {
+			if _, err := chargeOne(ctx, s, c); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -38,7 +38,7 @@ func BenchmarkCharge(b *testing.B, s store.Store) {
 			for pb.Next() {
 				c := c
 				c.EventID = newID()
-				if _, err := s.ChargeCall(ctx, c); err != nil {
+				if _, err := chargeOne(ctx, s, c); err != nil {
 					b.Error(err)
 					return
 				}

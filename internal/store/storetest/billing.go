@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"testing"
@@ -19,6 +20,7 @@ var billingTests = []test{
 	{"AdjustUnknownUser", testAdjustUnknownUser},
 	{"FreeModeAndZeroPrice", testFreeModeAndZeroPrice},
 	{"ConcurrentChargesAreExact", testConcurrentCharges},
+	{"ChargeBatches", testChargeBatches},
 	{"EventsPage", testEventsPage},
 	{"SeededRules", testSeededRules},
 	{"RulesTakeEffectAtOnce", testRulesTakeEffect},
@@ -80,8 +82,17 @@ func fund(t *testing.T, s store.Store, units billing.Units) string {
 }
 
 func charge(s store.Store, t *testing.T, user, code string) (billing.Charged, error) {
-	return s.ChargeCall(t.Context(), billing.Charge{EventID: newID(), UserID: user, RuleCode: code,
+	return chargeOne(t.Context(), s, billing.Charge{EventID: newID(), UserID: user, RuleCode: code,
 		HostID: "h1", APIKeyID: "k1", At: t0.Add(time.Minute)})
+}
+
+// chargeOne charges a batch of one.
+func chargeOne(ctx context.Context, s store.Store, c billing.Charge) (billing.Charged, error) {
+	r, err := s.ChargeCalls(ctx, []billing.Charge{c})
+	if err != nil {
+		return billing.Charged{}, err
+	}
+	return r[0].Charged, r[0].Err
 }
 
 // checkLedger fails unless the balance is want and equals the sum of events.
@@ -207,6 +218,60 @@ func testConcurrentCharges(t *testing.T, s store.Store) {
 	must(t, "ListBillingEvents", err)
 	if total != 38 { // 37 charges and the funding
 		t.Fatalf("%d events, want 38", total)
+	}
+}
+
+// testChargeBatches: batches mixing users, prices and a user without
+// funds, applied in order, several batches at once (two users in
+// opposite orders, so a store that locked in arrival order would
+// deadlock).
+func testChargeBatches(t *testing.T, s store.Store) {
+	ann, bob, broke := fund(t, s, 2_500), fund(t, s, 10_000), newID() // RuleDir costs 1,000 units
+	at := t0.Add(time.Minute)
+	mk := func(user, code string) billing.Charge {
+		return billing.Charge{EventID: newID(), UserID: user, RuleCode: code, HostID: "h", APIKeyID: "k", At: at}
+	}
+	rs, err := s.ChargeCalls(t.Context(), []billing.Charge{
+		mk(ann, billing.RuleDir), mk(bob, billing.RuleDir), mk(ann, billing.RuleDir), mk(broke, billing.RuleDir),
+		mk(ann, billing.RuleDir), mk(ann, billing.RuleHostQuery), mk(bob, billing.RuleSystemMetrics),
+	})
+	must(t, "ChargeCalls", err)
+	want := []struct {
+		charged bool
+		after   billing.Units
+		err     error
+	}{{true, 1_500, nil}, {true, 9_000, nil}, {true, 500, nil}, {false, 0, billing.ErrInsufficient},
+		{false, 0, billing.ErrInsufficient}, {false, 0, nil}, {true, 8_900, nil}}
+	for i, w := range want {
+		if r := rs[i]; r.Charged.Charged != w.charged || r.BalanceAfter != w.after || !errors.Is(r.Err, w.err) {
+			t.Errorf("charge %d: got %+v, want charged %v, balance after %d, error %v", i, r, w.charged, w.after, w.err)
+		}
+	}
+	checkLedger(t, s, ann, 500)
+	checkLedger(t, s, bob, 8_900)
+
+	cara, dan := fund(t, s, 1_000_000), fund(t, s, 1_000_000)
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Go(func() {
+			first, second := cara, dan
+			if i%2 == 1 {
+				first, second = dan, cara
+			}
+			var batch []billing.Charge
+			for range 5 {
+				batch = append(batch, mk(first, billing.RuleDir), mk(second, billing.RuleDir))
+			}
+			if _, err := s.ChargeCalls(t.Context(), batch); err != nil {
+				t.Errorf("concurrent batch: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	checkLedger(t, s, cara, 1_000_000-100*1_000)
+	checkLedger(t, s, dan, 1_000_000-100*1_000)
+	if rs, err := s.ChargeCalls(t.Context(), nil); err != nil || len(rs) != 0 {
+		t.Errorf("empty batch: %v, %v", rs, err)
 	}
 }
 
