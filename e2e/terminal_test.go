@@ -38,7 +38,7 @@ func TestShellSessionAcrossInstances(t *testing.T) {
 				t.Fatalf("read: %v", err)
 			}
 			out.Write(o.Data)
-			if o.EOF {
+			if o.EOF && !strings.Contains(out.String(), want) {
 				t.Fatalf("EOF before %q; output %q", want, out.String())
 			}
 		}
