@@ -8,6 +8,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -114,17 +115,21 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		{"floor", b.floorScenarios}, {"api", b.apiScenarios}, {"cross", b.crossScenario},
 		{"webhook", b.webhookScenario}, {"terminal", b.terminalScenario}, {"fleet", b.fleetScenarios}, {"scale", b.scaleOutScenario},
 	}
+	// A failed scenario does not cost the others' figures: the table is
+	// printed with what was measured, and the failures after it.
+	var failed []error
 	for _, s := range steps {
-		if !slices.Contains(want, s.name) {
+		if !slices.Contains(want, s.name) || ctx.Err() != nil {
 			continue
 		}
 		fmt.Fprintf(os.Stderr, "scenario %s…\n", s.name)
 		if err := s.f(ctx); err != nil {
-			return fmt.Errorf("%s: %w", s.name, err)
+			fmt.Fprintf(os.Stderr, "  %s failed: %v\n", s.name, err)
+			failed = append(failed, fmt.Errorf("%s: %w", s.name, err))
 		}
 	}
 	b.print()
-	return nil
+	return errors.Join(failed...)
 }
 
 func (b *bench) add(r row) {
