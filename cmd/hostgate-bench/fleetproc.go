@@ -200,5 +200,19 @@ func (s *sampler) end() (cores float64, rssKiB int64) {
 	return s.peakCPU, s.peakRSS
 }
 
+// settledRSS is a hub's resident memory once garbage is collected: the
+// bench asks the hub for a collection (pprof's heap profile with gc=1 on
+// its metrics listener) and gives the runtime a few seconds to return
+// freed pages, so that figures taken before and after a fleet compare
+// like with like.
+func settledRSS(h *hubProc) int64 {
+	if resp, err := setupClient.Get(h.metrics + "/debug/pprof/heap?gc=1"); err == nil {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	time.Sleep(3 * time.Second)
+	return rssKiB(h.cmd.Process.Pid)
+}
+
 // clockTicks is the kernel's USER_HZ, the unit of /proc/<pid>/stat times.
 const clockTicks = 100

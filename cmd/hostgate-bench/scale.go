@@ -113,9 +113,8 @@ func (b *bench) scaleOutScenario(ctx context.Context) error {
 			return err
 		}
 	}
-	time.Sleep(2 * time.Second)
 	for _, h := range hubs {
-		base += rssKiB(h.cmd.Process.Pid)
+		base += settledRSS(h)
 	}
 	fleets := make([]*fleetProc, k)
 	defer func() {
@@ -139,7 +138,7 @@ func (b *bench) scaleOutScenario(ctx context.Context) error {
 	time.Sleep(10 * time.Second) // the connect burst's garbage collected
 	var rss int64
 	for _, h := range hubs {
-		rss += rssKiB(h.cmd.Process.Pid)
+		rss += settledRSS(h)
 	}
 	b.add(row{scenario: label, backend: be.name, metric: "hub RSS per agent", value: float64(rss-base) / float64(n/k*k), unit: "KiB"})
 

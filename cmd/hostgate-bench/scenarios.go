@@ -119,6 +119,9 @@ func (b *bench) fleetScenarios(ctx context.Context) error {
 	return nil
 }
 
+// idleWindow is how long idle CPU is measured.
+const idleWindow = 30 * time.Second
+
 func (b *bench) idleFleet(ctx context.Context, n int, storm bool) error {
 	be, err := b.newBackend(false)
 	if err != nil {
@@ -139,8 +142,7 @@ func (b *bench) idleFleet(ctx context.Context, n int, storm bool) error {
 			h.stop()
 		}
 	}()
-	time.Sleep(2 * time.Second)
-	base := rssKiB(h.cmd.Process.Pid)
+	base := settledRSS(h)
 	fl, err := b.startFleet(ctx, creds, 20*time.Minute, "--ramp", "2000")
 	if err != nil {
 		return err
@@ -151,10 +153,13 @@ func (b *bench) idleFleet(ctx context.Context, n int, storm bool) error {
 	}
 	_, connectMs := fl.stats()
 	time.Sleep(10 * time.Second) // the connect burst's garbage collected and returned
+	// Idle work comes in cycles: heartbeats every 25 s, the liveness flush
+	// every 30 s, the metrics flush every 5 s. A 30 s window holds one of
+	// each cycle.
 	cpu0, t0 := cpuTicks(h.cmd.Process.Pid), time.Now()
-	time.Sleep(10 * time.Second)
+	time.Sleep(idleWindow)
 	cpu1, t1 := cpuTicks(h.cmd.Process.Pid), time.Now()
-	rss := rssKiB(h.cmd.Process.Pid)
+	rss := settledRSS(h)
 	label := fmt.Sprintf("idle fleet %d", n)
 	b.add(row{scenario: label, backend: be.name, metric: "connect time", value: float64(connectMs) / 1000, unit: "s"})
 	b.add(row{scenario: label, backend: be.name, metric: "hub RSS per agent", value: float64(rss-base) / float64(n), unit: "KiB"})

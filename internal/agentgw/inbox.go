@@ -1,15 +1,18 @@
 package agentgw
 
-import "sync"
+import (
+	"sync"
+	"time"
+)
 
 // inboxLimit is how many messages of one agent may wait for its handler;
 // beyond it the agent's read loop waits, as it would if it handled them
 // itself.
 const inboxLimit = 64
 
-// inbox runs one session's messages, in arrival order, on a goroutine
-// that exists only while messages are waiting. The socket's read loop only
-// reads and queues. An idle agent's read loop is most of what it costs
+// inbox runs one session's messages, in arrival order, on a drainer
+// goroutine taken only while messages are waiting (drainLoop). The
+// socket's read loop only reads and queues. An idle agent's read loop is most of what it costs
 // the hub, and a goroutine's stack keeps the size its deepest call needed
 // until a garbage collection shrinks it: decoding and answering a
 // heartbeat on the read loop left every idle agent with an 8 KiB stack,
@@ -36,7 +39,39 @@ func (b *inbox) push(f func()) {
 	b.running = true
 	b.mu.Unlock()
 	if start {
-		go b.drain()
+		select {
+		case idleDrainers <- b: // a drainer that just finished takes it
+		default:
+			go drainLoop(b)
+		}
+	}
+}
+
+// idleDrainers hands inboxes to drainer goroutines waiting for work. A
+// new goroutine starts with a small stack and grows it (a copy) while it
+// decodes its first message; a drainer that waits a little for the next
+// inbox keeps its grown stack, and a steady stream of messages from many
+// agents is handled by a few long-lived goroutines instead of one new one
+// per message.
+var idleDrainers = make(chan *inbox)
+
+// drainerIdle is how long a drainer waits for another inbox before it
+// ends.
+const drainerIdle = time.Second
+
+// drainLoop drains b, then the inboxes handed to it, until none comes
+// for drainerIdle.
+func drainLoop(b *inbox) {
+	t := time.NewTimer(drainerIdle)
+	defer t.Stop()
+	for {
+		b.drain()
+		t.Reset(drainerIdle)
+		select {
+		case b = <-idleDrainers:
+		case <-t.C:
+			return
+		}
 	}
 }
 

@@ -121,9 +121,12 @@ func (d *Dispatcher) Run(ctx context.Context, ready chan<- struct{}) error {
 		return err
 	}
 	defer all.Close()
+	var presence sync.WaitGroup
+	defer presence.Wait()
+	pctx, stop := context.WithCancel(ctx)
+	defer stop() // before the Wait above
+	presence.Go(func() { d.keepPresence(pctx, PresenceRefresh, presenceRetry) })
 	close(ready)
-	tick := time.NewTicker(PresenceRefresh)
-	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -143,13 +146,37 @@ func (d *Dispatcher) Run(ctx context.Context, ready chan<- struct{}) error {
 				return nil
 			}
 			d.handleRouted(ctx, msg)
-		case <-tick.C:
-			d.refreshPresence(ctx)
 		}
 	}
 }
 
-func (d *Dispatcher) refreshPresence(ctx context.Context) {
+// presenceRetry is how soon a failed presence renewal is tried again.
+const presenceRetry = 2 * time.Second
+
+// keepPresence renews the presence of this instance's hosts every
+// interval, and retry after a failure, until ctx ends. It runs apart from
+// the routing loop: a renewal that waits for a slow coordination store
+// must not hold up routed commands.
+func (d *Dispatcher) keepPresence(ctx context.Context, every, retry time.Duration) {
+	t := time.NewTimer(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		wait := every
+		if !d.refreshPresence(ctx) {
+			wait = retry
+		}
+		t.Reset(wait)
+	}
+}
+
+// refreshPresence renews every local host's presence once; false when it
+// failed.
+func (d *Dispatcher) refreshPresence(ctx context.Context) bool {
 	d.mu.Lock()
 	ids := make([]string, 0, len(d.conns))
 	for id := range d.conns {
@@ -157,11 +184,15 @@ func (d *Dispatcher) refreshPresence(ctx context.Context) {
 	}
 	d.mu.Unlock()
 	if len(ids) == 0 {
-		return
+		return true
 	}
 	if err := d.coord.RefreshPresence(ctx, d.instance, ids, PresenceTTL); err != nil {
-		d.log.WarnContext(ctx, "presence refresh failed", "hosts", len(ids), "err", err)
+		if ctx.Err() == nil {
+			d.log.WarnContext(ctx, "presence refresh failed", "hosts", len(ids), "err", err)
+		}
+		return false
 	}
+	return true
 }
 
 func (d *Dispatcher) closeAll(reason string) {

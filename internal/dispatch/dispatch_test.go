@@ -147,3 +147,43 @@ func TestNewConnectionReplacesOldEverywhere(t *testing.T) {
 		t.Errorf("send via a to the new connection on b: %+v %v", r, err)
 	}
 }
+
+// flakyPresence fails its first refreshes, as a coordination store does
+// when overloaded, and counts them.
+type flakyPresence struct {
+	coord.Coord
+	calls, fail atomic.Int64
+}
+
+func (f *flakyPresence) RefreshPresence(ctx context.Context, inst string, ids []string, ttl time.Duration) error {
+	if f.calls.Add(1) <= f.fail.Load() {
+		return context.DeadlineExceeded
+	}
+	return f.Coord.RefreshPresence(ctx, inst, ids, ttl)
+}
+
+func TestPresenceRenewalRetriesSoonAfterAFailure(t *testing.T) {
+	c := inproc.New()
+	t.Cleanup(func() { c.Close() })
+	f := &flakyPresence{Coord: c}
+	f.fail.Store(3)
+	d := New("a", f, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	d.conns["h1"] = held{conn: &fakeAgent{d: d}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	start := time.Now()
+	go func() { defer close(done); d.keepPresence(ctx, 300*time.Millisecond, time.Millisecond) }()
+	// Three failures, each retried after a millisecond, then a success:
+	// four renewals soon after the first interval, where waiting a whole
+	// interval after each failure would take four.
+	waitUntil(t, func() bool { return f.calls.Load() >= 4 })
+	took := time.Since(start)
+	cancel()
+	<-done
+	if took > 900*time.Millisecond {
+		t.Errorf("four renewals took %v: failures were not retried before the next interval", took)
+	}
+	if inst, ok, err := c.Presence(context.Background(), "h1"); err != nil || !ok || inst != "a" {
+		t.Fatalf("presence after the retries: %q %v %v", inst, ok, err)
+	}
+}

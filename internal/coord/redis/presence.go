@@ -83,48 +83,48 @@ func (c *Coord) SetPresence(ctx context.Context, hostID, instanceID string, ttl 
 }
 
 // RefreshPresence sets every host in hostIDs to instanceID for ttl, in
-// chunks of refreshChunk hosts, all in one pipeline.
+// chunks of refreshChunk hosts, one round trip each. A chunk that fails
+// does not stop the others: under load, most of an instance's hosts stay
+// present even when a few round trips time out, and the error reports
+// the failures for the caller to retry.
 func (c *Coord) RefreshPresence(ctx context.Context, instanceID string, hostIDs []string, ttl time.Duration) error {
 	if ttl <= 0 {
 		return fmt.Errorf("redis: refresh presence: %w", errBadTTL)
 	}
-	if len(hostIDs) == 0 {
-		return nil
-	}
 	ms := atLeastMs(ttl).Milliseconds()
-	// EVALSHA keeps the request small; a Redis that lost its script cache
-	// (a restart) answers NOSCRIPT, and the chunks go again with the script
-	// body. Running a chunk twice is harmless: it only sets.
-	err := c.refresh(ctx, instanceID, hostIDs, ms, true)
-	if goredis.HasErrorPrefix(err, "NOSCRIPT") {
-		err = c.refresh(ctx, instanceID, hostIDs, ms, false)
+	var failed []error
+	for chunk := range slices.Chunk(hostIDs, refreshChunk) {
+		if err := c.refreshChunk(ctx, instanceID, chunk, ms); err != nil {
+			failed = append(failed, err)
+		}
+		if ctx.Err() != nil {
+			break
+		}
 	}
-	if err != nil {
-		return fmt.Errorf("redis: refresh presence: %w", err)
+	if len(failed) > 0 {
+		return fmt.Errorf("redis: refresh presence: %d of %d chunks failed: %w",
+			len(failed), (len(hostIDs)+refreshChunk-1)/refreshChunk, errors.Join(failed...))
 	}
 	return nil
 }
 
-// refresh sends setPresenceScript once per chunk, in one pipeline.
-func (c *Coord) refresh(ctx context.Context, instanceID string, hostIDs []string, ms int64, bySHA bool) error {
-	_, err := c.rdb.Pipelined(ctx, func(pipe goredis.Pipeliner) error {
-		for chunk := range slices.Chunk(hostIDs, refreshChunk) {
-			keys := make([]string, 0, len(chunk)+1)
-			args := make([]any, 0, len(chunk)+2)
-			args = append(args, instanceID, ms)
-			for _, h := range chunk {
-				keys = append(keys, c.presenceKey(h))
-				args = append(args, h)
-			}
-			keys = append(keys, c.presenceSet())
-			if bySHA {
-				setPresenceScript.EvalSha(ctx, pipe, keys, args...)
-			} else {
-				setPresenceScript.Eval(ctx, pipe, keys, args...)
-			}
-		}
-		return nil
-	})
+// refreshChunk runs setPresenceScript for one chunk. EVALSHA keeps the
+// request small; a Redis that lost its script cache (a restart) answers
+// NOSCRIPT, and the chunk goes again with the script body. Running a
+// chunk twice is harmless: it only sets.
+func (c *Coord) refreshChunk(ctx context.Context, instanceID string, chunk []string, ms int64) error {
+	keys := make([]string, 0, len(chunk)+1)
+	args := make([]any, 0, len(chunk)+2)
+	args = append(args, instanceID, ms)
+	for _, h := range chunk {
+		keys = append(keys, c.presenceKey(h))
+		args = append(args, h)
+	}
+	keys = append(keys, c.presenceSet())
+	err := setPresenceScript.EvalSha(ctx, c.rdb, keys, args...).Err()
+	if goredis.HasErrorPrefix(err, "NOSCRIPT") {
+		err = setPresenceScript.Eval(ctx, c.rdb, keys, args...).Err()
+	}
 	return err
 }
 
