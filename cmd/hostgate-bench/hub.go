@@ -43,9 +43,10 @@ func pgReachable() bool {
 
 // backend is the storage of one or more hub processes.
 type backend struct {
-	name  string // "sqlite" or "pg+redis"
-	env   map[string]string
-	close func()
+	name   string // "sqlite" or "pg+redis"
+	scaled bool   // PostgreSQL + Redis, which several instances can share
+	env    map[string]string
+	close  func()
 }
 
 func (b *bench) newBackend(scaled bool) (*backend, error) {
@@ -77,7 +78,7 @@ func (b *bench) newBackend(scaled bool) (*backend, error) {
 	env["HOSTGATE_DATABASE_URL"] = strings.Replace(pgAdminURL, "/postgres?", "/"+name+"?", 1)
 	env["HOSTGATE_REDIS_URL"] = redisURL
 	env["HOSTGATE_REDIS_PREFIX"] = name + ":"
-	return &backend{name: "pg+redis", env: env, close: func() {
+	return &backend{name: "pg+redis", scaled: true, env: env, close: func() {
 		_, _ = db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
 		db.Close()
 	}}, nil

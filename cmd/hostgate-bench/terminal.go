@@ -28,21 +28,10 @@ const (
 // time, compared with the WebSocket floor. With -pg, also through a second
 // hub instance while the agent is on the first.
 func (b *bench) terminalScenario(ctx context.Context) error {
-	for _, scaled := range b.backends() {
-		be, err := b.newBackend(scaled)
-		if err != nil {
-			return err
-		}
-		err = b.terminalOn(ctx, be, scaled)
-		be.close()
-		if err != nil {
-			return fmt.Errorf("%s: %w", be.name, err)
-		}
-	}
-	return nil
+	return b.onEachBackend(func(be *backend) error { return b.terminalOn(ctx, be) })
 }
 
-func (b *bench) terminalOn(ctx context.Context, be *backend, scaled bool) error {
+func (b *bench) terminalOn(ctx context.Context, be *backend) error {
 	h, err := b.startHub(ctx, be)
 	if err != nil {
 		return err
@@ -56,7 +45,7 @@ func (b *bench) terminalOn(ctx context.Context, be *backend, scaled bool) error 
 	if err := b.terminalEcho(ctx, h, c, "terminal echo", be.name); err != nil {
 		return err
 	}
-	if !scaled {
+	if !be.scaled { // a second instance needs shared stores
 		return nil
 	}
 	other, err := b.startHub(ctx, be)

@@ -33,18 +33,7 @@ const (
 // delivery row has committed) to the receiver seeing it; throughput is
 // deliveries received per second while many hosts are written at once.
 func (b *bench) webhookScenario(ctx context.Context) error {
-	for _, scaled := range b.backends() {
-		be, err := b.newBackend(scaled)
-		if err != nil {
-			return err
-		}
-		err = b.webhookOn(ctx, be)
-		be.close()
-		if err != nil {
-			return fmt.Errorf("%s: %w", be.name, err)
-		}
-	}
-	return nil
+	return b.onEachBackend(func(be *backend) error { return b.webhookOn(ctx, be) })
 }
 
 func (b *bench) webhookOn(ctx context.Context, be *backend) error {

@@ -225,10 +225,8 @@ func (h handler) closed(s *session, err error) {
 		return
 	}
 	reason := closeReason(err)
-	h.g.work.do(s.hostID, func() {
-		h.g.disp.Unregister(h.g.ctx, s.hostID, s)
-		h.g.hosts.RecordEvent(h.g.ctx, s.hostID, "disconnected", reason)
-	})
+	h.g.disp.Unregister(h.g.ctx, s.hostID, s)
+	h.g.work.do(s.hostID, func() { h.g.hosts.RecordEvent(h.g.ctx, s.hostID, "disconnected", reason) })
 }
 
 func closeReason(err error) string {
@@ -323,23 +321,27 @@ func (h handler) hello(s *session, e agentproto.Envelope) {
 		ServerTime: time.Now().UnixMilli(),
 	})
 	h.touch(s.socket)
+	// Commands may reach the agent as soon as the dispatcher knows it, so
+	// that comes first, here on the session's inbox (the socket's close is
+	// handled after it, on the same inbox); the store writes follow on the
+	// host's worker, where a busy database delays only them.
+	if err := h.g.disp.Register(h.g.ctx, s.hostID, s); err != nil {
+		h.g.log.WarnContext(h.g.ctx, "register agent failed", "host_id", s.hostID, "err", err)
+		s.fail(CloseDropped, agentproto.Error{Code: "unavailable", Message: "hub cannot register the agent now"})
+		return
+	}
+	h.g.live.Seen(s.hostID)
 	h.g.work.do(s.hostID, func() { h.registered(s, hello) })
 }
 
-// registered records a welcomed session: with the dispatcher (commands may
-// then reach it), in the host's record and history, and against upgrades
-// and settings in flight. It runs on the host's worker.
+// registered records a welcomed and registered session in the host's
+// record and history, and against upgrades and settings in flight. It runs
+// on the host's worker.
 func (h handler) registered(s *session, hello agentproto.Hello) {
 	ctx := h.g.ctx
 	if err := h.g.hosts.RecordHandshake(ctx, s.hostID, s.ip, hello.OS, hello.AgentVersion); err != nil {
 		h.g.log.WarnContext(ctx, "record handshake failed", "host_id", s.hostID, "err", err)
 	}
-	if err := h.g.disp.Register(ctx, s.hostID, s); err != nil {
-		h.g.log.WarnContext(ctx, "register agent failed", "host_id", s.hostID, "err", err)
-		s.fail(CloseDropped, agentproto.Error{Code: "unavailable", Message: "hub cannot register the agent now"})
-		return
-	}
-	h.g.live.Seen(s.hostID)
 	h.g.hosts.RecordEvent(ctx, s.hostID, "connected", "agent "+hello.AgentVersion+" from "+s.ip)
 	h.g.upgrades.ObserveVersion(ctx, s.hostID, hello.AgentVersion)
 	h.g.settings.Reconcile(ctx, s.hostID, hello.SettingsFP)
