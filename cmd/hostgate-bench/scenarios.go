@@ -23,7 +23,7 @@ func (b *bench) apiScenarios(ctx context.Context) error {
 	if err := os.WriteFile(file, []byte("hello from the bench\n"), 0o600); err != nil {
 		return err
 	}
-	return b.onEachBackend(func(be *backend) error { return b.apiOn(ctx, be, file) })
+	return b.onEachCustomer(ctx, func(be *backend, h *hubProc, c *customer) error { return b.apiOn(ctx, be, h, c, file) })
 }
 
 func (b *bench) backends() []bool {
@@ -31,6 +31,24 @@ func (b *bench) backends() []bool {
 		return []bool{false, true}
 	}
 	return []bool{false}
+}
+
+// onEachCustomer runs f on each backend with a hub and a customer whose
+// agent is connected to it, stopped afterwards.
+func (b *bench) onEachCustomer(ctx context.Context, f func(*backend, *hubProc, *customer) error) error {
+	return b.onEachBackend(func(be *backend) error {
+		h, err := b.startHub(ctx, be)
+		if err != nil {
+			return err
+		}
+		defer h.stop()
+		c, err := b.newCustomer(ctx, h)
+		if err != nil {
+			return err
+		}
+		defer c.agent.stop()
+		return f(be, h, c)
+	})
 }
 
 // onEachBackend runs f on a fresh SQLite backend and, with -pg, on a fresh
@@ -50,17 +68,7 @@ func (b *bench) onEachBackend(f func(*backend) error) error {
 	return nil
 }
 
-func (b *bench) apiOn(ctx context.Context, be *backend, file string) error {
-	h, err := b.startHub(ctx, be)
-	if err != nil {
-		return err
-	}
-	defer h.stop()
-	c, err := b.newCustomer(ctx, h)
-	if err != nil {
-		return err
-	}
-	defer c.agent.stop()
+func (b *bench) apiOn(ctx context.Context, be *backend, h *hubProc, c *customer, file string) error {
 	kctx := context.WithValue(ctx, tokenKey{}, c.key)
 	read, _ := json.Marshal(map[string]any{"controls": 32, "path": file})
 	b.measure(kctx, "api read file", be.name, "floor_ws", h.url+"/v1/api/hosts/"+c.hostID+"/files/text", read)

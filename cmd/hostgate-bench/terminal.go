@@ -28,20 +28,10 @@ const (
 // time, compared with the WebSocket floor. With -pg, also through a second
 // hub instance while the agent is on the first.
 func (b *bench) terminalScenario(ctx context.Context) error {
-	return b.onEachBackend(func(be *backend) error { return b.terminalOn(ctx, be) })
+	return b.onEachCustomer(ctx, func(be *backend, h *hubProc, c *customer) error { return b.terminalOn(ctx, be, h, c) })
 }
 
-func (b *bench) terminalOn(ctx context.Context, be *backend) error {
-	h, err := b.startHub(ctx, be)
-	if err != nil {
-		return err
-	}
-	defer h.stop()
-	c, err := b.newCustomer(ctx, h)
-	if err != nil {
-		return err
-	}
-	defer c.agent.stop()
+func (b *bench) terminalOn(ctx context.Context, be *backend, h *hubProc, c *customer) error {
 	if err := b.terminalEcho(ctx, h, c, "terminal echo", be.name); err != nil {
 		return err
 	}

@@ -33,20 +33,10 @@ const (
 // delivery row has committed) to the receiver seeing it; throughput is
 // deliveries received per second while many hosts are written at once.
 func (b *bench) webhookScenario(ctx context.Context) error {
-	return b.onEachBackend(func(be *backend) error { return b.webhookOn(ctx, be) })
+	return b.onEachCustomer(ctx, func(be *backend, h *hubProc, c *customer) error { return b.webhookOn(ctx, be, h, c) })
 }
 
-func (b *bench) webhookOn(ctx context.Context, be *backend) error {
-	h, err := b.startHub(ctx, be)
-	if err != nil {
-		return err
-	}
-	defer h.stop()
-	c, err := b.newCustomer(ctx, h)
-	if err != nil {
-		return err
-	}
-	defer c.agent.stop()
+func (b *bench) webhookOn(ctx context.Context, be *backend, h *hubProc, c *customer) error {
 	rc := &receiver{secrets: map[string]string{}, arrived: map[string]time.Time{}, waits: map[string]chan struct{}{}}
 	srv := httpServer(rc)
 	defer srv.Close()
