@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"hostgate/internal/hosts"
 	"hostgate/internal/loadtest"
 )
 
@@ -134,7 +136,7 @@ func (b *bench) fleetScenarios(ctx context.Context) error {
 }
 
 // idleWindow is how long idle CPU is measured.
-const idleWindow = 60 * time.Second
+const idleWindow = hosts.FlushInterval
 
 func (b *bench) idleFleet(ctx context.Context, n int, storm bool) error {
 	be, err := b.newBackend(false)
@@ -167,11 +169,19 @@ func (b *bench) idleFleet(ctx context.Context, n int, storm bool) error {
 	}
 	_, connectMs := fl.stats()
 	time.Sleep(10 * time.Second) // the connect burst's garbage collected and returned
-	// Idle work comes in cycles: heartbeats every 25 s, the liveness flush
-	// every 60 s, the metrics flush every 5 s. A 60 s window holds one
-	// liveness flush, whatever its phase.
+	// Idle work comes in cycles: heartbeats every 25 s, metrics every 60 s
+	// (written every 5 s), the liveness flush every 90 s. A 90 s window
+	// holds one liveness flush, whatever its phase.
+	// With -profile the window is also profiled (the sampling costs the
+	// hub a little CPU of its own).
 	cpu0, t0 := cpuTicks(h.cmd.Process.Pid), time.Now()
-	time.Sleep(idleWindow)
+	if b.profile != "" {
+		if err := b.saveProfile(h, fmt.Sprintf("idle-%d", n), idleWindow); err != nil {
+			return err
+		}
+	} else {
+		time.Sleep(idleWindow)
+	}
 	cpu1, t1 := cpuTicks(h.cmd.Process.Pid), time.Now()
 	rss := settledRSS(h)
 	label := fmt.Sprintf("idle fleet %d", n)
@@ -218,13 +228,20 @@ func cpuTicks(pid int) int64 {
 // cpuProfile takes a 5-second CPU profile of the hub while 16 callers
 // make the call, into the profile directory.
 func (b *bench) cpuProfile(ctx context.Context, h *hubProc, name, url string, body []byte) error {
-	if err := os.MkdirAll(b.profile, 0o755); err != nil {
-		return err
-	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go loadtest.Run(ctx, 16, 10*time.Second, 0, b.poster(url, body))
-	resp, err := setupClient.Get(h.metrics + "/debug/pprof/profile?seconds=5")
+	return b.saveProfile(h, name, 5*time.Second)
+}
+
+// saveProfile takes a CPU profile of the hub over d into the profile
+// directory as name.pprof.
+func (b *bench) saveProfile(h *hubProc, name string, d time.Duration) error {
+	if err := os.MkdirAll(b.profile, 0o755); err != nil {
+		return err
+	}
+	c := http.Client{Timeout: d + time.Minute}
+	resp, err := c.Get(fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", h.metrics, int(d.Seconds())))
 	if err != nil {
 		return err
 	}

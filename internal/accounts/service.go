@@ -51,7 +51,14 @@ type Service struct {
 	policy Policy
 	log    *slog.Logger
 	now    func() time.Time
+	// statusChanged is told after a user's status changed (API-key checks
+	// kept by package apikeys are forgotten).
+	statusChanged func(ctx context.Context, userID string)
 }
+
+// OnStatusChange makes f run after each committed suspension or resumption;
+// the hub sets it once at start, before serving.
+func (s *Service) OnStatusChange(f func(ctx context.Context, userID string)) { s.statusChanged = f }
 
 // NewService wires the account service.
 func NewService(st Store, c coord.Coord, keys *keyring.Keyring, h *passwords.Hasher, g *lockout.Guard, p Policy, log *slog.Logger) *Service {
@@ -276,6 +283,9 @@ func (s *Service) SetStatus(ctx context.Context, actor audit.Actor, id string, s
 	}
 	if err != nil {
 		return err
+	}
+	if s.statusChanged != nil {
+		s.statusChanged(ctx, id)
 	}
 	if st == StatusSuspended {
 		return s.revokeLive(ctx, ids)

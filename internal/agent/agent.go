@@ -398,11 +398,14 @@ func (a *Agent) serve(ctx context.Context, s *session, w agentproto.Welcome) err
 				s.finish(1000, "hub silent")
 				return errHubSilent
 			}
+			// No WebSocket ping besides: the heartbeat keeps proxies from
+			// cutting the idle socket, and the hub answers at least every
+			// other one (docs/agent-protocol.md); a ping would double what
+			// every idle agent costs the hub.
 			if err := s.send(agentproto.TypeHeartbeat, "", nil); err != nil {
 				a.log.Debug("heartbeat failed", "err", err)
 				continue // the failed write closed the socket; done follows
 			}
-			s.ping()
 		}
 	}
 }

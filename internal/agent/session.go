@@ -101,13 +101,6 @@ func (s *session) WriteBinary(msg []byte) error {
 	return s.conn.WriteMessage(gws.OpcodeBinary, msg)
 }
 
-func (s *session) ping() {
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	_ = s.conn.SetWriteDeadline(time.Now().Add(writeTimeout))
-	_ = s.conn.WritePing(nil)
-}
-
 // close sends a close frame (which also closes the TCP connection).
 func (s *session) close(code uint16, reason string) {
 	s.wmu.Lock()

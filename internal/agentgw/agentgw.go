@@ -128,6 +128,24 @@ type session struct {
 	// in runs the session's messages and its close, in order, off the
 	// socket's read loop.
 	in inbox
+	// lastSent is when the hub last wrote to the agent (Unix nanoseconds),
+	// which decides whether a heartbeat needs an answer (ackDue).
+	lastSent atomic.Int64
+}
+
+// ackQuiet is how long the hub may have sent an agent nothing before a
+// heartbeat without an id is answered. The agent gives up on a hub it has
+// not heard from for three heartbeat intervals (75 s); answering every
+// other heartbeat (at most 50 s apart) is enough, and halves the writes of
+// an idle fleet, whose heartbeat answers were a sixth of its CPU
+// (docs/performance.md).
+const ackQuiet = hosts.HeartbeatInterval * 8 / 5
+
+// ackDue says whether a heartbeat needs heartbeat_ack: always when it
+// carries an id (its sender waits for that answer), otherwise when the hub
+// has written nothing to the agent for ackQuiet.
+func (s *session) ackDue(id string, now time.Time) bool {
+	return id != "" || now.UnixNano()-s.lastSent.Load() >= int64(ackQuiet)
 }
 
 // streamMux returns the session's mux, making it on first use; nil when
@@ -155,10 +173,14 @@ func (s *session) closeMux() {
 	}
 }
 
-func (s *session) WriteMessage(msg []byte) error { return s.socket.WriteMessage(gws.OpcodeText, msg) }
+func (s *session) WriteMessage(msg []byte) error {
+	s.lastSent.Store(time.Now().UnixNano())
+	return s.socket.WriteMessage(gws.OpcodeText, msg)
+}
 
 // WriteBinary implements streams.Transport.
 func (s *session) WriteBinary(msg []byte) error {
+	s.lastSent.Store(time.Now().UnixNano())
 	return s.socket.WriteMessage(gws.OpcodeBinary, msg)
 }
 
@@ -356,7 +378,9 @@ func (h handler) serve(s *session, e agentproto.Envelope) {
 			h.g.disp.Deliver(e.ID, r)
 		}
 	case agentproto.TypeHeartbeat:
-		s.send(agentproto.TypeHeartbeatAck, e.ID, nil)
+		if s.ackDue(e.ID, time.Now()) {
+			s.send(agentproto.TypeHeartbeatAck, e.ID, nil)
+		}
 	case agentproto.TypeMetrics:
 		var m agentproto.Metrics
 		if agentproto.DecodeBody(e, &m) == nil {

@@ -26,7 +26,7 @@ func (m memStore) KeyForAuth(_ context.Context, id string) (string, []byte, erro
 
 func BenchmarkAuthenticate(b *testing.B) {
 	const id, secret = "0123456789abcdef", "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ"
-	s := NewService(memStore{id: id, owner: "u1", hash: hash(secret)})
+	s := NewService(memStore{id: id, owner: "u1", hash: hash(secret)}, nil)
 	good, wrong := "ak_"+id+"."+secret, "ak_"+id+".bbcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ"
 	b.Run("valid", func(b *testing.B) {
 		b.ReportAllocs()

@@ -15,6 +15,7 @@ import (
 
 	"hostgate/internal/apperr"
 	"hostgate/internal/periodic"
+	"hostgate/internal/recent"
 )
 
 // MaxNameLen bounds a key's name.
@@ -24,14 +25,23 @@ const MaxNameLen = 64
 type Service struct {
 	store Store
 	now   func() time.Time
+	auth  *recent.Cache[authFact] // key id → owner and secret hash
 
 	mu   sync.Mutex
 	used map[string]time.Time // key id → last use not yet written
 }
 
-// NewService wires the API key service.
-func NewService(st Store) *Service {
-	return &Service{store: st, now: time.Now, used: map[string]time.Time{}}
+// NewService wires the API key service. Key checks are kept for a moment
+// (package recent); bus carries their invalidation to other instances.
+func NewService(st Store, bus *recent.Bus) *Service {
+	return &Service{store: st, now: time.Now, used: map[string]time.Time{}, auth: recent.New[authFact]("apikeys", bus)}
+}
+
+// authFact is what a key check reads: the key is undeleted and its owner
+// active.
+type authFact struct {
+	owner string
+	hash  []byte
 }
 
 // Created is a new key with its secret, shown once.
@@ -76,13 +86,25 @@ func (s *Service) List(ctx context.Context, owner string) ([]Key, error) {
 	return keys, err
 }
 
-// Delete removes the owner's key; it stops working on its next use.
+// Delete removes the owner's key; it stops working on its next use on
+// this instance, and on others once the forget reaches them (at most
+// recent.TTL).
 func (s *Service) Delete(ctx context.Context, owner, id string) error {
 	err := s.store.DeleteKey(ctx, owner, id, s.now().UTC())
 	if errors.Is(err, ErrNotFound) {
 		return apperr.NotFound("api key")
 	}
+	if err == nil {
+		s.auth.Forget(ctx, id)
+	}
 	return err
+}
+
+// ForgetUser drops the kept checks after userID's status changed (a
+// suspended user's keys stop working). Suspensions are rare, so every
+// kept check goes.
+func (s *Service) ForgetUser(ctx context.Context, userID string) {
+	s.auth.Forget(ctx, "")
 }
 
 // Principal is an authenticated client API request.
@@ -95,16 +117,21 @@ func invalidKey() error {
 	return apperr.New(apperr.CodeInvalidToken, "API key is invalid or revoked")
 }
 
-// Authenticate checks "ak_<id>.<secret>". The lookup reads the key and its
-// owner's status each time, so deleting a key or suspending its user takes
-// effect on the very next call; the secret's hash is compared in constant
-// time. Malformed keys and wrong secrets answer alike.
+// Authenticate checks "ak_<id>.<secret>". The key and its owner's status
+// are read together and kept for at most recent.TTL; deleting the key or
+// suspending its owner forgets them on every instance, so the change
+// takes effect on the next call. The secret's hash is compared in
+// constant time on every call. Malformed keys and wrong secrets answer
+// alike.
 func (s *Service) Authenticate(ctx context.Context, raw string) (Principal, error) {
 	id, secret, ok := Parse(raw)
 	if !ok {
 		return Principal{}, invalidKey()
 	}
-	owner, want, err := s.store.KeyForAuth(ctx, id)
+	f, err := s.auth.Get(ctx, id, func(ctx context.Context) (authFact, error) {
+		owner, want, err := s.store.KeyForAuth(ctx, id)
+		return authFact{owner: owner, hash: want}, err
+	})
 	if errors.Is(err, ErrNotFound) {
 		subtle.ConstantTimeCompare(hash(secret), hash(secret)) // same work as a wrong secret
 		return Principal{}, invalidKey()
@@ -112,13 +139,13 @@ func (s *Service) Authenticate(ctx context.Context, raw string) (Principal, erro
 	if err != nil {
 		return Principal{}, err
 	}
-	if subtle.ConstantTimeCompare(hash(secret), want) != 1 {
+	if subtle.ConstantTimeCompare(hash(secret), f.hash) != 1 {
 		return Principal{}, invalidKey()
 	}
 	s.mu.Lock()
 	s.used[id] = s.now().UTC().Truncate(time.Microsecond)
 	s.mu.Unlock()
-	return Principal{UserID: owner, KeyID: id}, nil
+	return Principal{UserID: f.owner, KeyID: id}, nil
 }
 
 // Parse splits a key into id and secret, checking its shape only.

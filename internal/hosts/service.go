@@ -23,6 +23,7 @@ import (
 	"hostgate/internal/coord"
 	"hostgate/internal/keyring"
 	"hostgate/internal/paging"
+	"hostgate/internal/recent"
 )
 
 // Error codes owned by this package (spec section 7).
@@ -77,16 +78,24 @@ type Service struct {
 	drop    Disconnecter
 	rotator SecretRotator
 	metrics *metricsBatch
+	targets *recent.Cache[target] // host id → what Commandable needs
+}
+
+// target is the part of a host that decides whether it takes commands.
+type target struct {
+	owner  string
+	banned bool
 }
 
 // SetSecretRotator makes rotations go through r (see SecretRotator); the
 // hub sets it once at start, before serving.
 func (s *Service) SetSecretRotator(r SecretRotator) { s.rotator = r }
 
-// NewService wires the host service.
-func NewService(st Store, c coord.Coord, keys *keyring.Keyring, cfg Config, log *slog.Logger) *Service {
+// NewService wires the host service; bus carries the invalidation of
+// kept command targets to other instances.
+func NewService(st Store, c coord.Coord, keys *keyring.Keyring, cfg Config, bus *recent.Bus, log *slog.Logger) *Service {
 	return &Service{store: st, coord: c, keys: keys, cfg: cfg, log: log, now: time.Now, drop: noDrop{},
-		metrics: newMetricsBatch(st)}
+		metrics: newMetricsBatch(st), targets: recent.New[target]("hosts", bus)}
 }
 
 // SetDisconnecter tells the service how to drop live connections; the
@@ -224,6 +233,26 @@ func (s *Service) Get(ctx context.Context, owner, id string) (Host, error) {
 	return h, mapNotFound(err)
 }
 
+// Commandable returns nil when id is owner's undeleted host and not
+// banned; not_found or host_banned otherwise. The host's owner and ban are
+// kept for at most recent.TTL (a command's hot path); deleting, banning or
+// unbanning the host forgets them on every instance.
+func (s *Service) Commandable(ctx context.Context, owner, id string) error {
+	t, err := s.targets.Get(ctx, id, func(ctx context.Context) (target, error) {
+		h, err := s.store.OwnedHost(ctx, owner, id)
+		return target{owner: h.UserID, banned: h.Status == StatusBanned}, err
+	})
+	switch {
+	case err != nil:
+		return mapNotFound(err)
+	case t.owner != owner: // kept from another user's call
+		return notFound()
+	case t.banned:
+		return apperr.New(CodeHostBanned, "this host is banned")
+	}
+	return nil
+}
+
 // Update changes name and/or listen port of the owner's host.
 func (s *Service) Update(ctx context.Context, owner, id string, name *string, listenPort *int) (Host, error) {
 	h, err := s.Get(ctx, owner, id)
@@ -250,6 +279,7 @@ func (s *Service) Delete(ctx context.Context, owner, id string) error {
 	if err := mapNotFound(s.store.DeleteHost(ctx, owner, id, s.now().UTC(), nil)); err != nil {
 		return err
 	}
+	s.targets.Forget(ctx, id)
 	s.drop.Disconnect(ctx, id, "host deleted")
 	return nil
 }
@@ -260,6 +290,7 @@ func (s *Service) AdminDelete(ctx context.Context, actor audit.Actor, id string)
 	if err := mapNotFound(s.store.DeleteHost(ctx, "", id, s.now().UTC(), &rec)); err != nil {
 		return err
 	}
+	s.targets.Forget(ctx, id)
 	s.drop.Disconnect(ctx, id, "host deleted")
 	return nil
 }
@@ -437,6 +468,7 @@ func (s *Service) SetBanned(ctx context.Context, actor audit.Actor, id string, b
 	if err != nil {
 		return Host{}, mapNotFound(err)
 	}
+	s.targets.Forget(ctx, id)
 	if ban {
 		s.drop.Disconnect(ctx, id, "host banned")
 	}

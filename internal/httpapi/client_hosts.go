@@ -145,15 +145,14 @@ func (s *Server) apiRotateSecret(ctx context.Context, in *HostIDParam) (*credent
 
 func (s *Server) apiPingHost(ctx context.Context, in *HostIDParam) (*pingOut, error) {
 	c := clientOf(ctx)
-	h, err := s.hostCommandable(ctx, c.UserID, in.ID)
-	if err != nil {
+	if err := s.hostCommandable(ctx, c.UserID, in.ID); err != nil {
 		return nil, err
 	}
-	if err := s.cfg.Operations.Charge(ctx, c.UserID, c.KeyID, h.ID, billing.RuleHostQuery); err != nil {
+	if err := s.cfg.Operations.Charge(ctx, c.UserID, c.KeyID, in.ID, billing.RuleHostQuery); err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	resp, err := s.cfg.Dispatch.Send(ctx, h.ID, agentproto.OpPing, nil, pingTimeout)
+	resp, err := s.cfg.Dispatch.Send(ctx, in.ID, agentproto.OpPing, nil, pingTimeout)
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
-	"hostgate/internal/apperr"
 	"hostgate/internal/hosts"
 	"hostgate/internal/webhooks"
 )
@@ -176,14 +175,8 @@ func (s *Server) userRotateSecret(ctx context.Context, in *HostIDParam) (*rotate
 	return out, nil
 }
 
-// hostCommandable checks that a command may go to the owner's host now.
-func (s *Server) hostCommandable(ctx context.Context, owner, id string) (hosts.Host, error) {
-	h, err := s.cfg.Hosts.Get(ctx, owner, id)
-	if err != nil {
-		return hosts.Host{}, err
-	}
-	if h.Status == hosts.StatusBanned {
-		return hosts.Host{}, apperr.New(hosts.CodeHostBanned, "this host is banned")
-	}
-	return h, nil
+// hostCommandable checks that a command may go to the owner's host now
+// (kept for a moment: hosts.Service.Commandable).
+func (s *Server) hostCommandable(ctx context.Context, owner, id string) error {
+	return s.cfg.Hosts.Commandable(ctx, owner, id)
 }

@@ -242,6 +242,8 @@ func TestBannedHostIsRefusedEverywhere(t *testing.T) {
 	seed, _ := base64.StdEncoding.DecodeString(c.AgentPrivkeySeed)
 	var tok agentproto.TokenResponse
 	refreshToken(t, h, hs.ID, seed, true).Want(t, 200, "").JSON(t, &tok)
+	// A command before the ban: the host is kept as a command target.
+	h.Client(t).As(key).Do("POST", "/v1/api/hosts/"+hs.ID+"/ping", nil).Want(t, 409, "host_offline")
 	op, _ := h.Admin(t, "operator")
 	h.Client(t).As(op).Do("POST", "/v1/admin/hosts/"+hs.ID+"/ban", nil).Want(t, 200, "")
 	online(t, h, hs.ID, c.InstallToken).Want(t, 403, "host_banned")
@@ -287,6 +289,7 @@ func TestAPIKeys(t *testing.T) {
 
 		// A suspended user's keys stop at once.
 		key2 := apiKey(t, h, u.AccessToken)
+		c.As(key2).Do("GET", "/v1/api/hosts", nil).Want(t, 200, "")
 		op, _ := h.Admin(t, "operator")
 		c.As(op).Do("POST", "/v1/admin/users/"+u.User.ID+"/suspend", nil).Want(t, 200, "")
 		c.As(key2).Do("GET", "/v1/api/hosts", nil).Want(t, 401, "invalid_token")

@@ -31,7 +31,7 @@ func (s *Server) terminalRoutes() {
 		Tags: []string{"terminal"}, Security: userSecurity},
 		func(ctx context.Context, in *HostIDParam) (*ticketOut, error) {
 			u := userOf(ctx)
-			if _, err := s.hostCommandable(ctx, u.UserID, in.ID); err != nil {
+			if err := s.hostCommandable(ctx, u.UserID, in.ID); err != nil {
 				return nil, err
 			}
 			return s.issueTicket(ctx, terminals.Principal{Kind: terminals.KindUser, ID: u.UserID, SessionID: u.SessionID}, in.ID)
@@ -228,7 +228,7 @@ func (s *Server) shellSessionRoutes() {
 // names the caller for the terminals service, which charges each call.
 func (s *Server) sessionCaller(ctx context.Context, hostID string) (terminals.Principal, error) {
 	c := clientOf(ctx)
-	if _, err := s.hostCommandable(ctx, c.UserID, hostID); err != nil {
+	if err := s.hostCommandable(ctx, c.UserID, hostID); err != nil {
 		return terminals.Principal{}, err
 	}
 	return terminals.Principal{Kind: terminals.KindUser, ID: c.UserID, APIKeyID: c.KeyID}, nil

@@ -135,8 +135,7 @@ func (s *Server) terminalWSAllowed(r *http.Request) error {
 // principal may still use the host.
 func (s *Server) terminalHostUsable(ctx context.Context, p terminals.Principal, hostID string) error {
 	if p.Kind == terminals.KindUser {
-		_, err := s.hostCommandable(ctx, p.ID, hostID)
-		return err
+		return s.hostCommandable(ctx, p.ID, hostID)
 	}
 	_, err := s.cfg.Hosts.AdminGet(ctx, hostID)
 	return err

@@ -36,6 +36,7 @@ import (
 	"hostgate/internal/operations"
 	"hostgate/internal/passwords"
 	"hostgate/internal/periodic"
+	"hostgate/internal/recent"
 	"hostgate/internal/store"
 	"hostgate/internal/terminals"
 	"hostgate/internal/upgrades"
@@ -69,6 +70,9 @@ type Hub struct {
 	// HOSTGATE_METRICS_ADDR.
 	Metrics *metrics.Metrics
 	live    *hosts.Liveness
+	// forgets carries the invalidation of facts kept by package recent
+	// (API-key checks, command targets) between instances.
+	forgets *recent.Bus
 	admit   *agentgw.Admission
 	gw      *agentgw.Gateway
 	server  *httpapi.Server
@@ -110,11 +114,13 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (h *Hub, err error)
 			log.Info("created owner admin", "username", cfg.AdminUsername)
 		}
 	}
+	h.forgets = recent.NewBus(h.coord, log)
 	h.Hosts = hosts.NewService(h.store, h.coord, keys, hosts.Config{
 		PublicURL: cfg.PublicURL, InstallTokenTTL: cfg.InstallTokenTTL, AgentTokenTTL: AgentTokenTTL,
 		ExeURL: cfg.ExeURL, ExeSHA256: cfg.ExeSHA256,
-	}, log)
-	h.APIKeys = apikeys.NewService(h.store)
+	}, h.forgets, log)
+	h.APIKeys = apikeys.NewService(h.store, h.forgets)
+	h.Accounts.OnStatusChange(h.APIKeys.ForgetUser)
 	h.live = hosts.NewLiveness(h.store)
 	h.Dispatch = dispatch.New(uuid.NewString(), h.coord, log)
 	h.Hosts.SetDisconnecter(h.Dispatch)
@@ -238,7 +244,7 @@ func (h *Hub) background(ctx context.Context) (wait func(), err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	ready := make(chan struct{})
-	errc := make(chan error, 2)
+	errc := make(chan error, 3)
 	logErr := func(what string) func(error) {
 		return func(err error) { h.log.WarnContext(ctx, what+" failed", "err", err) }
 	}
@@ -259,7 +265,13 @@ func (h *Hub) background(ctx context.Context) (wait func(), err error) {
 			errc <- fmt.Errorf("terminals: %w", err)
 		}
 	})
-	for _, r := range []chan struct{}{ready, termReady} {
+	forgetsReady := make(chan struct{})
+	wg.Go(func() {
+		if err := h.forgets.Run(ctx, forgetsReady); err != nil {
+			errc <- fmt.Errorf("cache invalidation: %w", err)
+		}
+	})
+	for _, r := range []chan struct{}{ready, termReady, forgetsReady} {
 		select {
 		case <-r:
 		case err := <-errc:

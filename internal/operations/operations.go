@@ -12,12 +12,13 @@ import (
 	"hostgate/internal/agentproto"
 	"hostgate/internal/apperr"
 	"hostgate/internal/billing"
-	"hostgate/internal/hosts"
 )
 
-// Hosts finds a caller's host that may take commands.
+// Hosts decides whether a caller's host may take commands.
 type Hosts interface {
-	Get(ctx context.Context, owner, id string) (hosts.Host, error)
+	// Commandable is nil for owner's undeleted, unbanned host; not_found
+	// or host_banned otherwise.
+	Commandable(ctx context.Context, owner, id string) error
 }
 
 // Dispatcher reaches a host's agent wherever it is connected.
@@ -68,20 +69,19 @@ func (s *Service) Run(ctx context.Context, c Call) (json.RawMessage, error) {
 	}
 	c.Controls = ctlValue
 	spec := specs[c.Controls]
-	h, err := s.commandable(ctx, c.UserID, c.HostID)
-	if err != nil {
+	if err := s.hosts.Commandable(ctx, c.UserID, c.HostID); err != nil {
 		return nil, err
 	}
 	args := agentproto.ControlArgs{Path: c.Path, Data: c.Data}
 	if err := agentproto.ValidateArgs(c.Controls, args); err != nil {
 		return nil, apperr.New(apperr.CodeInvalidBody, messageOf(err))
 	}
-	if online, err := s.dispatch.Online(ctx, h.ID); err != nil {
+	if online, err := s.dispatch.Online(ctx, c.HostID); err != nil {
 		return nil, err
 	} else if !online {
 		return nil, apperr.New("host_offline", "the host's agent is not connected")
 	}
-	if _, err := s.billing.ChargeCall(ctx, c.UserID, c.APIKeyID, h.ID, spec.rule); err != nil {
+	if _, err := s.billing.ChargeCall(ctx, c.UserID, c.APIKeyID, c.HostID, spec.rule); err != nil {
 		return nil, err
 	}
 	raw, err := json.Marshal(args)
@@ -89,7 +89,7 @@ func (s *Service) Run(ctx context.Context, c Call) (json.RawMessage, error) {
 		return nil, err
 	}
 	ctl, _ := agentproto.ControlByValue(c.Controls)
-	resp, err := s.dispatch.Send(ctx, h.ID, ctl.Op, raw, spec.timeout(args))
+	resp, err := s.dispatch.Send(ctx, c.HostID, ctl.Op, raw, spec.timeout(args))
 	if err != nil {
 		return nil, err
 	}
@@ -104,17 +104,6 @@ func (s *Service) Run(ctx context.Context, c Call) (json.RawMessage, error) {
 func (s *Service) Charge(ctx context.Context, userID, apiKeyID, hostID, code string) error {
 	_, err := s.billing.ChargeCall(ctx, userID, apiKeyID, hostID, code)
 	return err
-}
-
-func (s *Service) commandable(ctx context.Context, owner, id string) (hosts.Host, error) {
-	h, err := s.hosts.Get(ctx, owner, id)
-	if err != nil {
-		return hosts.Host{}, err
-	}
-	if h.Status == hosts.StatusBanned {
-		return hosts.Host{}, apperr.New(hosts.CodeHostBanned, "this host is banned")
-	}
-	return h, nil
 }
 
 func messageOf(err error) string {

@@ -14,12 +14,15 @@ import (
 
 type fakeHosts map[string]hosts.Host
 
-func (f fakeHosts) Get(_ context.Context, owner, id string) (hosts.Host, error) {
+func (f fakeHosts) Commandable(_ context.Context, owner, id string) error {
 	h, ok := f[id]
 	if !ok || h.UserID != owner {
-		return hosts.Host{}, apperr.NotFound("host")
+		return apperr.NotFound("host")
 	}
-	return h, nil
+	if h.Status == hosts.StatusBanned {
+		return apperr.New(hosts.CodeHostBanned, "this host is banned")
+	}
+	return nil
 }
 
 type sent struct {

@@ -35,6 +35,14 @@ func (d *DB) ChargeCalls(ctx context.Context, cs []billing.Charge) ([]billing.Ch
 	if len(cs) == 0 {
 		return out, nil
 	}
+	if len(cs) == 1 && d.dialect.WritingCTEs {
+		r, err := d.chargeOne(ctx, cs[0])
+		if err != nil {
+			return nil, err
+		}
+		out[0] = r
+		return out, nil
+	}
 	err := d.withTx(ctx, func(tx *sql.Tx) error {
 		prices := map[string]billing.Units{}
 		at := cs[0].At
@@ -98,6 +106,45 @@ func (d *DB) ChargeCalls(ctx context.Context, cs []billing.Charge) ([]billing.Ch
 		return nil, err
 	}
 	return out, nil
+}
+
+// chargeOneStatement is ChargeCalls for one charge as one statement: the
+// mode and price are read, the balance taken only where it covers the
+// price (the row lock of the UPDATE orders concurrent charges, each of
+// which re-checks the condition after the one before commits), and the
+// event written from the taken balance. It returns the mode, the price and
+// the balance after the charge, NULL when nothing was taken.
+const chargeOneStatement = `WITH p (mode, price) AS (` + modeAndPrice + `),
+	taken AS (
+		UPDATE billing_balances b SET units = b.units - p.price, updated_at = $2
+		FROM p
+		WHERE b.user_id = $3 AND p.mode IS DISTINCT FROM 'free' AND p.price > 0 AND b.units >= p.price
+		RETURNING b.units
+	),
+	event AS (
+		INSERT INTO billing_events (id, user_id, kind, units, balance_after, rule_code, host_id, api_key_id, reason, created_at)
+		SELECT $4, $3, 'charge', -p.price, taken.units, $1, $5, $6, '', $2 FROM taken, p
+	)
+	SELECT p.mode, p.price, (SELECT units FROM taken) FROM p`
+
+// chargeOne applies one charge with chargeOneStatement, with the outcomes
+// of ChargeCalls: free mode or no price charges nothing; a balance below
+// the price (or none) is ErrInsufficient.
+func (d *DB) chargeOne(ctx context.Context, c billing.Charge) (billing.ChargeResult, error) {
+	var mode sql.NullString
+	var price, after sql.NullInt64
+	err := d.write.QueryRowContext(ctx, chargeOneStatement, c.RuleCode, d.timeArg(c.At), c.UserID, c.EventID, c.HostID,
+		c.APIKeyID).Scan(&mode, &price, &after)
+	switch {
+	case err != nil:
+		return billing.ChargeResult{}, d.errorf("charge", err)
+	case mode.String == billing.ModeFree || price.Int64 <= 0:
+		return billing.ChargeResult{}, nil
+	case !after.Valid:
+		return billing.ChargeResult{Err: billing.ErrInsufficient}, nil
+	}
+	units := billing.Units(price.Int64)
+	return billing.ChargeResult{Charged: billing.Charged{Charged: true, Units: units, BalanceAfter: billing.Units(after.Int64)}}, nil
 }
 
 // lockBalance reads a user's balance for update.

@@ -33,6 +33,10 @@ type Dialect struct {
 	// driver that does not cache prepared statements itself (SQLite; pgx
 	// does).
 	PrepareHot bool
+	// WritingCTEs says the engine runs data-modifying statements inside
+	// WITH (PostgreSQL): a lone charge is then one statement, one round
+	// trip, instead of a transaction of six.
+	WritingCTEs bool
 }
 
 // TimeFormat is how times are stored when Dialect.TextTimes is set: UTC,
