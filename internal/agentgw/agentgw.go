@@ -102,7 +102,8 @@ func (g *Gateway) Upgrade(w http.ResponseWriter, r *http.Request, a hosts.Agent,
 		g.log.InfoContext(r.Context(), "agent upgrade failed", "host_id", a.Host.ID, "err", err)
 		return
 	}
-	s := &session{g: g, hostID: a.Host.ID, ip: publicIP, socket: socket}
+	s := &session{g: g, hostID: a.Host.ID, ip: publicIP, socket: socket,
+		recorded: hosts.HandshakeDigest(a.Host.PublicIP, a.Host.OS, a.Host.InstalledVersion)}
 	socket.Session().Store("", s)
 	_ = socket.SetReadDeadline(time.Now().Add(helloTimeout))
 	go socket.ReadLoop()
@@ -128,6 +129,9 @@ type session struct {
 	// in runs the session's messages and its close, in order, off the
 	// socket's read loop.
 	in inbox
+	// recorded digests the address, OS and version the store holds for
+	// the host (hosts.HandshakeDigest).
+	recorded uint64
 	// lastSent is when the hub last wrote to the agent (Unix nanoseconds),
 	// which decides whether a heartbeat needs an answer (ackDue).
 	lastSent atomic.Int64
@@ -361,8 +365,10 @@ func (h handler) hello(s *session, e agentproto.Envelope) {
 // on the host's worker.
 func (h handler) registered(s *session, hello agentproto.Hello) {
 	ctx := h.g.ctx
-	if err := h.g.hosts.RecordHandshake(ctx, s.hostID, s.ip, hello.OS, hello.AgentVersion); err != nil {
-		h.g.log.WarnContext(ctx, "record handshake failed", "host_id", s.hostID, "err", err)
+	if hosts.HandshakeDigest(s.ip, hello.OS, hello.AgentVersion) != s.recorded {
+		if err := h.g.hosts.RecordHandshake(ctx, s.hostID, s.ip, hello.OS, hello.AgentVersion); err != nil {
+			h.g.log.WarnContext(ctx, "record handshake failed", "host_id", s.hostID, "err", err)
+		}
 	}
 	h.g.hosts.RecordEvent(ctx, s.hostID, "connected", "agent "+hello.AgentVersion+" from "+s.ip)
 	h.g.upgrades.ObserveVersion(ctx, s.hostID, hello.AgentVersion)

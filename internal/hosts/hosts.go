@@ -99,3 +99,9 @@ type Event struct {
 	Kind    string    `json:"kind"`
 	Message string    `json:"message"`
 }
+
+// HostEvent is an event of one host, in a batch.
+type HostEvent struct {
+	HostID string
+	Event
+}

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"log/slog"
 	"net/url"
 	"strconv"
@@ -78,6 +79,7 @@ type Service struct {
 	drop    Disconnecter
 	rotator SecretRotator
 	metrics *metricsBatch
+	events  *eventBatch
 	targets *recent.Cache[target] // host id → what Commandable needs
 }
 
@@ -95,7 +97,7 @@ func (s *Service) SetSecretRotator(r SecretRotator) { s.rotator = r }
 // kept command targets to other instances.
 func NewService(st Store, c coord.Coord, keys *keyring.Keyring, cfg Config, bus *recent.Bus, log *slog.Logger) *Service {
 	return &Service{store: st, coord: c, keys: keys, cfg: cfg, log: log, now: time.Now, drop: noDrop{},
-		metrics: newMetricsBatch(st), targets: recent.New[target]("hosts", bus)}
+		metrics: newMetricsBatch(st), events: &eventBatch{store: st}, targets: recent.New[target]("hosts", bus)}
 }
 
 // SetDisconnecter tells the service how to drop live connections; the
@@ -532,11 +534,6 @@ func (s *Service) RecordMetrics(hostID string, m agentproto.Metrics) {
 	})
 }
 
-// RecordEvent stores an event in the host's history.
-func (s *Service) RecordEvent(ctx context.Context, hostID, kind, message string) {
-	s.event(ctx, hostID, kind, message)
-}
-
 func (s *Service) event(ctx context.Context, hostID, kind, message string) {
 	if len(message) > 1000 {
 		message = message[:1000]
@@ -550,6 +547,20 @@ func (s *Service) event(ctx context.Context, hostID, kind, message string) {
 // RecordHandshake notes what a connecting agent reported.
 func (s *Service) RecordHandshake(ctx context.Context, hostID, publicIP, os, version string) error {
 	return s.store.RecordHandshake(ctx, hostID, publicIP, clip(os, 128), clip(version, 64), s.now().UTC().Truncate(time.Microsecond))
+}
+
+// HandshakeDigest digests what RecordHandshake stores. An agent that
+// reconnects from the same address with the same OS and version (nearly
+// every reconnection, and all of a reconnect storm) changes nothing, so
+// the gateway compares digests and skips the write; its liveness still
+// reaches the store with the next flush.
+func HandshakeDigest(publicIP, os, version string) uint64 {
+	h := fnv.New64a()
+	for _, v := range []string{publicIP, clip(os, 128), clip(version, 64)} {
+		h.Write([]byte(v))
+		h.Write([]byte{0})
+	}
+	return h.Sum64()
 }
 
 func clip(s string, n int) string {

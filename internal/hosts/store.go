@@ -95,6 +95,10 @@ type Store interface {
 	ListMetrics(ctx context.Context, hostID string, limit int) ([]Metrics, error)
 	// AppendEvent stores an event (the store fills ID) and keeps only the newest keep.
 	AppendEvent(ctx context.Context, hostID string, e Event, keep int) error
+	// AppendEvents stores a batch of events in one transaction, in order,
+	// skipping those of unknown or deleted hosts, and keeps only the newest
+	// keep events of each host in the batch.
+	AppendEvents(ctx context.Context, batch []HostEvent, keep int) error
 	// ListEvents returns up to limit newest events.
 	ListEvents(ctx context.Context, hostID string, limit int) ([]Event, error)
 }

@@ -1,7 +1,6 @@
 package httpapi_test
 
 import (
-	"maps"
 	"testing"
 	"time"
 
@@ -16,10 +15,7 @@ import (
 // would have expired on its own.
 func TestChangesReachCallsOnOtherInstances(t *testing.T) {
 	a := hubtest.Start(t, hubtest.Scaled)
-	env := maps.Clone(a.Env)
-	env["HOSTGATE_ADDR"], env["HOSTGATE_DATA_DIR"] = "127.0.0.1:0", t.TempDir()
-	delete(env, "HOSTGATE_PUBLIC_URL")
-	b := hubtest.StartEnv(t, env)
+	b := a.StartSibling(t)
 
 	u := a.Register(t)
 	key := apiKey(t, a, u.AccessToken)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"net/http"
 	"os"
 	"runtime"
@@ -484,10 +483,7 @@ func TestFiftySessionsOneUnread(t *testing.T) {
 
 func TestTerminalsAcrossInstances(t *testing.T) {
 	a := hubtest.Start(t, hubtest.Scaled)
-	env := maps.Clone(a.Env)
-	env["HOSTGATE_ADDR"], env["HOSTGATE_DATA_DIR"] = "127.0.0.1:0", t.TempDir()
-	delete(env, "HOSTGATE_PUBLIC_URL")
-	b := hubtest.StartEnv(t, env)
+	b := a.StartSibling(t)
 	f := newTermFixture(t, a, 64)
 	if a.Terminals.Len() != 0 || b.Dispatch.LocalCount() != 0 {
 		t.Fatal("the agent must be on instance a only")

@@ -255,6 +255,7 @@ func (h *Hub) background(ctx context.Context) (wait func(), err error) {
 	})
 	wg.Go(func() { h.live.Run(ctx, hosts.FlushInterval, logErr("liveness flush")) })
 	wg.Go(func() { h.Hosts.RunMetrics(ctx, hosts.MetricsFlushInterval, logErr("metrics flush")) })
+	wg.Go(func() { h.Hosts.RunEvents(ctx, hosts.EventFlushInterval, logErr("host events flush")) })
 	wg.Go(func() { h.APIKeys.Run(ctx, 30*time.Second, logErr("api key flush")) })
 	wg.Go(func() { h.Billing.RunExpiry(ctx, time.Minute, logErr("recharge expiry")) })
 	wg.Go(func() { periodic.Run(ctx, time.Minute, h.Upgrades.Sweep, logErr("upgrade sweep")) })

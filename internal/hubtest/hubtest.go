@@ -8,6 +8,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"os"
 	"strings"
@@ -80,6 +81,17 @@ func Env(t testing.TB, mode Mode, opts ...Option) map[string]string {
 func Start(t testing.TB, mode Mode, opts ...Option) *Hub {
 	t.Helper()
 	return StartEnv(t, Env(t, mode, opts...))
+}
+
+// StartSibling runs a second instance of h's cluster (same database,
+// coordination and keys; its own address and data directory) until the
+// test ends. h must be Scaled.
+func (h *Hub) StartSibling(t testing.TB) *Hub {
+	t.Helper()
+	env := maps.Clone(h.Env)
+	env["HOSTGATE_ADDR"], env["HOSTGATE_DATA_DIR"] = "127.0.0.1:0", t.TempDir()
+	delete(env, "HOSTGATE_PUBLIC_URL")
+	return StartEnv(t, env)
 }
 
 // StartEnv runs a hub with exactly this environment until the test ends.

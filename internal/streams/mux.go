@@ -83,6 +83,12 @@ type Mux struct {
 	accepts chan *Stream
 	ctrl    *ctrlQueue
 
+	// opening is held from choosing a stream id to sending its OPEN, so
+	// OPENs leave in id order: the peer refuses an id at or below the
+	// highest it has seen ("stream id reused"), and concurrent Opens that
+	// sent out of order had their streams refused.
+	opening sync.Mutex
+
 	mu       sync.Mutex
 	streams  map[uint32]*Stream
 	nextID   uint32 // next id this side opens
@@ -128,6 +134,8 @@ func (m *Mux) Open(ctx context.Context, meta []byte) (*Stream, error) {
 	if len(meta) > MaxMeta {
 		return nil, fmt.Errorf("streams: metadata of %d bytes exceeds %d", len(meta), MaxMeta)
 	}
+	m.opening.Lock()
+	defer m.opening.Unlock()
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()

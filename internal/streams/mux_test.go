@@ -516,3 +516,33 @@ func BenchmarkThroughput(b *testing.B) {
 		b.Fatal(err)
 	}
 }
+
+// Streams opened at the same time from many goroutines all reach the peer:
+// their OPENs leave in id order, which the peer requires.
+func TestConcurrentOpensAreAllAccepted(t *testing.T) {
+	ctx := testCtx(t)
+	const n = 100
+	hub, agent, _, _ := pair(t, Config{MaxStreams: n}, Config{MaxStreams: n, AcceptBacklog: n})
+	var wg sync.WaitGroup
+	opened := make(chan *Stream, n)
+	for range n {
+		wg.Go(func() {
+			s, err := hub.Open(ctx, nil)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			opened <- s
+		})
+	}
+	wg.Wait()
+	close(opened)
+	for range n {
+		accept(t, ctx, agent)
+	}
+	for s := range opened {
+		if _, err := s.Write([]byte("x")); err != nil {
+			t.Fatalf("stream %d: %v", s.id, err)
+		}
+	}
+}

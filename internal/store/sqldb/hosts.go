@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -286,22 +287,38 @@ func (d *DB) MarkSeen(ctx context.Context, seen []hosts.Seen) error {
 // SweepStatus moves silent hosts on, in one transaction: online or stale
 // hosts last seen before offlineBefore to offline, then online hosts last
 // seen before staleBefore to stale. Pending and banned hosts stay.
+//
+// With row locks the rows are locked in id order first, as MarkSeen takes
+// them: a sweep that locked in scan order deadlocked other instances'
+// liveness flushes under a large fleet (docs/performance.md), and the
+// flush that lost had to wait for the next interval.
 func (d *DB) SweepStatus(ctx context.Context, staleBefore, offlineBefore time.Time) error {
 	return d.withTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx,
-			`UPDATE hosts SET status = 'offline'
-			 WHERE status IN ('online', 'stale') AND last_seen_at < $1 AND deleted_at IS NULL`,
+		if _, err := tx.ExecContext(ctx, d.sweep(`status = 'offline'`,
+			`status IN ('online', 'stale') AND last_seen_at < $1 AND deleted_at IS NULL`),
 			d.timeArg(offlineBefore)); err != nil {
 			return d.errorf("sweep offline hosts", err)
 		}
-		if _, err := tx.ExecContext(ctx,
-			`UPDATE hosts SET status = 'stale'
-			 WHERE status = 'online' AND last_seen_at < $1 AND deleted_at IS NULL`,
+		if _, err := tx.ExecContext(ctx, d.sweep(`status = 'stale'`,
+			`status = 'online' AND last_seen_at < $1 AND deleted_at IS NULL`),
 			d.timeArg(staleBefore)); err != nil {
 			return d.errorf("sweep stale hosts", err)
 		}
 		return nil
 	})
+}
+
+// sweep is an UPDATE of hosts setting set where cond holds, taking the row
+// locks in id order where the engine has them. NO KEY UPDATE is the lock
+// the UPDATE itself takes: it waits for MarkSeen, but not for the key-share
+// locks that batches of metrics and events take on their hosts (in no
+// particular order) through their foreign keys.
+func (d *DB) sweep(set, cond string) string {
+	if !d.dialect.RowLocks {
+		return `UPDATE hosts SET ` + set + ` WHERE ` + cond
+	}
+	return `UPDATE hosts SET ` + set + ` WHERE ` + cond +
+		` AND id IN (SELECT id FROM hosts WHERE ` + cond + ` ORDER BY id FOR NO KEY UPDATE)`
 }
 
 // SetBanned bans the undeleted host, or unbans it (a banned host becomes
@@ -473,14 +490,16 @@ func (d *DB) AppendEvent(ctx context.Context, hostID string, e hosts.Event, keep
 
 // insertHostEvent is AppendEvent inside tx, for changes that record an event
 // in their own transaction.
+// insertHostEventQuery inserts an event of an undeleted host, nothing
+// for any other.
+const insertHostEventQuery = `INSERT INTO host_events (id, host_id, at, kind, message)
+	SELECT $2, id, $3, $4, $5 FROM hosts WHERE id = $1 AND deleted_at IS NULL`
+
 func (d *DB) insertHostEvent(ctx context.Context, tx *sql.Tx, hostID string, e hosts.Event, keep int) error {
 	if e.ID == "" {
 		e.ID = uuid.NewString()
 	}
-	res, err := tx.ExecContext(ctx,
-		`INSERT INTO host_events (id, host_id, at, kind, message)
-		 SELECT $2, id, $3, $4, $5 FROM hosts WHERE id = $1 AND deleted_at IS NULL`,
-		hostID, e.ID, d.timeArg(e.At), e.Kind, e.Message)
+	res, err := tx.ExecContext(ctx, insertHostEventQuery, hostID, e.ID, d.timeArg(e.At), e.Kind, e.Message)
 	if err != nil {
 		return d.errorf("append event", err)
 	}
@@ -488,6 +507,41 @@ func (d *DB) insertHostEvent(ctx context.Context, tx *sql.Tx, hostID string, e h
 		return err
 	}
 	return d.trimHistory(ctx, tx, "host_events", hostID, keep)
+}
+
+// AppendEvents stores the batch's events of undeleted hosts in one
+// transaction, in order (others are skipped), then cuts the history of
+// each host in the batch to its newest keep events (keep < 1: all).
+func (d *DB) AppendEvents(ctx context.Context, batch []hosts.HostEvent, keep int) error {
+	if len(batch) == 0 {
+		return nil
+	}
+	return d.withTx(ctx, func(tx *sql.Tx) error {
+		insert, err := tx.PrepareContext(ctx, insertHostEventQuery)
+		if err != nil {
+			return d.errorf("append events", err)
+		}
+		defer insert.Close()
+		touched := map[string]bool{}
+		for _, e := range batch {
+			id := e.ID
+			if id == "" {
+				id = uuid.NewString()
+			}
+			if _, err := insert.ExecContext(ctx, e.HostID, id, d.timeArg(e.At), e.Kind, e.Message); err != nil {
+				return d.errorf("append events", err)
+			}
+			touched[e.HostID] = true
+		}
+		// In host order, so that instances trimming overlapping batches
+		// take their locks in the same order.
+		for _, hostID := range slices.Sorted(maps.Keys(touched)) {
+			if err := d.trimHistory(ctx, tx, "host_events", hostID, keep); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // ListEvents returns up to limit newest events of the undeleted host,

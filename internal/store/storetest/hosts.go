@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -39,12 +40,14 @@ var hostsTests = []test{
 	{"MarkSeen", testMarkSeen},
 	{"MarkSeenBanned", testMarkSeenBanned},
 	{"SweepStatus", testSweepStatus},
+	{"SweepBesideFlushes", testSweepBesideFlushes},
 	{"SetBanned", testSetBanned},
 	{"ListHosts", testListHosts},
 	{"CountHosts", testCountHosts},
 	{"MetricsHistory", testMetricsHistory},
 	{"MetricsBatch", testMetricsBatch},
 	{"EventsHistory", testEventsHistory},
+	{"EventsBatch", testEventsBatch},
 }
 
 // bids hands out distinct bids, so that hosts clash only when a test
@@ -615,6 +618,42 @@ func testSweepStatus(t *testing.T, s store.Store) {
 	}
 }
 
+// testSweepBesideFlushes: instances flush liveness and sweep statuses at
+// the same time over the same hosts; every write must succeed (a sweep
+// that locked rows in another order than MarkSeen deadlocked).
+func testSweepBesideFlushes(t *testing.T, s store.Store) {
+	ann := owner(t, s, "ann@example.com")
+	var seen []hosts.Seen
+	for i := range 200 {
+		h := createHost(t, s, newHost(ann, fmt.Sprint("h", i), t0))
+		seen = append(seen, hosts.Seen{HostID: h.ID, At: t0})
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for w := range 6 {
+		wg.Go(func() {
+			for round := range 8 {
+				var err error
+				if w%2 == 0 {
+					err = s.MarkSeen(t.Context(), seen)
+				} else { // everything seen at t0 is stale and offline by then
+					late := t0.Add(time.Duration(round+1) * time.Hour)
+					err = s.SweepStatus(t.Context(), late, late)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
 func testSetBanned(t *testing.T, s store.Store) {
 	ann := owner(t, s, "ann@example.com")
 	h := createHost(t, s, newHost(ann, "a", t0))
@@ -912,4 +951,43 @@ func testEventsHistory(t *testing.T, s store.Store) {
 	if got, err := s.ListEvents(t.Context(), other.ID, 50); err != nil || len(got) != 1 {
 		t.Errorf("other host's events: got %d, %v; want 1, untouched", len(got), err)
 	}
+}
+
+// testEventsBatch: one batch for several hosts, in order, an unknown and a
+// deleted host among them, each host trimmed to keep.
+func testEventsBatch(t *testing.T, s store.Store) {
+	ann := owner(t, s, "ann@example.com")
+	a := createHost(t, s, newHost(ann, "a", t0))
+	b := createHost(t, s, newHost(ann, "b", t0))
+	gone := createHost(t, s, newHost(ann, "gone", t0))
+	must(t, "DeleteHost", s.DeleteHost(t.Context(), ann, gone.ID, t0, nil))
+	const keep = 3
+	var batch []hosts.HostEvent
+	for i := range 5 {
+		// Events of one instant keep their batch order.
+		e := hosts.Event{At: t0.Add(time.Duration(i/2) * time.Second), Kind: fmt.Sprint("connected ", i), Message: "é ✓"}
+		batch = append(batch, hosts.HostEvent{HostID: a.ID, Event: e}, hosts.HostEvent{HostID: newID(), Event: e},
+			hosts.HostEvent{HostID: gone.ID, Event: e})
+	}
+	batch = append(batch, hosts.HostEvent{HostID: b.ID, Event: hosts.Event{At: t0, Kind: "disconnected"}})
+	must(t, "AppendEvents", s.AppendEvents(t.Context(), batch, keep))
+	got, err := s.ListEvents(t.Context(), a.ID, 50)
+	must(t, "ListEvents", err)
+	var kinds []string
+	for _, e := range got {
+		kinds = append(kinds, e.Kind)
+		if e.ID == "" || e.Message != "é ✓" {
+			t.Errorf("event %+v: want an id and the message", e)
+		}
+	}
+	if want := []string{"connected 4", "connected 3", "connected 2"}; !slices.Equal(kinds, want) {
+		t.Errorf("host a: %v, want the newest %d in order %v", kinds, keep, want)
+	}
+	if got, err := s.ListEvents(t.Context(), b.ID, 50); err != nil || len(got) != 1 || got[0].Kind != "disconnected" {
+		t.Errorf("host b: %+v, %v", got, err)
+	}
+	if got, err := s.ListEvents(t.Context(), gone.ID, 50); err != nil || len(got) != 0 {
+		t.Errorf("deleted host: %+v, %v; want none", got, err)
+	}
+	must(t, "AppendEvents of nothing", s.AppendEvents(t.Context(), nil, keep))
 }
