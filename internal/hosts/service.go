@@ -372,7 +372,9 @@ func (s *Service) Online(ctx context.Context, hostID, installToken string) (agen
 	if h.Status == StatusBanned {
 		return agentproto.TokenResponse{}, banned()
 	}
-	s.event(ctx, h.ID, "enrolled", "install token consumed")
+	// The token is spent: its event is recorded even if the caller has
+	// gone meanwhile.
+	s.event(context.WithoutCancel(ctx), h.ID, "enrolled", "install token consumed")
 	return s.agentToken(h.ID, sec.CredGen)
 }
 
