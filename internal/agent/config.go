@@ -59,7 +59,10 @@ type Config struct {
 	AgentVersion string
 
 	// HeartbeatOverride replaces the hub's welcome.heartbeat_s (and the
-	// fallback heartbeat interval) when positive.
+	// fallback heartbeat interval) when positive. Tests only: no config file
+	// sets it, and a real hub answers heartbeats on its own cadence (at
+	// most 50 s apart, docs/agent-protocol.md), so an override well below
+	// heartbeat_s would make the agent take a quiet hub for a dead one.
 	HeartbeatOverride time.Duration
 	// MetricsOverride replaces the hub's welcome.metrics_s when positive.
 	MetricsOverride time.Duration
