@@ -13,6 +13,7 @@
 package agentgw
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"net/http"
@@ -135,6 +136,41 @@ type session struct {
 	// lastSent is when the hub last wrote to the agent (Unix nanoseconds),
 	// which decides whether a heartbeat needs an answer (ackDue).
 	lastSent atomic.Int64
+	// writeMu orders writes, so that each runs under its own deadline.
+	writeMu sync.Mutex
+	// writeGrace replaces the constant in tests.
+	writeGrace time.Duration
+}
+
+// Writes to an agent have a deadline, so that an agent that stopped
+// reading (a hung host, a link that drops packets without a reset) cannot
+// hold a command's caller, and every other writer of the session, for
+// ever: writeGrace, plus the message's size at minWriteRate (a 4 MiB file
+// upload gets 74 s). A write that misses it fails, gws then closes the
+// socket, and the agent reconnects.
+const (
+	writeGrace   = 10 * time.Second
+	minWriteRate = 64 << 10 // bytes per second
+)
+
+// writeTimeout is the deadline of a write of size bytes, after grace.
+func writeTimeout(grace time.Duration, size int) time.Duration {
+	return grace + time.Duration(size)*time.Second/minWriteRate
+}
+
+// write sends one message under its deadline, then clears the deadline
+// for the writes gws makes itself (answering a close).
+func (s *session) write(write func() error, size int) error {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	now := time.Now()
+	s.lastSent.Store(now.UnixNano())
+	if err := s.socket.SetWriteDeadline(now.Add(writeTimeout(cmp.Or(s.writeGrace, writeGrace), size))); err != nil {
+		return err
+	}
+	err := write()
+	_ = s.socket.SetWriteDeadline(time.Time{})
+	return err
 }
 
 // ackQuiet is how long the hub may have sent an agent nothing before a
@@ -178,20 +214,24 @@ func (s *session) closeMux() {
 }
 
 func (s *session) WriteMessage(msg []byte) error {
-	s.lastSent.Store(time.Now().UnixNano())
-	return s.socket.WriteMessage(gws.OpcodeText, msg)
+	return s.write(func() error { return s.socket.WriteMessage(gws.OpcodeText, msg) }, len(msg))
 }
 
 // WriteBinary implements streams.Transport.
 func (s *session) WriteBinary(msg []byte) error {
-	s.lastSent.Store(time.Now().UnixNano())
-	return s.socket.WriteMessage(gws.OpcodeBinary, msg)
+	return s.write(func() error { return s.socket.WriteMessage(gws.OpcodeBinary, msg) }, len(msg))
 }
 
+// Close sends the agent a close frame with reason and ends the socket. It
+// does not wait: a write under way may take until its deadline.
 func (s *session) Close(reason string) {
 	if s.closing.CompareAndSwap(false, true) {
-		_ = s.socket.WriteClose(CloseDropped, []byte(reason))
+		go s.closeWith(CloseDropped, reason)
 	}
+}
+
+func (s *session) closeWith(code uint16, reason string) {
+	_ = s.write(func() error { return s.socket.WriteClose(code, []byte(reason)) }, len(reason))
 }
 
 func (s *session) send(typ, id string, body any) {
@@ -206,7 +246,7 @@ func (s *session) send(typ, id string, body any) {
 
 func (s *session) fail(code uint16, e agentproto.Error) {
 	s.send(agentproto.TypeError, "", e)
-	_ = s.socket.WriteClose(code, []byte(e.Message))
+	s.closeWith(code, e.Message)
 }
 
 // sessionSlot is a socket's gws session storage, which holds only the
@@ -263,7 +303,11 @@ func closeReason(err error) string {
 }
 
 func (h handler) OnPing(c *gws.Conn, payload []byte) {
-	_ = c.WritePong(payload)
+	if s := sessionOf(c); s != nil {
+		_ = s.write(func() error { return c.WritePong(payload) }, len(payload))
+	} else {
+		_ = c.WritePong(payload)
+	}
 	h.touch(c)
 }
 

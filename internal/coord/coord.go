@@ -45,9 +45,10 @@ type Coord interface {
 	RefreshPresence(ctx context.Context, instanceID string, hostIDs []string, ttl time.Duration) error
 	// Presence returns the instance holding hostID's agent, if any.
 	Presence(ctx context.Context, hostID string) (instanceID string, ok bool, err error)
-	// ClearPresence removes hostID's presence only if instanceID still holds
-	// it, so a late disconnect never erases a newer connection elsewhere.
-	ClearPresence(ctx context.Context, hostID, instanceID string) error
+	// ClearPresence removes the presence of each host in hostIDs that
+	// instanceID still holds, so a late disconnect never erases a newer
+	// connection elsewhere; many hosts in one round trip.
+	ClearPresence(ctx context.Context, instanceID string, hostIDs []string) error
 	// CountPresence counts hosts with live presence, cluster-wide.
 	CountPresence(ctx context.Context) (int64, error)
 

@@ -57,6 +57,7 @@ type Dispatcher struct {
 	coord    coord.Coord
 	log      *slog.Logger
 	obs      Observer
+	clears   *presenceClears
 
 	mu      sync.Mutex
 	conns   map[string]held                     // host id → connection
@@ -76,6 +77,7 @@ type held struct {
 func New(instance string, c coord.Coord, log *slog.Logger) *Dispatcher {
 	return &Dispatcher{
 		instance: instance, coord: c, log: log,
+		clears:  &presenceClears{coord: c, instance: instance, log: log},
 		conns:   map[string]held{},
 		waiters: map[string]chan agentproto.Response{},
 		routed:  map[string]chan routed{},
@@ -195,13 +197,24 @@ func (d *Dispatcher) refreshPresence(ctx context.Context) bool {
 	return true
 }
 
+// closeAll closes every connection and withdraws their presence, so that
+// the hosts read offline at once rather than when it expires; an agent
+// that reconnected elsewhere meanwhile is held there, not here, and keeps
+// its presence.
 func (d *Dispatcher) closeAll(reason string) {
 	d.mu.Lock()
 	conns := d.conns
 	d.conns = map[string]held{}
 	d.mu.Unlock()
-	for _, c := range conns {
+	ids := make([]string, 0, len(conns))
+	for id, c := range conns {
 		c.conn.Close(reason)
+		ids = append(ids, id)
+	}
+	if len(ids) > 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), clearTimeout)
+		defer cancel()
+		d.clears.clear(ctx, ids...)
 	}
 }
 
@@ -234,9 +247,7 @@ func (d *Dispatcher) Unregister(ctx context.Context, hostID string, c Conn) {
 	}
 	d.mu.Unlock()
 	if mine {
-		if err := d.coord.ClearPresence(ctx, hostID, d.instance); err != nil {
-			d.log.WarnContext(ctx, "clear presence failed", "host_id", hostID, "err", err)
-		}
+		d.clears.clear(ctx, hostID)
 	}
 }
 
@@ -292,9 +303,7 @@ func (d *Dispatcher) dropLocal(ctx context.Context, hostID, reason string, befor
 	if !ok {
 		return
 	}
-	if err := d.coord.ClearPresence(ctx, hostID, d.instance); err != nil {
-		d.log.WarnContext(ctx, "clear presence failed", "host_id", hostID, "err", err)
-	}
+	d.clears.clear(ctx, hostID)
 	c.conn.Close(reason)
 }
 

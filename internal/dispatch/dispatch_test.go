@@ -3,6 +3,7 @@ package dispatch
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"sync"
@@ -185,5 +186,101 @@ func TestPresenceRenewalRetriesSoonAfterAFailure(t *testing.T) {
 	}
 	if inst, ok, err := c.Presence(context.Background(), "h1"); err != nil || !ok || inst != "a" {
 		t.Fatalf("presence after the retries: %q %v %v", inst, ok, err)
+	}
+}
+
+// gatedClears holds each ClearPresence until released, and records the
+// batches, as a busy coordination store would.
+type gatedClears struct {
+	coord.Coord
+	gate    chan struct{}
+	mu      sync.Mutex
+	batches [][]string
+}
+
+func (g *gatedClears) ClearPresence(ctx context.Context, inst string, ids []string) error {
+	g.mu.Lock()
+	g.batches = append(g.batches, append([]string(nil), ids...))
+	g.mu.Unlock()
+	<-g.gate
+	return g.Coord.ClearPresence(ctx, inst, ids)
+}
+
+func (g *gatedClears) calls() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.batches)
+}
+
+// TestDisconnectsWhileAClearRunsGoTogether: a thousand agents lost while
+// one clear is under way cost one more round trip, not a thousand, and
+// each Unregister returns only once its host's presence is gone.
+func TestDisconnectsWhileAClearRunsGoTogether(t *testing.T) {
+	c := inproc.New()
+	t.Cleanup(func() { c.Close() })
+	g := &gatedClears{Coord: c, gate: make(chan struct{})}
+	d := New("a", g, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	ctx := context.Background()
+	const n = 1000
+	agents := make([]*fakeAgent, n+1)
+	for i := range agents {
+		agents[i] = &fakeAgent{d: d}
+		if err := d.Register(ctx, fmt.Sprint("h", i), agents[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := make(chan struct{})
+	go func() { defer close(first); d.Unregister(ctx, "h0", agents[0]) }()
+	waitUntil(t, func() bool { return g.calls() == 1 })
+	var rest sync.WaitGroup
+	var returned atomic.Int64
+	for i := 1; i <= n; i++ {
+		rest.Go(func() { d.Unregister(ctx, fmt.Sprint("h", i), agents[i]); returned.Add(1) })
+	}
+	waitUntil(t, func() bool {
+		d.clears.mu.Lock()
+		defer d.clears.mu.Unlock()
+		return len(d.clears.done) == n
+	})
+	if got := returned.Load(); got != 0 {
+		t.Fatalf("%d Unregisters returned before their clear ran", got)
+	}
+	close(g.gate)
+	<-first
+	rest.Wait()
+	if got := g.calls(); got != 2 || len(g.batches[1]) != n {
+		t.Fatalf("clears: %d calls, want 2 (the first, then the other %d hosts together)", got, n)
+	}
+	if online, _ := c.CountPresence(ctx); online != 0 {
+		t.Fatalf("presence after every disconnect: %d hosts, want 0", online)
+	}
+}
+
+// TestStoppingWithdrawsPresence: a stopping instance's hosts read offline
+// at once, except one whose agent reconnected elsewhere meanwhile.
+func TestStoppingWithdrawsPresence(t *testing.T) {
+	c := inproc.New()
+	t.Cleanup(func() { c.Close() })
+	d := New("a", c, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	ctx, cancel := context.WithCancel(context.Background())
+	ready, done := make(chan struct{}), make(chan error, 1)
+	go func() { done <- d.Run(ctx, ready) }()
+	<-ready
+	for _, h := range []string{"h1", "h2", "moved"} {
+		if err := d.Register(context.Background(), h, &fakeAgent{d: d}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.SetPresence(context.Background(), "moved", "b", PresenceTTL); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for h, want := range map[string]string{"h1": "", "h2": "", "moved": "b"} {
+		if inst, _, _ := c.Presence(context.Background(), h); inst != want {
+			t.Errorf("presence of %s after stopping: %q, want %q", h, inst, want)
+		}
 	}
 }

@@ -58,6 +58,7 @@ func Run(t *testing.T, open func(t *testing.T) coord.Coord) {
 		{"PresenceExpires", testPresenceExpires},
 		{"PresenceRefreshBatch", testPresenceRefreshBatch},
 		{"PresenceClearOnlyByHolder", testPresenceClear},
+		{"PresenceClearBatch", testPresenceClearBatch},
 		{"PresenceCountFollowsExpiry", testPresenceCountExpiry},
 		{"PresenceNonPositiveTTLRejected", testPresenceBadTTL},
 		{"PubSubTwoSubscribersInOrder", testPubSubTwoSubscribers},

@@ -1,6 +1,7 @@
 package coordtest
 
 import (
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -58,18 +59,46 @@ func testPresenceRefreshBatch(t *testing.T, c coord.Coord) {
 	wantPresenceCount(t, c, n)
 }
 
+// testPresenceClearBatch clears a batch the size of an instance's share of
+// agents lost at once (a network cut), spanning several round trips: the
+// hosts another instance took over and one never set stay as they are.
+func testPresenceClearBatch(t *testing.T, c coord.Coord) {
+	const n = 2500
+	ctx := t.Context()
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = key(t, "host"+strconv.Itoa(i))
+	}
+	must(t, c.RefreshPresence(ctx, "inst-a", ids, long))
+	taken := []string{ids[0], ids[1200], ids[n-1]}
+	for _, h := range taken {
+		must(t, c.SetPresence(ctx, h, "inst-b", long))
+	}
+	must(t, c.ClearPresence(ctx, "inst-a", append(ids, key(t, "never set"))))
+	wantPresenceCount(t, c, int64(len(taken)))
+	for i, h := range ids {
+		if slices.Contains(taken, h) {
+			wantPresence(t, c, h, "inst-b", true)
+		} else if i%97 == 0 {
+			wantPresence(t, c, h, "", false)
+		}
+	}
+	// An empty batch is a no-op, not an error.
+	must(t, c.ClearPresence(ctx, "inst-a", nil))
+}
+
 func testPresenceClear(t *testing.T, c coord.Coord) {
 	ctx, h := t.Context(), key(t, "host")
 	must(t, c.SetPresence(ctx, h, "inst-a", long))
 	must(t, c.SetPresence(ctx, h, "inst-b", long))
 	// inst-a's late disconnect must not erase inst-b's connection.
-	must(t, c.ClearPresence(ctx, h, "inst-a"))
+	must(t, c.ClearPresence(ctx, "inst-a", []string{h}))
 	wantPresence(t, c, h, "inst-b", true)
 	wantPresenceCount(t, c, 1)
-	must(t, c.ClearPresence(ctx, h, "inst-b"))
+	must(t, c.ClearPresence(ctx, "inst-b", []string{h}))
 	wantPresence(t, c, h, "", false)
 	wantPresenceCount(t, c, 0)
-	if err := c.ClearPresence(ctx, key(t, "missing"), "inst-a"); err != nil {
+	if err := c.ClearPresence(ctx, "inst-a", []string{key(t, "missing")}); err != nil {
 		t.Fatalf("ClearPresence(missing): got %v, want nil", err)
 	}
 	// Cleared means gone: setting again starts afresh.

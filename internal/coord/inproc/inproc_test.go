@@ -98,7 +98,7 @@ func TestPresenceExpiryFakeClock(t *testing.T) {
 	wantCountPresence(t, c, 2)
 	// An expired entry goes even when a non-holder clears it.
 	clock.advance(time.Minute)
-	must(t, c.ClearPresence(ctx, "h2", "other"))
+	must(t, c.ClearPresence(ctx, "other", []string{"h2"}))
 	if got := sizes(c)[3]; got != 1 {
 		t.Fatalf("presence entries: got %d, want 1", got)
 	}

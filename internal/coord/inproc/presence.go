@@ -47,14 +47,17 @@ func (c *Coord) Presence(_ context.Context, hostID string) (string, bool, error)
 	return p.instance, true, nil
 }
 
-// ClearPresence deletes hostID's presence if instanceID holds it (or it has
-// expired anyway).
-func (c *Coord) ClearPresence(_ context.Context, hostID, instanceID string) error {
+// ClearPresence deletes each host's presence that instanceID holds (or
+// that has expired anyway), under one lock.
+func (c *Coord) ClearPresence(_ context.Context, instanceID string, hostIDs []string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	p, ok := c.presence[hostID]
-	if ok && (p.instance == instanceID || !c.now().Before(p.expires)) {
-		delete(c.presence, hostID)
+	now := c.now()
+	for _, h := range hostIDs {
+		p, ok := c.presence[h]
+		if ok && (p.instance == instanceID || !now.Before(p.expires)) {
+			delete(c.presence, h)
+		}
 	}
 	return nil
 }

@@ -18,10 +18,10 @@ import (
 // (TIME) and change the key and the set together, so the two always agree
 // and the instances' clocks do not matter.
 
-// refreshChunk bounds the hosts per script call: one call blocks Redis for
-// its run, so a 20,000-host refresh is 20 short scripts sent in one pipeline
-// (one round trip) rather than one long one.
-const refreshChunk = 1000
+// presenceChunk bounds the hosts per script call: one call blocks Redis
+// for its run, so a 20,000-host refresh is 20 short scripts rather than
+// one long one.
+const presenceChunk = 1000
 
 // setPresenceScript: KEYS = host keys..., set key; ARGV = instance, ttl ms,
 // host ids... (one per host key). It also prunes expired set members, so the
@@ -40,20 +40,24 @@ redis.call('ZREMRANGEBYSCORE', z, '-inf', now - 1)
 return #KEYS - 1
 `)
 
-// clearPresenceScript: KEYS = host key, set key; ARGV = instance, host id.
-// It deletes only when the instance still holds the host; an absent key
-// means the set member is stale, so it goes too.
+// clearPresenceScript: KEYS = host keys..., set key; ARGV = instance, host
+// ids... (one per host key). It deletes a host only when the instance
+// still holds it; an absent key means the set member is stale, so it goes
+// too. It returns how many it deleted.
 var clearPresenceScript = goredis.NewScript(`
-local v = redis.call('GET', KEYS[1])
-if v == ARGV[1] then
-	redis.call('DEL', KEYS[1])
-	redis.call('ZREM', KEYS[2], ARGV[2])
-	return 1
+local z = KEYS[#KEYS]
+local n = 0
+for i = 1, #KEYS - 1 do
+	local v = redis.call('GET', KEYS[i])
+	if v == ARGV[1] then
+		redis.call('DEL', KEYS[i])
+		n = n + 1
+	end
+	if v == ARGV[1] or not v then
+		redis.call('ZREM', z, ARGV[i + 1])
+	end
 end
-if not v then
-	redis.call('ZREM', KEYS[2], ARGV[2])
-end
-return 0
+return n
 `)
 
 // countPresenceScript: KEYS = set key. A key whose PX expiry equals now is
@@ -83,18 +87,29 @@ func (c *Coord) SetPresence(ctx context.Context, hostID, instanceID string, ttl 
 }
 
 // RefreshPresence sets every host in hostIDs to instanceID for ttl, in
-// chunks of refreshChunk hosts, one round trip each. A chunk that fails
-// does not stop the others: under load, most of an instance's hosts stay
-// present even when a few round trips time out, and the error reports
-// the failures for the caller to retry.
+// chunks of presenceChunk hosts (presenceChunks).
 func (c *Coord) RefreshPresence(ctx context.Context, instanceID string, hostIDs []string, ttl time.Duration) error {
 	if ttl <= 0 {
 		return fmt.Errorf("redis: refresh presence: %w", errBadTTL)
 	}
 	ms := atLeastMs(ttl).Milliseconds()
+	err := c.presenceChunks(ctx, setPresenceScript, hostIDs, instanceID, ms)
+	if err != nil {
+		return fmt.Errorf("redis: refresh presence: %w", err)
+	}
+	return nil
+}
+
+// presenceChunks runs script over hostIDs in chunks of presenceChunk
+// hosts, one round trip each, with KEYS the chunk's host keys then the
+// set key, and ARGV first then the chunk's host ids. A chunk that fails
+// does not stop the others: under load, most hosts are done even when a
+// few round trips time out, and the error reports the failures for the
+// caller to retry. Running a chunk twice is harmless for both scripts.
+func (c *Coord) presenceChunks(ctx context.Context, script *goredis.Script, hostIDs []string, first ...any) error {
 	var failed []error
-	for chunk := range slices.Chunk(hostIDs, refreshChunk) {
-		if err := c.refreshChunk(ctx, instanceID, chunk, ms); err != nil {
+	for chunk := range slices.Chunk(hostIDs, presenceChunk) {
+		if err := c.presenceChunk(ctx, script, chunk, first); err != nil {
 			failed = append(failed, err)
 		}
 		if ctx.Err() != nil {
@@ -102,28 +117,27 @@ func (c *Coord) RefreshPresence(ctx context.Context, instanceID string, hostIDs 
 		}
 	}
 	if len(failed) > 0 {
-		return fmt.Errorf("redis: refresh presence: %d of %d chunks failed: %w",
-			len(failed), (len(hostIDs)+refreshChunk-1)/refreshChunk, errors.Join(failed...))
+		return fmt.Errorf("%d of %d chunks failed: %w",
+			len(failed), (len(hostIDs)+presenceChunk-1)/presenceChunk, errors.Join(failed...))
 	}
 	return nil
 }
 
-// refreshChunk runs setPresenceScript for one chunk. EVALSHA keeps the
-// request small; a Redis that lost its script cache (a restart) answers
-// NOSCRIPT, and the chunk goes again with the script body. Running a
-// chunk twice is harmless: it only sets.
-func (c *Coord) refreshChunk(ctx context.Context, instanceID string, chunk []string, ms int64) error {
+// presenceChunk runs script for one chunk. EVALSHA keeps the request
+// small; a Redis that lost its script cache (a restart) answers NOSCRIPT,
+// and the chunk goes again with the script body.
+func (c *Coord) presenceChunk(ctx context.Context, script *goredis.Script, chunk []string, first []any) error {
 	keys := make([]string, 0, len(chunk)+1)
-	args := make([]any, 0, len(chunk)+2)
-	args = append(args, instanceID, ms)
+	args := make([]any, 0, len(chunk)+len(first))
+	args = append(args, first...)
 	for _, h := range chunk {
 		keys = append(keys, c.presenceKey(h))
 		args = append(args, h)
 	}
 	keys = append(keys, c.presenceSet())
-	err := setPresenceScript.EvalSha(ctx, c.rdb, keys, args...).Err()
+	err := script.EvalSha(ctx, c.rdb, keys, args...).Err()
 	if goredis.HasErrorPrefix(err, "NOSCRIPT") {
-		err = setPresenceScript.Eval(ctx, c.rdb, keys, args...).Err()
+		err = script.Eval(ctx, c.rdb, keys, args...).Err()
 	}
 	return err
 }
@@ -140,11 +154,10 @@ func (c *Coord) Presence(ctx context.Context, hostID string) (string, bool, erro
 	return v, true, nil
 }
 
-// ClearPresence deletes hostID's presence only if instanceID holds it,
-// compare and delete in one script.
-func (c *Coord) ClearPresence(ctx context.Context, hostID, instanceID string) error {
-	keys := []string{c.presenceKey(hostID), c.presenceSet()}
-	if err := clearPresenceScript.Run(ctx, c.rdb, keys, instanceID, hostID).Err(); err != nil {
+// ClearPresence deletes each host's presence that instanceID holds,
+// compare and delete in one script per chunk of presenceChunk hosts.
+func (c *Coord) ClearPresence(ctx context.Context, instanceID string, hostIDs []string) error {
+	if err := c.presenceChunks(ctx, clearPresenceScript, hostIDs, instanceID); err != nil {
 		return fmt.Errorf("redis: clear presence: %w", err)
 	}
 	return nil

@@ -43,7 +43,7 @@ const (
 // uniqueViolation is SQLSTATE unique_violation.
 const uniqueViolation = "23505"
 
-var dialect = sqldb.Dialect{Name: "postgres", IsUniqueViolation: isUniqueViolation, RowLocks: true, WritingCTEs: true}
+var dialect = sqldb.Dialect{Name: "postgres", IsUniqueViolation: isUniqueViolation, RowLocks: true, WritingCTEs: true, ArrayParams: true}
 
 // Open connects to the database at url (postgres://…), applies the
 // migrations it lacks, and returns the store.

@@ -124,3 +124,12 @@ func TestPoolSize(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkIdleFlush(b *testing.B) {
+	db, err := postgres.Open(b.Context(), pgtest.NewDatabase(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	storetest.BenchmarkIdleFlush(b, db)
+}

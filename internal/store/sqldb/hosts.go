@@ -255,34 +255,40 @@ func (d *DB) RecordHandshake(ctx context.Context, id, publicIP, os, version stri
 // MarkSeen writes the batch in one transaction. For each undeleted host it
 // moves last_seen_at up to the fact's time (never back); unless the host is
 // banned it also moves last_online_at up and sets status online. Unknown
-// and deleted hosts are skipped. Hosts are updated in id order, so that
-// hub instances flushing overlapping batches lock rows in the same order
-// and cannot deadlock each other.
+// and deleted hosts are skipped, and of a host's facts the latest counts.
+// Rows are locked in id order, so that hub instances flushing overlapping
+// batches, and sweeping, lock in the same order and cannot deadlock each
+// other.
 func (d *DB) MarkSeen(ctx context.Context, seen []hosts.Seen) error {
 	if len(seen) == 0 {
 		return nil
 	}
-	batch := slices.SortedFunc(slices.Values(seen), func(a, b hosts.Seen) int {
-		return cmp.Or(strings.Compare(a.HostID, b.HostID), a.At.Compare(b.At))
+	latest := slices.SortedFunc(slices.Values(seen), func(a, b hosts.Seen) int {
+		return cmp.Or(strings.Compare(a.HostID, b.HostID), b.At.Compare(a.At))
 	})
+	latest = slices.CompactFunc(latest, func(a, b hosts.Seen) bool { return a.HostID == b.HostID })
+	rows := make([][]any, len(latest))
+	for i, s := range latest {
+		rows[i] = []any{s.HostID, d.timeArg(s.At)}
+	}
 	return d.withTx(ctx, func(tx *sql.Tx) error {
-		stmt, err := tx.PrepareContext(ctx,
-			`UPDATE hosts SET last_seen_at = `+laterOf("last_seen_at", "$1")+`,
-			 last_online_at = CASE WHEN status = 'banned' THEN last_online_at ELSE `+laterOf("last_online_at", "$1")+` END,
-			 status = CASE WHEN status = 'banned' THEN status ELSE 'online' END
-			 WHERE id = $2 AND deleted_at IS NULL`)
-		if err != nil {
-			return d.errorf("mark seen", err)
-		}
-		defer func() { _ = stmt.Close() }()
-		for _, s := range batch {
-			if _, err := stmt.ExecContext(ctx, d.timeArg(s.At), s.HostID); err != nil {
-				return d.errorf("mark seen", err)
+		if d.dialect.RowLocks {
+			// Lock the rows in id order first; the UPDATE's join takes
+			// them in whatever order its plan reads them.
+			if err := d.execBatch(ctx, tx, "mark seen", seenColumns, rows,
+				`SELECT id FROM hosts WHERE id IN (SELECT host_id FROM v) ORDER BY id FOR NO KEY UPDATE`); err != nil {
+				return err
 			}
 		}
-		return nil
+		return d.execBatch(ctx, tx, "mark seen", seenColumns, rows,
+			`UPDATE hosts SET last_seen_at = `+laterOf("last_seen_at", "v.at")+`,
+			 last_online_at = CASE WHEN status = 'banned' THEN last_online_at ELSE `+laterOf("last_online_at", "v.at")+` END,
+			 status = CASE WHEN status = 'banned' THEN status ELSE 'online' END
+			 FROM v WHERE hosts.id = v.host_id AND hosts.deleted_at IS NULL`)
 	})
 }
+
+var seenColumns = []column{{"host_id", "text"}, {"at", "timestamptz"}}
 
 // SweepStatus moves silent hosts on, in one transaction: online or stale
 // hosts last seen before offlineBefore to offline, then online hosts last
@@ -294,13 +300,13 @@ func (d *DB) MarkSeen(ctx context.Context, seen []hosts.Seen) error {
 // flush that lost had to wait for the next interval.
 func (d *DB) SweepStatus(ctx context.Context, staleBefore, offlineBefore time.Time) error {
 	return d.withTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, d.sweep(`status = 'offline'`,
-			`status IN ('online', 'stale') AND last_seen_at < $1 AND deleted_at IS NULL`),
+		if _, err := tx.ExecContext(ctx, `UPDATE hosts SET status = 'offline' WHERE `+
+			d.lockedInIDOrder(`status IN ('online', 'stale') AND last_seen_at < $1 AND deleted_at IS NULL`),
 			d.timeArg(offlineBefore)); err != nil {
 			return d.errorf("sweep offline hosts", err)
 		}
-		if _, err := tx.ExecContext(ctx, d.sweep(`status = 'stale'`,
-			`status = 'online' AND last_seen_at < $1 AND deleted_at IS NULL`),
+		if _, err := tx.ExecContext(ctx, `UPDATE hosts SET status = 'stale' WHERE `+
+			d.lockedInIDOrder(`status = 'online' AND last_seen_at < $1 AND deleted_at IS NULL`),
 			d.timeArg(staleBefore)); err != nil {
 			return d.errorf("sweep stale hosts", err)
 		}
@@ -308,17 +314,16 @@ func (d *DB) SweepStatus(ctx context.Context, staleBefore, offlineBefore time.Ti
 	})
 }
 
-// sweep is an UPDATE of hosts setting set where cond holds, taking the row
-// locks in id order where the engine has them. NO KEY UPDATE is the lock
-// the UPDATE itself takes: it waits for MarkSeen, but not for the key-share
-// locks that batches of metrics and events take on their hosts (in no
-// particular order) through their foreign keys.
-func (d *DB) sweep(set, cond string) string {
+// lockedInIDOrder is the condition cond of an UPDATE of hosts, taking the
+// row locks in id order where the engine has them. NO KEY UPDATE is the
+// lock the UPDATE itself takes: it waits for other updates of the hosts,
+// but not for the key-share locks that batches of metrics and events take
+// on their hosts (in no particular order) through their foreign keys.
+func (d *DB) lockedInIDOrder(cond string) string {
 	if !d.dialect.RowLocks {
-		return `UPDATE hosts SET ` + set + ` WHERE ` + cond
+		return cond
 	}
-	return `UPDATE hosts SET ` + set + ` WHERE ` + cond +
-		` AND id IN (SELECT id FROM hosts WHERE ` + cond + ` ORDER BY id FOR NO KEY UPDATE)`
+	return cond + ` AND id IN (SELECT id FROM hosts WHERE ` + cond + ` ORDER BY id FOR NO KEY UPDATE)`
 }
 
 // SetBanned bans the undeleted host, or unbans it (a banned host becomes
@@ -432,19 +437,17 @@ func (d *DB) AppendMetrics(ctx context.Context, batch []hosts.Sample, keep int) 
 	if len(batch) == 0 {
 		return nil
 	}
+	rows := make([][]any, len(batch))
+	for i, s := range batch {
+		rows[i] = []any{int64(i), s.HostID, d.timeArg(s.At), s.CPUPct, s.MemPct, s.DiskPct, s.NetRxBps, s.NetTxBps, s.TCPConns, s.UptimeS}
+	}
 	return d.withTx(ctx, func(tx *sql.Tx) error {
-		insert, err := tx.PrepareContext(ctx,
+		err := d.execBatch(ctx, tx, "append metrics", sampleColumns, rows,
 			`INSERT INTO host_metrics (host_id, at, cpu_pct, mem_pct, disk_pct, net_rx_bps, net_tx_bps, tcp_conns, uptime_s)
-			 SELECT id, $2, $3, $4, $5, $6, $7, $8, $9 FROM hosts WHERE id = $1 AND deleted_at IS NULL`)
+			 SELECT v.host_id, v.at, v.cpu_pct, v.mem_pct, v.disk_pct, v.net_rx_bps, v.net_tx_bps, v.tcp_conns, v.uptime_s
+			 FROM v WHERE EXISTS (SELECT 1 FROM hosts h WHERE h.id = v.host_id AND h.deleted_at IS NULL) ORDER BY v.n`)
 		if err != nil {
-			return d.errorf("append metrics", err)
-		}
-		defer insert.Close()
-		for _, s := range batch {
-			if _, err := insert.ExecContext(ctx, s.HostID, d.timeArg(s.At), s.CPUPct, s.MemPct, s.DiskPct,
-				s.NetRxBps, s.NetTxBps, s.TCPConns, s.UptimeS); err != nil {
-				return d.errorf("append metrics", err)
-			}
+			return err
 		}
 		for _, s := range batch {
 			if s.Trim {
@@ -455,6 +458,15 @@ func (d *DB) AppendMetrics(ctx context.Context, batch []hosts.Sample, keep int) 
 		}
 		return nil
 	})
+}
+
+// sampleColumns are a metrics sample's, after n, its place in the batch:
+// samples are stored in batch order.
+var sampleColumns = []column{
+	{"n", "bigint"}, {"host_id", "text"}, {"at", "timestamptz"},
+	{"cpu_pct", "double precision"}, {"mem_pct", "double precision"}, {"disk_pct", "double precision"},
+	{"net_rx_bps", "double precision"}, {"net_tx_bps", "double precision"},
+	{"tcp_conns", "bigint"}, {"uptime_s", "bigint"},
 }
 
 // ListMetrics returns up to limit newest samples of the undeleted host,

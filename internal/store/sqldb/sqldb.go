@@ -37,6 +37,10 @@ type Dialect struct {
 	// WITH (PostgreSQL): a lone charge is then one statement, one round
 	// trip, instead of a transaction of six.
 	WritingCTEs bool
+	// ArrayParams says the driver passes a slice as an array parameter
+	// (pgx): a batch of rows is then one statement of one array per column
+	// (batch.go), whatever its size.
+	ArrayParams bool
 }
 
 // TimeFormat is how times are stored when Dialect.TextTimes is set: UTC,

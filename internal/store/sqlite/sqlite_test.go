@@ -113,3 +113,12 @@ func BenchmarkCharge(b *testing.B) {
 	defer db.Close()
 	storetest.BenchmarkCharge(b, db)
 }
+
+func BenchmarkIdleFlush(b *testing.B) {
+	db, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "hostgate.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	storetest.BenchmarkIdleFlush(b, db)
+}

@@ -1,11 +1,14 @@
 package storetest
 
 import (
+	"fmt"
 	"testing"
+	"time"
 
 	"hostgate/internal/accounts"
 	"hostgate/internal/audit"
 	"hostgate/internal/billing"
+	"hostgate/internal/hosts"
 	"hostgate/internal/store"
 )
 
@@ -44,5 +47,58 @@ func BenchmarkCharge(b *testing.B, s store.Store) {
 				}
 			}
 		})
+	})
+}
+
+// BenchmarkIdleFlush measures what an idle fleet costs the store: one
+// liveness flush (MarkSeen) and one metrics flush (AppendMetrics) of
+// flushHosts hosts, reported per row. s must be a fresh migrated store.
+func BenchmarkIdleFlush(b *testing.B, s store.Store) {
+	const flushHosts = 2000
+	ctx := b.Context()
+	u := accounts.User{ID: newID(), Email: newID() + "@example.com", DisplayName: "bench", Status: accounts.StatusActive, CreatedAt: t0}
+	sess := accounts.Session{ID: newID(), UserID: u.ID, CreatedAt: t0, ExpiresAt: t0.Add(24 * time.Hour)}
+	if err := s.CreateUser(ctx, u, "hash", sess, hashOf(u.ID)); err != nil {
+		b.Fatal(err)
+	}
+	ids := make([]string, flushHosts)
+	for i := range ids {
+		h := newHost(u.ID, fmt.Sprint("h", i), t0)
+		if err := s.CreateHost(ctx, h, hosts.Secrets{SecretSealed: sealed(h, 1)}, nil); err != nil {
+			b.Fatal(err)
+		}
+		ids[i] = h.ID
+	}
+	perRow := func(b *testing.B) {
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*flushHosts), "ns/row")
+	}
+	b.Run("liveness", func(b *testing.B) {
+		at := t0
+		seen := make([]hosts.Seen, len(ids))
+		for b.Loop() {
+			at = at.Add(time.Second)
+			for i, id := range ids {
+				seen[i] = hosts.Seen{HostID: id, At: at}
+			}
+			if err := s.MarkSeen(ctx, seen); err != nil {
+				b.Fatal(err)
+			}
+		}
+		perRow(b)
+	})
+	b.Run("metrics", func(b *testing.B) {
+		at := t0
+		batch := make([]hosts.Sample, len(ids))
+		for b.Loop() {
+			at = at.Add(time.Second)
+			for i, id := range ids {
+				batch[i] = hosts.Sample{HostID: id, Metrics: hosts.Metrics{At: at, CPUPct: 12.5, MemPct: 40, DiskPct: 71.25,
+					NetRxBps: 1200, NetTxBps: 800, TCPConns: 14, UptimeS: 86400}}
+			}
+			if err := s.AppendMetrics(ctx, batch, hosts.KeepMetrics); err != nil {
+				b.Fatal(err)
+			}
+		}
+		perRow(b)
 	})
 }

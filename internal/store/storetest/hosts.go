@@ -39,6 +39,7 @@ var hostsTests = []test{
 	{"RecordHandshake", testRecordHandshake},
 	{"MarkSeen", testMarkSeen},
 	{"MarkSeenBanned", testMarkSeenBanned},
+	{"LargeBatches", testLargeBatches},
 	{"SweepStatus", testSweepStatus},
 	{"SweepBesideFlushes", testSweepBesideFlushes},
 	{"SetBanned", testSetBanned},
@@ -561,6 +562,53 @@ func testMarkSeen(t *testing.T, s store.Store) {
 	a.Status, a.LastSeenAt, a.LastOnlineAt = hosts.StatusOnline, &t2, &t2
 	got, _ = hostNow(t, s, a.ID)
 	checkHost(t, "host seen with an older fact", got, a)
+}
+
+// testLargeBatches: batches longer than one statement's share of rows
+// (VALUES lists on SQLite) with unknown hosts and repeats, in order.
+func testLargeBatches(t *testing.T, s store.Store) {
+	ann := owner(t, s, "ann@example.com")
+	const n = 150
+	hs := make([]hosts.Host, n)
+	var seen []hosts.Seen
+	var samples []hosts.Sample
+	for i := range hs {
+		hs[i] = createHost(t, s, newHost(ann, fmt.Sprint("h", i), t0))
+		at := t0.Add(time.Duration(i) * time.Second)
+		seen = append(seen, hosts.Seen{HostID: hs[i].ID, At: at}, hosts.Seen{HostID: newID(), At: at})
+		samples = append(samples, hosts.Sample{HostID: hs[i].ID, Metrics: hosts.Metrics{At: t0, CPUPct: float64(i)}},
+			hosts.Sample{HostID: newID(), Metrics: hosts.Metrics{At: t0}})
+	}
+	// The first host is seen late too, earlier in the batch, and has a
+	// sample in every part of the batch, all at one time.
+	seen = append([]hosts.Seen{{HostID: hs[0].ID, At: t0.Add(time.Hour)}}, seen...)
+	for i := range 3 {
+		samples = append(samples, hosts.Sample{HostID: hs[0].ID, Metrics: hosts.Metrics{At: t0, CPUPct: float64(1000 + i)}})
+	}
+	must(t, "MarkSeen", s.MarkSeen(t.Context(), seen))
+	must(t, "AppendMetrics", s.AppendMetrics(t.Context(), samples, 0))
+	for i, h := range hs {
+		at := t0.Add(time.Duration(i) * time.Second)
+		if i == 0 {
+			at = t0.Add(time.Hour)
+		}
+		h.Status, h.LastSeenAt, h.LastOnlineAt = hosts.StatusOnline, &at, &at
+		got, _ := hostNow(t, s, h.ID)
+		checkHost(t, fmt.Sprint("host ", i), got, h)
+		ms, err := s.ListMetrics(t.Context(), h.ID, 10)
+		must(t, "ListMetrics", err)
+		want := []float64{float64(i)}
+		if i == 0 {
+			want = []float64{1002, 1001, 1000, 0} // newest stored first
+		}
+		var cpu []float64
+		for _, m := range ms {
+			cpu = append(cpu, m.CPUPct)
+		}
+		if !slices.Equal(cpu, want) {
+			t.Errorf("host %d samples: got cpu %v, want %v", i, cpu, want)
+		}
+	}
 }
 
 func testMarkSeenBanned(t *testing.T, s store.Store) {
