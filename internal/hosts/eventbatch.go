@@ -29,11 +29,27 @@ type eventBatch struct {
 	mu      sync.Mutex
 	pending []HostEvent
 	dropped int
+	// stored counts each host's events since its last trim, as
+	// metricsBatch does its samples: trimming every host of every batch
+	// cost a statement per event in a reconnect storm. A host holds at
+	// most KeepEvents+eventTrimEvery events.
+	stored map[string]int
 }
+
+// eventTrimEvery is how many of a host's events are stored between two
+// trims of its history to KeepEvents.
+const eventTrimEvery = 50
 
 func (b *eventBatch) add(e HostEvent) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.stored == nil {
+		b.stored = map[string]int{}
+	}
+	if b.stored[e.HostID]++; b.stored[e.HostID] >= eventTrimEvery {
+		e.Trim = true
+		delete(b.stored, e.HostID)
+	}
 	b.pending = append(b.pending, e)
 	b.dropOverflow()
 }

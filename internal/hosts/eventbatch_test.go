@@ -78,3 +78,36 @@ func TestEventsBeyondTheBoundDropTheOldestAndSaySo(t *testing.T) {
 		t.Errorf("wrote %d from %q, want the newest %d from \"5\"", len(st.written), st.written[0].Kind, maxPendingEvents)
 	}
 }
+
+// TestEventsAskForATrimEveryFewPerHost: a host's history is cut once per
+// eventTrimEvery of its events, not at every batch.
+func TestEventsAskForATrimEveryFewPerHost(t *testing.T) {
+	st := &eventStore{}
+	s := &Service{store: st, now: time.Now, events: &eventBatch{store: st}}
+	ctx := context.Background()
+	for range 2*eventTrimEvery + 1 {
+		s.RecordEvent(ctx, "busy", "connected", "")
+		s.RecordEvent(ctx, "quiet", "connected", "")
+		s.RecordEvent(ctx, "quiet", "disconnected", "")
+	}
+	st.fail = true
+	_ = s.FlushEvents(ctx) // a retried event keeps its request
+	st.fail = false
+	if err := s.FlushEvents(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var trims []string
+	for i, e := range st.written {
+		if e.Trim {
+			trims = append(trims, fmt.Sprint(e.HostID, "@", i))
+		}
+	}
+	// busy's events are at 0, 3, 6, …: its 50th is at 147; quiet's at 1,
+	// 2, 4, 5, …: its 50th at 74, and it has 202.
+	want := []string{"quiet@74", "busy@147", "quiet@149", "quiet@224", "busy@297", "quiet@299"}
+	slices.Sort(want)
+	slices.Sort(trims)
+	if !slices.Equal(trims, want) {
+		t.Errorf("trims at %v, want %v", trims, want)
+	}
+}

@@ -100,8 +100,10 @@ type Event struct {
 	Message string    `json:"message"`
 }
 
-// HostEvent is an event of one host, in a batch.
+// HostEvent is an event of one host, in a batch. Trim asks the store to
+// cut the host's history to the newest events it keeps.
 type HostEvent struct {
 	HostID string
 	Event
+	Trim bool
 }

@@ -96,8 +96,8 @@ type Store interface {
 	// AppendEvent stores an event (the store fills ID) and keeps only the newest keep.
 	AppendEvent(ctx context.Context, hostID string, e Event, keep int) error
 	// AppendEvents stores a batch of events in one transaction, in order,
-	// skipping those of unknown or deleted hosts, and keeps only the newest
-	// keep events of each host in the batch.
+	// skipping those of unknown or deleted hosts, then keeps only the newest
+	// keep events of each host one of whose events asks for a trim.
 	AppendEvents(ctx context.Context, batch []HostEvent, keep int) error
 	// ListEvents returns up to limit newest events.
 	ListEvents(ctx context.Context, hostID string, limit int) ([]Event, error)

@@ -523,31 +523,35 @@ func (d *DB) insertHostEvent(ctx context.Context, tx *sql.Tx, hostID string, e h
 
 // AppendEvents stores the batch's events of undeleted hosts in one
 // transaction, in order (others are skipped), then cuts the history of
-// each host in the batch to its newest keep events (keep < 1: all).
+// each host one of whose events asks for it to its newest keep events
+// (keep < 1: all).
 func (d *DB) AppendEvents(ctx context.Context, batch []hosts.HostEvent, keep int) error {
 	if len(batch) == 0 {
 		return nil
 	}
-	return d.withTx(ctx, func(tx *sql.Tx) error {
-		insert, err := tx.PrepareContext(ctx, insertHostEventQuery)
-		if err != nil {
-			return d.errorf("append events", err)
+	rows := make([][]any, len(batch))
+	trim := map[string]bool{}
+	for i, e := range batch {
+		id := e.ID
+		if id == "" {
+			id = uuid.NewString()
 		}
-		defer insert.Close()
-		touched := map[string]bool{}
-		for _, e := range batch {
-			id := e.ID
-			if id == "" {
-				id = uuid.NewString()
-			}
-			if _, err := insert.ExecContext(ctx, e.HostID, id, d.timeArg(e.At), e.Kind, e.Message); err != nil {
-				return d.errorf("append events", err)
-			}
-			touched[e.HostID] = true
+		rows[i] = []any{int64(i), id, e.HostID, d.timeArg(e.At), e.Kind, e.Message}
+		if e.Trim {
+			trim[e.HostID] = true
+		}
+	}
+	return d.withTx(ctx, func(tx *sql.Tx) error {
+		err := d.execBatch(ctx, tx, "append events", eventColumns, rows,
+			`INSERT INTO host_events (id, host_id, at, kind, message)
+			 SELECT v.id, v.host_id, v.at, v.kind, v.message
+			 FROM v WHERE EXISTS (SELECT 1 FROM hosts h WHERE h.id = v.host_id AND h.deleted_at IS NULL) ORDER BY v.n`)
+		if err != nil {
+			return err
 		}
 		// In host order, so that instances trimming overlapping batches
 		// take their locks in the same order.
-		for _, hostID := range slices.Sorted(maps.Keys(touched)) {
+		for _, hostID := range slices.Sorted(maps.Keys(trim)) {
 			if err := d.trimHistory(ctx, tx, "host_events", hostID, keep); err != nil {
 				return err
 			}
@@ -555,6 +559,9 @@ func (d *DB) AppendEvents(ctx context.Context, batch []hosts.HostEvent, keep int
 		return nil
 	})
 }
+
+// eventColumns are a host event's, after n, its place in the batch.
+var eventColumns = []column{{"n", "bigint"}, {"id", "text"}, {"host_id", "text"}, {"at", "timestamptz"}, {"kind", "text"}, {"message", "text"}}
 
 // ListEvents returns up to limit newest events of the undeleted host,
 // newest first; none for an unknown or deleted host, or limit < 1.

@@ -50,9 +50,11 @@ func BenchmarkCharge(b *testing.B, s store.Store) {
 	})
 }
 
-// BenchmarkIdleFlush measures what an idle fleet costs the store: one
-// liveness flush (MarkSeen) and one metrics flush (AppendMetrics) of
-// flushHosts hosts, reported per row. s must be a fresh migrated store.
+// BenchmarkIdleFlush measures what a fleet costs the store: one liveness
+// flush (MarkSeen) and one metrics flush (AppendMetrics) of flushHosts
+// hosts, as idle agents cause, and one batch of an event per host, as a
+// reconnect storm does (AppendEvents), reported per row. s must be a
+// fresh migrated store.
 func BenchmarkIdleFlush(b *testing.B, s store.Store) {
 	const flushHosts = 2000
 	ctx := b.Context()
@@ -96,6 +98,20 @@ func BenchmarkIdleFlush(b *testing.B, s store.Store) {
 					NetRxBps: 1200, NetTxBps: 800, TCPConns: 14, UptimeS: 86400}}
 			}
 			if err := s.AppendMetrics(ctx, batch, hosts.KeepMetrics); err != nil {
+				b.Fatal(err)
+			}
+		}
+		perRow(b)
+	})
+	b.Run("events", func(b *testing.B) {
+		at := t0
+		batch := make([]hosts.HostEvent, len(ids))
+		for b.Loop() {
+			at = at.Add(time.Second)
+			for i, id := range ids {
+				batch[i] = hosts.HostEvent{HostID: id, Event: hosts.Event{At: at, Kind: "connected", Message: "agent 1.0.0 from 203.0.113.7"}}
+			}
+			if err := s.AppendEvents(ctx, batch, hosts.KeepEvents); err != nil {
 				b.Fatal(err)
 			}
 		}

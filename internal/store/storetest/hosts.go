@@ -1007,6 +1007,7 @@ func testEventsBatch(t *testing.T, s store.Store) {
 	ann := owner(t, s, "ann@example.com")
 	a := createHost(t, s, newHost(ann, "a", t0))
 	b := createHost(t, s, newHost(ann, "b", t0))
+	untrimmed := createHost(t, s, newHost(ann, "untrimmed", t0))
 	gone := createHost(t, s, newHost(ann, "gone", t0))
 	must(t, "DeleteHost", s.DeleteHost(t.Context(), ann, gone.ID, t0, nil))
 	const keep = 3
@@ -1014,10 +1015,10 @@ func testEventsBatch(t *testing.T, s store.Store) {
 	for i := range 5 {
 		// Events of one instant keep their batch order.
 		e := hosts.Event{At: t0.Add(time.Duration(i/2) * time.Second), Kind: fmt.Sprint("connected ", i), Message: "é ✓"}
-		batch = append(batch, hosts.HostEvent{HostID: a.ID, Event: e}, hosts.HostEvent{HostID: newID(), Event: e},
-			hosts.HostEvent{HostID: gone.ID, Event: e})
+		batch = append(batch, hosts.HostEvent{HostID: a.ID, Event: e, Trim: i == 1}, hosts.HostEvent{HostID: newID(), Event: e},
+			hosts.HostEvent{HostID: gone.ID, Event: e}, hosts.HostEvent{HostID: untrimmed.ID, Event: e})
 	}
-	batch = append(batch, hosts.HostEvent{HostID: b.ID, Event: hosts.Event{At: t0, Kind: "disconnected"}})
+	batch = append(batch, hosts.HostEvent{HostID: b.ID, Event: hosts.Event{At: t0, Kind: "disconnected"}, Trim: true})
 	must(t, "AppendEvents", s.AppendEvents(t.Context(), batch, keep))
 	got, err := s.ListEvents(t.Context(), a.ID, 50)
 	must(t, "ListEvents", err)
@@ -1030,6 +1031,9 @@ func testEventsBatch(t *testing.T, s store.Store) {
 	}
 	if want := []string{"connected 4", "connected 3", "connected 2"}; !slices.Equal(kinds, want) {
 		t.Errorf("host a: %v, want the newest %d in order %v", kinds, keep, want)
+	}
+	if got, err := s.ListEvents(t.Context(), untrimmed.ID, 50); err != nil || len(got) != 5 {
+		t.Errorf("host without a trim: %d events, %v; want all 5", len(got), err)
 	}
 	if got, err := s.ListEvents(t.Context(), b.ID, 50); err != nil || len(got) != 1 || got[0].Kind != "disconnected" {
 		t.Errorf("host b: %+v, %v", got, err)
