@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -128,7 +129,14 @@ func problemFor(log *slog.Logger, r *http.Request, err error) *Problem {
 	if e, ok := errors.AsType[*apperr.Error](err); ok {
 		return &Problem{Status: statusOf(e.Code), Code: e.Code, Message: e.Message}
 	}
-	log.ErrorContext(r.Context(), "internal error", "request_id", requestID(r.Context()), "err", err)
+	if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
+		// The caller went away mid-request: nobody reads this answer and
+		// the hub did nothing wrong, so it is no error in the log (a storm
+		// of enrolling agents giving up had filled it with them).
+		log.InfoContext(r.Context(), "request abandoned by its caller", "request_id", requestID(r.Context()), "err", err)
+	} else {
+		log.ErrorContext(r.Context(), "internal error", "request_id", requestID(r.Context()), "err", err)
+	}
 	return &Problem{Status: 500, Code: apperr.CodeInternal, Message: "internal error; quote the request id " + requestID(r.Context())}
 }
 

@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"hostgate/internal/audit"
@@ -190,40 +188,24 @@ const insertBillingEvent = `INSERT INTO billing_events
 	(id, user_id, kind, units, balance_after, rule_code, host_id, api_key_id, reason, created_at)
 	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
 
-// insertEvents writes events with as few statements as the engines'
-// parameter limits allow.
+// insertEvents writes events in as few statements as execBatch can.
 func (d *DB) insertEvents(ctx context.Context, tx *sql.Tx, events []billing.Event) error {
-	const perRow, rowsPerStatement = 10, 200
-	for len(events) > 0 {
-		n := min(len(events), rowsPerStatement)
-		if n == 1 {
-			return d.insertEvent(ctx, tx, events[0])
-		}
-		var q strings.Builder
-		q.WriteString(`INSERT INTO billing_events
-			(id, user_id, kind, units, balance_after, rule_code, host_id, api_key_id, reason, created_at) VALUES `)
-		args := make([]any, 0, n*perRow)
-		for i, e := range events[:n] {
-			if i > 0 {
-				q.WriteString(", ")
-			}
-			q.WriteString("(")
-			for k := range perRow {
-				if k > 0 {
-					q.WriteString(", ")
-				}
-				q.WriteString("$" + strconv.Itoa(i*perRow+k+1))
-			}
-			q.WriteString(")")
-			args = append(args, e.ID, e.UserID, e.Kind, int64(e.Units), int64(e.BalanceAfter), e.RuleCode, e.HostID,
-				e.APIKeyID, e.Reason, d.timeArg(e.CreatedAt))
-		}
-		if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
-			return d.errorf("insert billing events", err)
-		}
-		events = events[n:]
+	if len(events) == 1 {
+		return d.insertEvent(ctx, tx, events[0])
 	}
-	return nil
+	rows := make([][]any, len(events))
+	for i, e := range events {
+		rows[i] = []any{e.ID, e.UserID, e.Kind, int64(e.Units), int64(e.BalanceAfter), e.RuleCode, e.HostID,
+			e.APIKeyID, e.Reason, d.timeArg(e.CreatedAt)}
+	}
+	return d.execBatch(ctx, tx, "insert billing events", billingEventColumns, rows,
+		`INSERT INTO billing_events (id, user_id, kind, units, balance_after, rule_code, host_id, api_key_id, reason, created_at)
+		 SELECT id, user_id, kind, units, balance_after, rule_code, host_id, api_key_id, reason, created_at FROM v`)
+}
+
+var billingEventColumns = []column{
+	{"id", "text"}, {"user_id", "text"}, {"kind", "text"}, {"units", "bigint"}, {"balance_after", "bigint"},
+	{"rule_code", "text"}, {"host_id", "text"}, {"api_key_id", "text"}, {"reason", "text"}, {"created_at", "timestamptz"},
 }
 
 func (d *DB) insertEvent(ctx context.Context, tx *sql.Tx, e billing.Event) error {

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -229,12 +230,13 @@ func testChargeBatches(t *testing.T, s store.Store) {
 	ann, bob, broke := fund(t, s, 2_500), fund(t, s, 10_000), newID() // RuleDir costs 1,000 units
 	at := t0.Add(time.Minute)
 	mk := func(user, code string) billing.Charge {
-		return billing.Charge{EventID: newID(), UserID: user, RuleCode: code, HostID: "h", APIKeyID: "k", At: at}
+		return billing.Charge{EventID: newID(), UserID: user, RuleCode: code, HostID: "host " + newID(), APIKeyID: "key " + newID(), At: at}
 	}
-	rs, err := s.ChargeCalls(t.Context(), []billing.Charge{
+	cs := []billing.Charge{
 		mk(ann, billing.RuleDir), mk(bob, billing.RuleDir), mk(ann, billing.RuleDir), mk(broke, billing.RuleDir),
 		mk(ann, billing.RuleDir), mk(ann, billing.RuleHostQuery), mk(bob, billing.RuleSystemMetrics),
-	})
+	}
+	rs, err := s.ChargeCalls(t.Context(), cs)
 	must(t, "ChargeCalls", err)
 	want := []struct {
 		charged bool
@@ -249,6 +251,27 @@ func testChargeBatches(t *testing.T, s store.Store) {
 	}
 	checkLedger(t, s, ann, 500)
 	checkLedger(t, s, bob, 8_900)
+	// Each charge's event says what it was for.
+	for _, u := range []string{ann, bob} {
+		evs, _, err := s.ListBillingEvents(t.Context(), u, paging.Page{Limit: 10})
+		must(t, "ListBillingEvents", err)
+		for _, e := range evs {
+			if e.Kind != billing.KindCharge {
+				continue
+			}
+			i := slices.IndexFunc(cs, func(c billing.Charge) bool { return c.EventID == e.ID })
+			if i < 0 || !rs[i].Charged.Charged {
+				t.Errorf("charge event %+v matches no charge made", e)
+				continue
+			}
+			c := cs[i]
+			if e.UserID != c.UserID || e.RuleCode != c.RuleCode || e.HostID != c.HostID || e.APIKeyID != c.APIKeyID ||
+				e.Units != -rs[i].Units || e.BalanceAfter != rs[i].BalanceAfter { // a charge is a debit
+				t.Errorf("charge %d: event %+v, want the charge %+v with its result %+v", i, e, c, rs[i].Charged)
+			}
+			checkTime(t, "charge event time", e.CreatedAt, at)
+		}
+	}
 
 	cara, dan := fund(t, s, 1_000_000), fund(t, s, 1_000_000)
 	var wg sync.WaitGroup
