@@ -291,7 +291,7 @@ func (h handler) closed(s *session, err error) {
 		return
 	}
 	reason := closeReason(err)
-	h.g.disp.Unregister(h.g.ctx, s.hostID, s)
+	h.g.disp.Unregister(s.hostID, s)
 	h.g.work.do(s.hostID, func() { h.g.hosts.RecordEvent(h.g.ctx, s.hostID, "disconnected", reason) })
 }
 

@@ -40,8 +40,8 @@ func (s *batchStore) ChargeCalls(_ context.Context, cs []Charge) ([]ChargeResult
 
 func TestBatcherSharesTransactionsAndAnswersEach(t *testing.T) {
 	st := &batchStore{balance: 100}
-	b := &batcher{store: st}
-	if r, err := b.charge(Charge{UserID: "u"}); err != nil || !r.Charged.Charged || r.BalanceAfter != 95 {
+	b := newChargeBatcher(st)
+	if r, err := b.Do(Charge{UserID: "u"}); err != nil || !r.Charged.Charged || r.BalanceAfter != 95 {
 		t.Fatalf("lone charge: %+v, %v", r, err)
 	}
 	var wg sync.WaitGroup
@@ -49,7 +49,7 @@ func TestBatcherSharesTransactionsAndAnswersEach(t *testing.T) {
 	ok, refused := 0, 0
 	for range 500 {
 		wg.Go(func() {
-			r, err := b.charge(Charge{UserID: "u"})
+			r, err := b.Do(Charge{UserID: "u"})
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -77,7 +77,7 @@ func TestBatcherSharesTransactionsAndAnswersEach(t *testing.T) {
 	}
 
 	st.fail = true
-	if _, err := b.charge(Charge{UserID: "u"}); err == nil {
+	if _, err := b.Do(Charge{UserID: "u"}); err == nil {
 		t.Fatal("charge with the store down: got nil error")
 	}
 }

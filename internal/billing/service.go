@@ -11,6 +11,7 @@ import (
 
 	"hostgate/internal/apperr"
 	"hostgate/internal/audit"
+	"hostgate/internal/groupcommit"
 	"hostgate/internal/paging"
 )
 
@@ -26,7 +27,7 @@ type Service struct {
 	recharges RechargeStore
 	now       func() time.Time
 	obs       Observer
-	charges   batcher
+	charges   *groupcommit.Batcher[Charge, ChargeResult]
 }
 
 // NewService wires the billing service.
@@ -34,7 +35,7 @@ func NewService(st interface {
 	Store
 	RechargeStore
 }) *Service {
-	return &Service{store: st, recharges: st, now: time.Now, charges: batcher{store: st}}
+	return &Service{store: st, recharges: st, now: time.Now, charges: newChargeBatcher(st)}
 }
 
 // newEventID names a charge event. Version 7 UUIDs grow with time, so the
@@ -52,7 +53,7 @@ func newEventID() string {
 // changes. Concurrent calls share transactions (batch.go); each returns
 // once its charge is committed or refused.
 func (s *Service) ChargeCall(_ context.Context, userID, apiKeyID, hostID, code string) (Charged, error) {
-	r, err := s.charges.charge(Charge{
+	r, err := s.charges.Do(Charge{
 		EventID: newEventID(), UserID: userID, RuleCode: code,
 		HostID: hostID, APIKeyID: apiKeyID, At: s.now().UTC(),
 	})

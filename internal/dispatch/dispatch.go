@@ -77,7 +77,7 @@ type held struct {
 func New(instance string, c coord.Coord, log *slog.Logger) *Dispatcher {
 	return &Dispatcher{
 		instance: instance, coord: c, log: log,
-		clears:  &presenceClears{coord: c, instance: instance, log: log},
+		clears:  newPresenceClears(c, instance, log),
 		conns:   map[string]held{},
 		waiters: map[string]chan agentproto.Response{},
 		routed:  map[string]chan routed{},
@@ -212,9 +212,7 @@ func (d *Dispatcher) closeAll(reason string) {
 		ids = append(ids, id)
 	}
 	if len(ids) > 0 {
-		ctx, cancel := context.WithTimeout(context.Background(), clearTimeout)
-		defer cancel()
-		d.clears.clear(ctx, ids...)
+		_, _ = d.clears.Do(ids)
 	}
 }
 
@@ -237,8 +235,9 @@ func (d *Dispatcher) Register(ctx context.Context, hostID string, c Conn) error 
 	return nil
 }
 
-// Unregister forgets c if it is still hostID's connection here.
-func (d *Dispatcher) Unregister(ctx context.Context, hostID string, c Conn) {
+// Unregister forgets c if it is still hostID's connection here, and
+// returns once its presence is withdrawn (or that failed, which is logged).
+func (d *Dispatcher) Unregister(hostID string, c Conn) {
 	d.mu.Lock()
 	cur, ok := d.conns[hostID]
 	mine := ok && cur.conn == c
@@ -247,7 +246,7 @@ func (d *Dispatcher) Unregister(ctx context.Context, hostID string, c Conn) {
 	}
 	d.mu.Unlock()
 	if mine {
-		d.clears.clear(ctx, hostID)
+		_, _ = d.clears.Do([]string{hostID})
 	}
 }
 
@@ -285,13 +284,13 @@ func (d *Dispatcher) local(hostID string) Conn {
 // Disconnect drops hostID's connection wherever it is held.
 func (d *Dispatcher) Disconnect(ctx context.Context, hostID, reason string) {
 	now := time.Now()
-	d.dropLocal(ctx, hostID, reason, now)
+	d.dropLocal(hostID, reason, now)
 	d.publishDrop(ctx, hostID, reason, now)
 }
 
 // dropLocal closes hostID's connection here if it registered before
 // before, and withdraws its presence.
-func (d *Dispatcher) dropLocal(ctx context.Context, hostID, reason string, before time.Time) {
+func (d *Dispatcher) dropLocal(hostID, reason string, before time.Time) {
 	d.mu.Lock()
 	c, ok := d.conns[hostID]
 	if ok && c.at.Before(before) {
@@ -303,7 +302,7 @@ func (d *Dispatcher) dropLocal(ctx context.Context, hostID, reason string, befor
 	if !ok {
 		return
 	}
-	d.clears.clear(ctx, hostID)
+	_, _ = d.clears.Do([]string{hostID})
 	c.conn.Close(reason)
 }
 
@@ -454,7 +453,7 @@ func (d *Dispatcher) handleRouted(ctx context.Context, msg []byte) {
 	}
 	switch m.Kind {
 	case "drop":
-		d.dropLocal(ctx, m.HostID, m.Reason, m.Before)
+		d.dropLocal(m.HostID, m.Reason, m.Before)
 	case "reply":
 		d.mu.Lock()
 		w := d.routed[m.ReqID]

@@ -120,7 +120,7 @@ func TestDisconnectReachesTheHoldingInstance(t *testing.T) {
 	a.Register(ctx, "h1", agent)
 	b.Disconnect(ctx, "h1", "secret rotated")
 	waitUntil(t, func() bool { return agent.closedWith() == "secret rotated" })
-	a.Unregister(ctx, "h1", agent)
+	a.Unregister("h1", agent)
 	if on, _ := b.Online(ctx, "h1"); on {
 		t.Error("h1 still online after disconnect")
 	}
@@ -137,7 +137,7 @@ func TestNewConnectionReplacesOldEverywhere(t *testing.T) {
 	b.Register(ctx, "h1", fresh)
 	waitUntil(t, func() bool { return old.closedWith() != "" })
 	// The old connection's late unregister must not erase the new presence.
-	a.Unregister(ctx, "h1", old)
+	a.Unregister("h1", old)
 	if owner, ok, _ := c.Presence(ctx, "h1"); !ok || owner != "b" {
 		t.Errorf("presence = %q %v, want b", owner, ok)
 	}
@@ -230,18 +230,14 @@ func TestDisconnectsWhileAClearRunsGoTogether(t *testing.T) {
 		}
 	}
 	first := make(chan struct{})
-	go func() { defer close(first); d.Unregister(ctx, "h0", agents[0]) }()
+	go func() { defer close(first); d.Unregister("h0", agents[0]) }()
 	waitUntil(t, func() bool { return g.calls() == 1 })
 	var rest sync.WaitGroup
 	var returned atomic.Int64
 	for i := 1; i <= n; i++ {
-		rest.Go(func() { d.Unregister(ctx, fmt.Sprint("h", i), agents[i]); returned.Add(1) })
+		rest.Go(func() { d.Unregister(fmt.Sprint("h", i), agents[i]); returned.Add(1) })
 	}
-	waitUntil(t, func() bool {
-		d.clears.mu.Lock()
-		defer d.clears.mu.Unlock()
-		return len(d.clears.done) == n
-	})
+	waitUntil(t, func() bool { return d.clears.Waiting() == n })
 	if got := returned.Load(); got != 0 {
 		t.Fatalf("%d Unregisters returned before their clear ran", got)
 	}
