@@ -75,8 +75,11 @@ func (b *bench) apiOn(ctx context.Context, be *backend, h *hubProc, c *customer,
 	read, _ := json.Marshal(map[string]any{"controls": 32, "path": file})
 	b.measure(kctx, "api read file", be.name, "floor_ws", h.url+"/v1/api/hosts/"+c.hostID+"/files/text", read)
 	if b.profile != "" {
-		if err := b.cpuProfile(kctx, h, "api-read-"+be.name, h.url+"/v1/api/hosts/"+c.hostID+"/files/text", read); err != nil {
-			return err
+		for _, callers := range []int{1, 16} {
+			name := fmt.Sprintf("api-read-%s-c%d", be.name, callers)
+			if err := b.cpuProfile(kctx, h, name, callers, h.url+"/v1/api/hosts/"+c.hostID+"/files/text", read); err != nil {
+				return err
+			}
 		}
 	}
 	shell, _ := json.Marshal(map[string]any{"controls": 8192, "path": "echo", "data": map[string]any{"args": "hi", "timeout_s": 10}})
@@ -225,12 +228,13 @@ func cpuTicks(pid int) int64 {
 	return u + st
 }
 
-// cpuProfile takes a 5-second CPU profile of the hub while 16 callers
-// make the call, into the profile directory.
-func (b *bench) cpuProfile(ctx context.Context, h *hubProc, name, url string, body []byte) error {
+// cpuProfile takes a 5-second CPU profile of the hub while callers
+// make the call, into the profile directory. At one caller it shows what
+// a call costs the hub, at sixteen what throughput does.
+func (b *bench) cpuProfile(ctx context.Context, h *hubProc, name string, callers int, url string, body []byte) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go loadtest.Run(ctx, 16, 10*time.Second, 0, b.poster(url, body))
+	go loadtest.Run(ctx, callers, 10*time.Second, 0, b.poster(url, body))
 	return b.saveProfile(h, name, 5*time.Second)
 }
 
