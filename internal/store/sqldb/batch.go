@@ -43,11 +43,11 @@ func (d *DB) execBatch(ctx context.Context, tx *sql.Tx, what string, cols []colu
 		args := make([]any, len(cols))
 		for i, c := range cols {
 			arrays[i] = fmt.Sprintf("$%d::%s[]", i+1, c.pgType)
-			column := make([]any, len(rows))
+			col := make([]any, len(rows))
 			for j, r := range rows {
-				column[j] = r[i]
+				col[j] = r[i]
 			}
-			args[i] = column
+			args[i] = col
 		}
 		if _, err := tx.ExecContext(ctx, head+"SELECT * FROM unnest("+strings.Join(arrays, ", ")+")) "+body, args...); err != nil {
 			return d.errorf(what, err)
