@@ -12,6 +12,7 @@ import (
 	"net"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"hostgate/internal/admin"
@@ -49,6 +50,35 @@ type Hub struct {
 	URL    string
 	Config hub.Config
 	Env    map[string]string
+	stop   func()
+}
+
+// Stop stops the hub now (its listener, background work and stores),
+// as a process exit would; the test's cleanup then does nothing more.
+func (h *Hub) Stop() { h.stop() }
+
+// Restart stops h and starts a new hub on the same environment (same data
+// directory, database and coordination), listening on a new address. For
+// tests of what must survive a restart.
+func (h *Hub) Restart(t testing.TB) *Hub {
+	t.Helper()
+	h.Stop()
+	env := maps.Clone(h.Env)
+	env["HOSTGATE_ADDR"] = "127.0.0.1:0"
+	delete(env, "HOSTGATE_PUBLIC_URL")
+	return StartEnv(t, env)
+}
+
+// FlushCoordination empties the hub's coordination as a Redis restart
+// without persistence would (every key under the hub's prefix). h must be
+// Scaled.
+func (h *Hub) FlushCoordination(t testing.TB) {
+	t.Helper()
+	prefix := h.Env["HOSTGATE_REDIS_PREFIX"]
+	if prefix == "" {
+		t.Fatalf("hubtest: FlushCoordination needs a Scaled hub")
+	}
+	redistest.Flush(t, prefix)
 }
 
 // Option changes the environment a hub starts with.
@@ -118,14 +148,15 @@ func StartEnv(t testing.TB, env map[string]string) *Hub {
 	}
 	done := make(chan error, 1)
 	go func() { done <- h.Serve(ctx, ln) }()
-	t.Cleanup(func() {
+	stop := sync.OnceFunc(func() {
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("serve: %v", err)
 		}
 		h.Close()
 	})
-	return &Hub{Hub: h, URL: url, Config: cfg, Env: env}
+	t.Cleanup(stop)
+	return &Hub{Hub: h, URL: url, Config: cfg, Env: env, stop: stop}
 }
 
 // Logger logs to the test output when HOSTGATE_TEST_LOG is set, else

@@ -95,6 +95,15 @@ func randomHex(t testing.TB) string {
 	return hex.EncodeToString(b)
 }
 
+// Flush deletes every key under prefix now, as a Redis restart without
+// persistence would, for tests of what must survive that.
+func Flush(t testing.TB, prefix string) {
+	t.Helper()
+	if err := deletePrefix(URL(t), prefix); err != nil {
+		t.Fatalf("redistest: flush %q: %v", prefix, err)
+	}
+}
+
 // deletePrefix runs after the test, when t.Context is already cancelled,
 // hence its own context.
 func deletePrefix(rawURL, prefix string) error {
