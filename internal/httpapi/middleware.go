@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"path"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -126,6 +127,11 @@ func (s *Server) outer(next http.Handler) http.Handler {
 				s.cfg.Requests.RequestDone(cmp.Or(*route, "unmatched"), sw.status, took)
 			}
 		}()
+		if !isClean(r.URL.Path) {
+			writeProblem(sw, &Problem{Status: 404, Code: apperr.CodeNotFound,
+				Message: "no such route: " + r.URL.Path + " (paths with '.', '..' or empty segments are not cleaned up)"})
+			return
+		}
 		if r.ContentLength > maxBody {
 			writeProblem(sw, &Problem{Status: 413, Code: "body_too_large", Message: fmt.Sprintf("request body is larger than %d bytes", maxBody)})
 			return
@@ -133,6 +139,23 @@ func (s *Server) outer(next http.Handler) http.Handler {
 		r.Body = http.MaxBytesReader(sw, r.Body, maxBody)
 		next.ServeHTTP(sw, r)
 	})
+}
+
+// isClean reports whether p is already in the form ServeMux would clean it
+// to (path.Clean, keeping a trailing slash). The mux answers any other
+// path with a redirect to the cleaned one, which would send a caller
+// somewhere it did not ask to go, past checks made on the path as written
+// (the authentication prefix, for one); such a path gets our 404 instead.
+// p is the decoded path, so %2e%2e counts as "..".
+func isClean(p string) bool {
+	if p == "" || p[0] != '/' {
+		return false
+	}
+	c := path.Clean(p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
+	}
+	return c == p
 }
 
 // incomingRequestID keeps a caller's id when it is short and plain, so a
