@@ -108,6 +108,7 @@ func (s *Server) outer(next http.Handler) http.Handler {
 		ctx = context.WithValue(ctx, keyRoute, route)
 		r = r.WithContext(ctx)
 		w.Header().Set("X-Request-Id", id)
+		setSecurityHeaders(w.Header())
 		sw := &statusWriter{ResponseWriter: w}
 		defer func() {
 			if v := recover(); v != nil {
@@ -156,6 +157,31 @@ func isClean(p string) bool {
 		c += "/"
 	}
 	return c == p
+}
+
+// securityHeaders go on every answer the hub writes, success or error,
+// before any handler runs (a handler may still replace one). Every answer
+// is an API answer: JSON, a script or an executable, never a page.
+//   - Cache-Control: no-store, because so many answers carry a token, a
+//     secret or install credentials (sign-in, refresh, step-up, API keys,
+//     host credentials, installers, tickets, agent tokens) that listing
+//     them invites a miss; nothing the hub says is worth caching anyway.
+//   - nosniff, and a CSP that loads nothing, so no answer is ever run as
+//     a page; frame-ancestors 'none' and X-Frame-Options (older browsers)
+//     keep answers out of frames.
+//   - no-referrer: no hub URL (some carry ids) leaves in a Referer.
+var securityHeaders = [][2]string{
+	{"Cache-Control", "no-store"},
+	{"X-Content-Type-Options", "nosniff"},
+	{"X-Frame-Options", "DENY"},
+	{"Referrer-Policy", "no-referrer"},
+	{"Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'"},
+}
+
+func setSecurityHeaders(h http.Header) {
+	for _, kv := range securityHeaders {
+		h.Set(kv[0], kv[1])
+	}
 }
 
 // incomingRequestID keeps a caller's id when it is short and plain, so a
