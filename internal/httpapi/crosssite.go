@@ -25,7 +25,7 @@ import (
 //     need one, since they fetch downloads from their own pages.
 //   - Without it (older browsers), Origin: it must be the public URL's
 //     origin, a configured one, or name the host the request was sent to;
-//     "null" (sandboxed frames, some redirects) never passes.
+//     "null" (sandboxed frames, some redirects) and "" never pass.
 //   - With neither (a client outside a browser, or a browser too old for
 //     both, which SameSite=Strict still covers), the request passes.
 //
