@@ -12,7 +12,7 @@ import (
 
 // migrate applies every pending migration; serve does the same at start.
 func migrate(ctx context.Context, cfg hub.Config, log *slog.Logger, stdout io.Writer) error {
-	if err := store.Migrate(ctx, cfg.DatabaseURL, cfg.DataDir); err != nil {
+	if err := store.Migrate(ctx, cfg.DatabaseURL, cfg.DataDir, log); err != nil {
 		return err
 	}
 	log.Info("migrations applied")

@@ -79,6 +79,9 @@ func (s *Server) authUser(r *http.Request) (*http.Request, error) {
 	if tok == "" {
 		return r, unauthorized("user access token")
 	}
+	if err := s.refuseCrossSite(r, userCookie); err != nil {
+		return r, err
+	}
 	p, err := s.cfg.Accounts.Authenticate(r.Context(), tok)
 	if err != nil {
 		return r, err
@@ -90,6 +93,9 @@ func (s *Server) authAdmin(r *http.Request) (*http.Request, error) {
 	tok := credential(r, adminCookie)
 	if tok == "" {
 		return r, unauthorized("admin access token")
+	}
+	if err := s.refuseCrossSite(r, adminCookie); err != nil {
+		return r, err
 	}
 	p, err := s.cfg.Admins.Authenticate(r.Context(), tok)
 	if err != nil {
@@ -117,12 +123,16 @@ func actor(ctx context.Context) audit.Actor {
 }
 
 // authCookie builds an access-token cookie; an empty value clears it.
+// SameSite=Strict: a browser sends it on no request another site starts,
+// link clicks included (the consoles' own pages fetch their data
+// themselves); refuseCrossSite is the check that does not depend on the
+// browser honouring it.
 func authCookie(ctx context.Context, name, value string, maxAge int) http.Cookie {
 	if value == "" {
 		maxAge = -1
 	}
 	return http.Cookie{
 		Name: name, Value: value, Path: "/", MaxAge: maxAge,
-		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: secure(ctx),
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: secure(ctx),
 	}
 }

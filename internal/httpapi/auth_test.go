@@ -24,7 +24,7 @@ func TestRegisterLoginMe(t *testing.T) {
 			t.Errorf("register answer = %+v, want 900 s access, a refresh token, active", reg)
 		}
 		cookie := resp.Header.Get("Set-Cookie")
-		for _, want := range []string{"gw_at=", "HttpOnly", "SameSite=Lax"} {
+		for _, want := range []string{"gw_at=", "HttpOnly", "SameSite=Strict"} {
 			if !strings.Contains(cookie, want) {
 				t.Errorf("Set-Cookie %q lacks %q", cookie, want)
 			}

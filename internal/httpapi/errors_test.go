@@ -2,9 +2,12 @@ package httpapi_test
 
 import (
 	"encoding/json"
+	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"hostgate/internal/hubtest"
 )
@@ -86,4 +89,92 @@ func TestHealth(t *testing.T) {
 			t.Errorf("readyz = %+v, want ok with pg %q and redis %q", ready, want[0], want[1])
 		}
 	})
+}
+
+// TestUncleanPathsAreNotRedirected checks that a path with '.', '..' or
+// empty segments gets the JSON 404 of an unknown route, not the redirect to
+// the cleaned path that Go's ServeMux answers with: a hub path is only
+// ever answered as written.
+func TestUncleanPathsAreNotRedirected(t *testing.T) {
+	h := hubtest.Start(t, hubtest.Embedded)
+	user := h.Register(t)
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, tt := range []struct{ method, path string }{
+		{"GET", "/v1/user/../admin/users"},
+		{"GET", "/v1//user/me"},
+		{"GET", "/v1/user/./me"},
+		{"GET", "/v1/user/%2e%2e/admin/users"},
+		{"GET", "/v1/user/%2E%2E/%2e%2e/healthz"},
+		{"GET", "//v1/user/me"},
+		{"GET", "/v1/user/me/."},
+		{"GET", "/v1/public/../../healthz"},
+		{"POST", "/v1/public/auth/./login"},
+		{"GET", "/healthz/../readyz"},
+	} {
+		for _, token := range []string{"", user.AccessToken} {
+			name := tt.method + " " + tt.path
+			if token != "" {
+				name += " (signed in)"
+			}
+			t.Run(name, func(t *testing.T) {
+				req, err := http.NewRequest(tt.method, h.URL+tt.path, strings.NewReader(`{}`))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if token != "" {
+					req.Header.Set("Authorization", "Bearer "+token)
+				}
+				resp, err := noFollow.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer resp.Body.Close()
+				var p struct{ Error, Message string }
+				body, _ := io.ReadAll(resp.Body)
+				if err := json.Unmarshal(body, &p); err != nil || resp.StatusCode != 404 || p.Error != "not_found" || p.Message == "" {
+					t.Errorf("got %d %s, want 404 not_found", resp.StatusCode, body)
+				}
+				if loc := resp.Header.Get("Location"); loc != "" {
+					t.Errorf("Location: %s, want none", loc)
+				}
+			})
+		}
+	}
+}
+
+// TestErrorsBeforeTheHub pins down what docs/api.md says of the requests
+// Go's HTTP server refuses before any hub handler runs: plain text, not
+// JSON, and the connection closed.
+func TestErrorsBeforeTheHub(t *testing.T) {
+	h := hubtest.Start(t, hubtest.Embedded)
+	addr := strings.TrimPrefix(h.URL, "http://")
+	for _, tt := range []struct{ name, request, wantStatus, wantBody string }{
+		{"oversized headers", "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 32<<10) + "\r\n\r\n",
+			"HTTP/1.1 431 Request Header Fields Too Large", "431 Request Header Fields Too Large"},
+		{"malformed escape", "GET /v1/%zz HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 400 Bad Request", "400 Bad Request"},
+		{"malformed request line", "NOT HTTP\r\n\r\n", "HTTP/1.1 400 Bad Request", "400 Bad Request"},
+		{"no Host", "GET /healthz HTTP/1.1\r\n\r\n", "HTTP/1.1 400 Bad Request: missing required Host header",
+			"400 Bad Request: missing required Host header"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			conn, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+			go func() { _, _ = io.WriteString(conn, tt.request) }()
+			resp, err := io.ReadAll(conn)
+			if len(resp) == 0 {
+				t.Fatalf("no answer: %v", err)
+			}
+			head, body, _ := strings.Cut(string(resp), "\r\n\r\n")
+			if status, _, _ := strings.Cut(head, "\r\n"); status != tt.wantStatus || body != tt.wantBody {
+				t.Errorf("got %q / %q, want %q / %q", status, body, tt.wantStatus, tt.wantBody)
+			}
+			if !strings.Contains(head, "Content-Type: text/plain; charset=utf-8") || !strings.Contains(head, "Connection: close") {
+				t.Errorf("headers %q, want plain text and Connection: close", head)
+			}
+		})
+	}
 }

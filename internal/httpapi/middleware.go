@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"path"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -107,6 +108,7 @@ func (s *Server) outer(next http.Handler) http.Handler {
 		ctx = context.WithValue(ctx, keyRoute, route)
 		r = r.WithContext(ctx)
 		w.Header().Set("X-Request-Id", id)
+		setSecurityHeaders(w.Header())
 		sw := &statusWriter{ResponseWriter: w}
 		defer func() {
 			if v := recover(); v != nil {
@@ -126,6 +128,11 @@ func (s *Server) outer(next http.Handler) http.Handler {
 				s.cfg.Requests.RequestDone(cmp.Or(*route, "unmatched"), sw.status, took)
 			}
 		}()
+		if !isClean(r.URL.Path) {
+			writeProblem(sw, &Problem{Status: 404, Code: apperr.CodeNotFound,
+				Message: "no such route: " + r.URL.Path + " (paths with '.', '..' or empty segments are not cleaned up)"})
+			return
+		}
 		if r.ContentLength > maxBody {
 			writeProblem(sw, &Problem{Status: 413, Code: "body_too_large", Message: fmt.Sprintf("request body is larger than %d bytes", maxBody)})
 			return
@@ -133,6 +140,48 @@ func (s *Server) outer(next http.Handler) http.Handler {
 		r.Body = http.MaxBytesReader(sw, r.Body, maxBody)
 		next.ServeHTTP(sw, r)
 	})
+}
+
+// isClean reports whether p is already in the form ServeMux would clean it
+// to (path.Clean, keeping a trailing slash). The mux answers any other
+// path with a redirect to the cleaned one, which would send a caller
+// somewhere it did not ask to go, past checks made on the path as written
+// (the authentication prefix, for one); such a path gets our 404 instead.
+// p is the decoded path, so %2e%2e counts as "..".
+func isClean(p string) bool {
+	if p == "" || p[0] != '/' {
+		return false
+	}
+	c := path.Clean(p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
+	}
+	return c == p
+}
+
+// securityHeaders go on every answer the hub writes, success or error,
+// before any handler runs (a handler may still replace one). Every answer
+// is an API answer: JSON, a script or an executable, never a page.
+//   - Cache-Control: no-store, because so many answers carry a token, a
+//     secret or install credentials (sign-in, refresh, step-up, API keys,
+//     host credentials, installers, tickets, agent tokens) that listing
+//     them invites a miss; nothing the hub says is worth caching anyway.
+//   - nosniff, and a CSP that loads nothing, so no answer is ever run as
+//     a page; frame-ancestors 'none' and X-Frame-Options (older browsers)
+//     keep answers out of frames.
+//   - no-referrer: no hub URL (some carry ids) leaves in a Referer.
+var securityHeaders = [][2]string{
+	{"Cache-Control", "no-store"},
+	{"X-Content-Type-Options", "nosniff"},
+	{"X-Frame-Options", "DENY"},
+	{"Referrer-Policy", "no-referrer"},
+	{"Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'"},
+}
+
+func setSecurityHeaders(h http.Header) {
+	for _, kv := range securityHeaders {
+		h.Set(kv[0], kv[1])
+	}
 }
 
 // incomingRequestID keeps a caller's id when it is short and plain, so a

@@ -101,7 +101,7 @@ var options = []option{
 		set: func(c *Config, v string) error { c.SealingKey = v; return nil }},
 	{Name: "HOSTGATE_TRUSTED_PROXIES", Doc: "Comma-separated CIDRs whose X-Forwarded-For / X-Forwarded-Proto are believed.",
 		set: setProxies},
-	{Name: "HOSTGATE_ALLOWED_ORIGINS", Doc: "Comma-separated browser origins (https://console.example.com) that may open terminal WebSockets, besides the public URL's own.",
+	{Name: "HOSTGATE_ALLOWED_ORIGINS", Doc: "Comma-separated browser origins (https://console.example.com) that may open terminal WebSockets and send cookie-authenticated changes, besides the public URL's own.",
 		set: setOrigins},
 	{Name: "HOSTGATE_TLS_CERT", Doc: "PEM certificate file; with HOSTGATE_TLS_KEY the hub serves HTTPS itself.",
 		set: func(c *Config, v string) error { c.TLSCert = v; return nil }},

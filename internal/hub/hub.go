@@ -91,7 +91,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (h *Hub, err error)
 			h.Close()
 		}
 	}()
-	if h.store, err = store.Open(ctx, cfg.DatabaseURL, cfg.DataDir); err != nil {
+	if h.store, err = store.Open(ctx, cfg.DatabaseURL, cfg.DataDir, log); err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
 	h.Metrics = metrics.New()

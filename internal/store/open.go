@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"log/slog"
 	"path/filepath"
 	"strings"
 
@@ -19,9 +19,11 @@ var _ Store = (*sqldb.DB)(nil)
 const FileName = "hostgate.db"
 
 // Open opens the store and brings its schema up to date: PostgreSQL for a
-// postgres:// or postgresql:// databaseURL, an SQLite file in dataDir
-// (created 0700 if missing) for an empty one. Any other URL is an error.
-func Open(ctx context.Context, databaseURL, dataDir string) (Store, error) {
+// postgres:// or postgresql:// databaseURL, an SQLite file in dataDir for
+// an empty one: the directory is made or restricted to 0700 and the
+// database files to 0600. Any other URL is an error.
+// log (nil for none) hears of modes Open had to tighten.
+func Open(ctx context.Context, databaseURL, dataDir string, log *slog.Logger) (Store, error) {
 	switch {
 	case isPostgres(databaseURL):
 		db, err := postgres.Open(ctx, databaseURL)
@@ -30,7 +32,7 @@ func Open(ctx context.Context, databaseURL, dataDir string) (Store, error) {
 		}
 		return db, nil
 	case databaseURL == "":
-		return openSQLite(ctx, dataDir)
+		return openSQLite(ctx, dataDir, log)
 	default:
 		return nil, errors.New("store: database URL must start with postgres:// or postgresql:// (or be empty for SQLite)")
 	}
@@ -38,8 +40,8 @@ func Open(ctx context.Context, databaseURL, dataDir string) (Store, error) {
 
 // Migrate brings the store's schema up to date and closes it, for the
 // migrate subcommand. Open migrates too; this is the same without serving.
-func Migrate(ctx context.Context, databaseURL, dataDir string) error {
-	s, err := Open(ctx, databaseURL, dataDir)
+func Migrate(ctx context.Context, databaseURL, dataDir string, log *slog.Logger) error {
+	s, err := Open(ctx, databaseURL, dataDir, log)
 	if err != nil {
 		return err
 	}
@@ -56,16 +58,24 @@ func isPostgres(url string) bool {
 	return strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://")
 }
 
-func openSQLite(ctx context.Context, dataDir string) (Store, error) {
+func openSQLite(ctx context.Context, dataDir string, log *slog.Logger) (Store, error) {
 	if dataDir == "" {
 		return nil, errors.New("store: no database URL and no data directory for SQLite")
 	}
-	if err := os.MkdirAll(dataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("store: create data directory: %w", err)
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if err := prepareDataDir(dataDir, log); err != nil {
+		return nil, err
 	}
 	db, err := sqlite.Open(ctx, filepath.Join(dataDir, FileName))
 	if err != nil {
 		return nil, err
+	}
+	// Opening made the WAL and its index (migrating reads and writes);
+	// check what SQLite created, in case it ever stops copying the mode.
+	if err := restrictFiles(dataDir, log); err != nil {
+		return nil, errors.Join(err, db.Close())
 	}
 	return db, nil
 }

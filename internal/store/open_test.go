@@ -26,7 +26,7 @@ func TestOpenSelectsEngine(t *testing.T) {
 		{"no scheme", literal("hostgate.db"), ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s, err := store.Open(t.Context(), c.url(t), t.TempDir())
+			s, err := store.Open(t.Context(), c.url(t), t.TempDir(), nil)
 			if c.want == "" {
 				if err == nil {
 					s.Close()
@@ -59,7 +59,7 @@ func withScheme(scheme string) func(*testing.T) string {
 
 func TestOpenCreatesDataDir(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "nested", "data")
-	s, err := store.Open(t.Context(), "", dir)
+	s, err := store.Open(t.Context(), "", dir, nil)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -77,7 +77,7 @@ func TestOpenCreatesDataDir(t *testing.T) {
 }
 
 func TestOpenNeedsDataDir(t *testing.T) {
-	if s, err := store.Open(t.Context(), "", ""); err == nil {
+	if s, err := store.Open(t.Context(), "", "", nil); err == nil {
 		s.Close()
 		t.Error("Open with no URL and no data directory: got nil error")
 	}
@@ -86,7 +86,7 @@ func TestOpenNeedsDataDir(t *testing.T) {
 func TestMigrate(t *testing.T) {
 	dir := t.TempDir()
 	for i := range 2 { // the second run finds nothing to do
-		if err := store.Migrate(t.Context(), "", dir); err != nil {
+		if err := store.Migrate(t.Context(), "", dir, nil); err != nil {
 			t.Fatalf("Migrate run %d: %v", i+1, err)
 		}
 	}

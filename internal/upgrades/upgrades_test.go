@@ -70,7 +70,7 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	st, err := store.Open(t.Context(), "", t.TempDir())
+	st, err := store.Open(t.Context(), "", t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
