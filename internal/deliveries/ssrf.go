@@ -35,8 +35,12 @@ func (e *RefusedError) Error() string {
 // the dialer refuses non-public addresses when it connects, after DNS
 // resolution, so a name that resolves to a public address when checked and
 // a private one when used (DNS rebinding) cannot get through.
-func NewClient(allowPrivate bool) *http.Client {
-	dialer := &net.Dialer{Timeout: Timeout, KeepAlive: 30 * time.Second}
+func NewClient(allowPrivate bool) *http.Client { return newClient(allowPrivate, nil) }
+
+// newClient is NewClient resolving names with resolver (nil: the default),
+// so that a test can make a name resolve to any address.
+func newClient(allowPrivate bool, resolver *net.Resolver) *http.Client {
+	dialer := &net.Dialer{Timeout: Timeout, KeepAlive: 30 * time.Second, Resolver: resolver}
 	if !allowPrivate {
 		dialer.Control = refusePrivate
 	}

@@ -1,7 +1,11 @@
 package deliveries
 
 import (
+	"context"
+	"encoding/binary"
 	"errors"
+	"io"
+	"net"
 	"net/netip"
 	"testing"
 )
@@ -136,4 +140,59 @@ func FuzzCheckAddr(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestClientRefusesNamesResolvingToEmbeddedIPv4: a name whose AAAA record
+// is an IPv6 address embedding a private IPv4 address (what DNS rebinding
+// or a hostile zone would serve) is refused when the client connects.
+func TestClientRefusesNamesResolvingToEmbeddedIPv4(t *testing.T) {
+	for _, aaaa := range []string{"64:ff9b::7f00:1", "::10.0.0.1", "2002:a00:1::1", "::ffff:0:127.0.0.1",
+		"2001:0:808:808:8000:ffff:f5ff:fffe"} {
+		c := newClient(false, fakeResolver(netip.MustParseAddr(aaaa)))
+		resp, err := c.Get("http://hook.example.test.:9/")
+		if err == nil {
+			_ = resp.Body.Close()
+		}
+		var refused *RefusedError
+		if !errors.As(err, &refused) || refused.Addr != netip.MustParseAddr(aaaa) {
+			t.Errorf("GET a name resolving to %s: %v, want that address refused", aaaa, err)
+		}
+	}
+}
+
+// fakeResolver answers every AAAA question with addr and every other
+// question with no records, over an in-memory connection.
+func fakeResolver(addr netip.Addr) *net.Resolver {
+	return &net.Resolver{PreferGo: true, Dial: func(context.Context, string, string) (net.Conn, error) {
+		client, server := net.Pipe()
+		go func() {
+			defer server.Close()
+			for { // TCP framing: a net.Pipe is not a PacketConn
+				var n [2]byte
+				if _, err := io.ReadFull(server, n[:]); err != nil {
+					return
+				}
+				q := make([]byte, binary.BigEndian.Uint16(n[:]))
+				if _, err := io.ReadFull(server, q); err != nil {
+					return
+				}
+				end := 12
+				for q[end] != 0 {
+					end += int(q[end]) + 1
+				}
+				end += 5 // root label, type, class
+				qtype := binary.BigEndian.Uint16(q[end-4:])
+				msg := append([]byte{q[0], q[1], 0x81, 0x80, 0, 1, 0, 0, 0, 0, 0, 0}, q[12:end]...)
+				if qtype == 28 { // AAAA
+					msg[7] = 1
+					msg = append(msg, 0xc0, 12, 0, 28, 0, 1, 0, 0, 0, 60, 0, 16)
+					msg = append(msg, addr.AsSlice()...)
+				}
+				if _, err := server.Write(append(binary.BigEndian.AppendUint16(nil, uint16(len(msg))), msg...)); err != nil {
+					return
+				}
+			}
+		}()
+		return client, nil
+	}}
 }
