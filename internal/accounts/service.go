@@ -20,6 +20,7 @@ import (
 	"hostgate/internal/coord"
 	"hostgate/internal/keyring"
 	"hostgate/internal/lockout"
+	"hostgate/internal/names"
 	"hostgate/internal/paging"
 	"hostgate/internal/passwords"
 )
@@ -83,7 +84,9 @@ type Principal struct {
 func NormalizeEmail(s string) (string, error) {
 	s = strings.ToLower(strings.TrimSpace(s))
 	a, err := mail.ParseAddress(s)
-	if err != nil || a.Address != s || a.Name != "" || len(s) > 254 {
+	// The local part becomes the display name at registration, so the
+	// address is held to the names rule as well.
+	if err != nil || a.Address != s || a.Name != "" || len(s) > 254 || names.Check(s) != nil {
 		return "", apperr.New(CodeInvalidEmail, "email address is not valid")
 	}
 	return s, nil
@@ -245,6 +248,9 @@ func (s *Service) Get(ctx context.Context, id string) (User, error) {
 
 // UpdateDisplayName changes the user's display name.
 func (s *Service) UpdateDisplayName(ctx context.Context, id, name string) (User, error) {
+	if p := names.Problem("display_name", name); p != "" {
+		return User{}, apperr.New("invalid_name", p)
+	}
 	name = strings.TrimSpace(name)
 	if name == "" || utf8.RuneCountInString(name) > maxDisplayName {
 		return User{}, apperr.New("invalid_name", fmt.Sprintf("display_name must be 1 to %d characters", maxDisplayName))

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"hostgate/internal/apperr"
+	"hostgate/internal/names"
 	"hostgate/internal/periodic"
 	"hostgate/internal/recent"
 )
@@ -52,6 +53,9 @@ type Created struct {
 
 // Create issues a key for owner.
 func (s *Service) Create(ctx context.Context, owner, name string) (Created, error) {
+	if p := names.Problem("name", name); p != "" {
+		return Created{}, apperr.New("invalid_name", p)
+	}
 	name = strings.TrimSpace(name)
 	if name == "" || utf8.RuneCountInString(name) > MaxNameLen {
 		return Created{}, apperr.New("invalid_name", "name must be 1 to 64 characters")

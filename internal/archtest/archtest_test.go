@@ -53,7 +53,7 @@ func TestEveryPackageHasADocComment(t *testing.T) {
 func TestDomainPackagesStayOutOfTransportAndStorage(t *testing.T) {
 	domain := []string{"accounts", "admin", "audit", "lockout", "passwords", "keyring", "paging", "apperr", "coord",
 		"billing", "payments", "versions", "operations", "hosts", "apikeys", "deliveries", "l1config", "l1gate", "upgrades",
-		"terminals", "dispatch"}
+		"terminals", "dispatch", "names"}
 	forbidden := []string{"hostgate/internal/store", "hostgate/internal/httpapi", "hostgate/internal/hub",
 		"github.com/jackc/pgx", "modernc.org/sqlite", "github.com/redis/go-redis", "github.com/danielgtaylor/huma",
 		"github.com/prometheus"}

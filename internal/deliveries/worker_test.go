@@ -367,6 +367,28 @@ func TestLeaseExpiryTakesOver(t *testing.T) {
 	})
 }
 
+// TestRefusesEmbeddedPrivateTargets: a target whose IPv6 address embeds
+// the loopback receiver's IPv4 address is refused when dialled, like the
+// IPv4 address itself.
+func TestRefusesEmbeddedPrivateTargets(t *testing.T) {
+	engines(t, func(t *testing.T, e *env) {
+		rc := newReceiver(t) // on 127.0.0.1
+		port := rc.srv.URL[strings.LastIndex(rc.srv.URL, ":")+1:]
+		h := e.host(t)
+		id := e.queue(t, h, "http://[64:ff9b::7f00:1]:"+port+"/h/"+h, 0)
+		w := e.worker("i1")
+		w.AllowPrivate = false
+		if _, err := w.RunOnce(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		d := e.get(t, h, id)
+		if d.Status != deliveries.StatusRetrying || d.Attempts != 1 || d.HTTPStatus != nil ||
+			d.LastError != "target refused: 64:ff9b::7f00:1 embeds 127.0.0.1, a loopback address" {
+			t.Errorf("after a refused attempt: status %q attempts %d http %v error %q", d.Status, d.Attempts, d.HTTPStatus, d.LastError)
+		}
+	})
+}
+
 func TestRefusesPrivateTargets(t *testing.T) {
 	engines(t, func(t *testing.T, e *env) {
 		rc := newReceiver(t) // on 127.0.0.1

@@ -23,6 +23,7 @@ import (
 	"hostgate/internal/audit"
 	"hostgate/internal/coord"
 	"hostgate/internal/keyring"
+	"hostgate/internal/names"
 	"hostgate/internal/paging"
 	"hostgate/internal/recent"
 )
@@ -108,15 +109,19 @@ type noDrop struct{}
 
 func (noDrop) Disconnect(context.Context, string, string) {}
 
+// checkName applies the names rule to the name as given (a control or
+// bidirectional character anywhere is refused, even one trimming would
+// drop), then trims it and checks its length.
 func checkName(name string) (string, error) {
+	if p := names.Problem("name", name); p != "" {
+		return "", apperr.New(CodeInvalidName, p)
+	}
 	name = strings.TrimSpace(name)
 	switch {
 	case name == "":
 		return "", apperr.New(CodeInvalidName, "name is required")
 	case utf8.RuneCountInString(name) > MaxNameLen:
 		return "", apperr.New(CodeNameTooLong, fmt.Sprintf("name must be at most %d characters", MaxNameLen))
-	case strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }):
-		return "", apperr.New(CodeInvalidName, "name must not contain control characters")
 	}
 	return name, nil
 }

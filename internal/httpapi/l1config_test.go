@@ -518,6 +518,17 @@ func TestL1ConfigValidation(t *testing.T) {
 			{"url private", good(func(b map[string]any) { b["url"] = "https://10.1.2.3/x" }), "url_not_allowed"},
 			{"url link-local", good(func(b map[string]any) { b["url"] = "http://169.254.169.254/latest" }), "url_not_allowed"},
 			{"url v6 loopback", good(func(b map[string]any) { b["url"] = "http://[::1]/x" }), "url_not_allowed"},
+			{"url nat64 loopback", good(func(b map[string]any) { b["url"] = "http://[64:ff9b::7f00:1]/x" }), "url_not_allowed"},
+			{"url nat64 private", good(func(b map[string]any) { b["url"] = "http://[64:ff9b::a00:1]/x" }), "url_not_allowed"},
+			{"url nat64 local-use", good(func(b map[string]any) { b["url"] = "http://[64:ff9b:1::808:808]/x" }), "url_not_allowed"},
+			{"url v4-compatible loopback", good(func(b map[string]any) { b["url"] = "http://[::127.0.0.1]/x" }), "url_not_allowed"},
+			{"url v4-compatible private", good(func(b map[string]any) { b["url"] = "http://[::10.0.0.1]/x" }), "url_not_allowed"},
+			{"url v4-mapped loopback", good(func(b map[string]any) { b["url"] = "http://[::ffff:127.0.0.1]/x" }), "url_not_allowed"},
+			{"url v4-translated loopback", good(func(b map[string]any) { b["url"] = "http://[::ffff:0:127.0.0.1]/x" }), "url_not_allowed"},
+			{"url 6to4 loopback", good(func(b map[string]any) { b["url"] = "http://[2002:7f00:1::]/x" }), "url_not_allowed"},
+			{"url 6to4 private", good(func(b map[string]any) { b["url"] = "http://[2002:a00:1::1]/x" }), "url_not_allowed"},
+			{"url teredo private client", good(func(b map[string]any) { b["url"] = "http://[2001:0:808:808:8000:ffff:f5ff:fffe]/x" }), "url_not_allowed"},
+			{"url shared space", good(func(b map[string]any) { b["url"] = "http://100.64.0.1/x" }), "url_not_allowed"},
 			{"format", good(func(b map[string]any) { b["webhook_format"] = "C" }), "invalid_webhook_format"},
 		}
 		for _, c := range cases {
@@ -651,4 +662,17 @@ func TestAgentWithStaleSettingsIsUpdatedAtConnect(t *testing.T) {
 	if n := reloads.Load(); n != 1 {
 		t.Errorf("reloads = %d, want exactly 1", n)
 	}
+}
+
+// TestL1ConfigAcceptsPublicEmbeddedIPv4: an IPv6 address is judged by the
+// IPv4 address it embeds, so a public one (8.8.8.8 through the well-known
+// NAT64 prefix, or mapped) is accepted like 8.8.8.8 itself.
+func TestL1ConfigAcceptsPublicEmbeddedIPv4(t *testing.T) {
+	hubtest.Run(t, func(t *testing.T, mode hubtest.Mode) {
+		h := hubtest.Start(t, mode) // private targets refused
+		f := newL1Fixture(t, h, 0)
+		for i, u := range []string{"http://[64:ff9b::808:808]/x", "http://[::ffff:8.8.8.8]/x", "http://[2002:808:808::1]/x"} {
+			f.put(t, "web", map[string]any{"bid": 4200 + i, "secret_key": newSecret(), "url": u}).Want(t, 200, "")
+		}
+	})
 }

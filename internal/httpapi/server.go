@@ -7,12 +7,14 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/http"
 	"net/netip"
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
@@ -108,6 +110,7 @@ func New(cfg Config) *Server {
 	hc := huma.DefaultConfig("hostgate API", cfg.Version)
 	hc.OpenAPIPath, hc.DocsPath, hc.SchemasPath = "", "", ""
 	hc.CreateHooks = nil
+	hc.Formats = map[string]huma.Format{"application/json": strictJSON, "json": strictJSON}
 	hc.Info.Description = "Remote host control hub. Every non-2xx answer is {error, message}; see docs/api.md."
 	hc.Components.SecuritySchemes = securitySchemes()
 	s.api = humago.New(recorder{s}, hc)
@@ -265,6 +268,20 @@ func forbidden() error {
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// strictJSON is huma's JSON format, except that a request body that is
+// not valid UTF-8 is refused (400 invalid_body) instead of having its bad
+// bytes silently replaced with U+FFFD, so a name, URL or note is stored
+// exactly as sent or not at all.
+var strictJSON = huma.Format{
+	Marshal: huma.DefaultJSONFormat.Marshal,
+	Unmarshal: func(b []byte, v any) error {
+		if !utf8.Valid(b) {
+			return errors.New("the body is not valid UTF-8")
+		}
+		return json.Unmarshal(b, v)
+	},
+}
 
 // OK is the body of answers that carry no data.
 type OK struct {

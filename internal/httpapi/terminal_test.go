@@ -392,11 +392,13 @@ func TestTerminalWebSocket(t *testing.T) {
 		tk = ticketFor(t, h, f.user.AccessToken, userHost)
 		c.Do("GET", "/v1/admin/hosts/"+f.host+"/terminal/ws?ticket="+tk, nil).Want(t, 401, "invalid_ticket")
 
-		// A page of another site may not use a ticket; the hub's own may.
+		// A page of another site may not use a ticket (and spends it, see
+		// TestTerminalTicketSpentByAnyRefusal); the hub's own may.
 		tk = ticketFor(t, h, f.user.AccessToken, userHost)
 		req, _ := http.NewRequest("GET", h.URL+userHost+"/terminal/ws?ticket="+tk, nil)
 		req.Header.Set("Origin", "https://evil.example")
 		c.Send(req).Want(t, 403, "forbidden")
+		tk = ticketFor(t, h, f.user.AccessToken, userHost)
 		req, _ = http.NewRequest("GET", h.URL+userHost+"/terminal/ws?ticket="+tk+"&cols=0", nil)
 		req.Header.Set("Origin", h.URL)
 		c.Send(req).Want(t, 400, "invalid_query") // past the Origin check, and spends the ticket
@@ -462,6 +464,67 @@ func TestTerminalWebSocket(t *testing.T) {
 		})
 		<-w.closed
 		c.Do("GET", userHost+"/terminal/ws?ticket="+spare, nil).Want(t, 401, "invalid_ticket")
+	})
+}
+
+// upgradeTerm attempts the terminal WebSocket upgrade at path through via
+// with header, and returns the status it was refused with (0 when
+// upgraded; the socket is closed at once).
+func upgradeTerm(t *testing.T, via *hubtest.Hub, path string, header http.Header) int {
+	t.Helper()
+	w := &wsTerm{closed: make(chan struct{}), changed: make(chan struct{}, 1)}
+	conn, resp, err := gws.NewClient(w, &gws.ClientOption{Addr: wsURL(via, path), RequestHeader: header})
+	switch {
+	case err == nil:
+		conn.NetConn().Close()
+		return 0
+	case resp != nil:
+		return resp.StatusCode
+	}
+	t.Fatalf("upgrade %s: %v", path, err)
+	return 0
+}
+
+// TestTerminalTicketSpentByAnyRefusal: a ticket is single use whatever
+// refused it. One refused for its Origin, for plain ws:// when the hub
+// wants wss://, or for a malformed host id cannot be used again, not even
+// with everything else right.
+func TestTerminalTicketSpentByAnyRefusal(t *testing.T) {
+	hubtest.Run(t, func(t *testing.T, mode hubtest.Mode) {
+		const public = "https://hub.example.com"
+		h := hubtest.Start(t, mode, hubtest.WithEnv("HOSTGATE_PUBLIC_URL", public),
+			hubtest.WithEnv("HOSTGATE_TRUSTED_PROXIES", "127.0.0.1/32"))
+		u := h.Register(t)
+		f := termFixture{h: h, user: u}
+		f.host = h.ConnectAgent(t, u.User.ID, func(c *agent.Config) { // the public name resolves nowhere
+			c.APIEndpoint = strings.Replace(c.APIEndpoint, public, h.URL, 1)
+			c.WSURL = strings.Replace(c.WSURL, "wss"+strings.TrimPrefix(public, "https"), wsURL(h, ""), 1)
+		})
+		path := "/v1/user/hosts/" + f.host + "/terminal/ws?ticket="
+		good := http.Header{"Origin": {public}, "X-Forwarded-Proto": {"https"}}
+
+		// The good request works with a fresh ticket.
+		if got := upgradeTerm(t, h, path+ticketFor(t, h, f.user.AccessToken, "/v1/user/hosts/"+f.host), good); got != 0 {
+			t.Fatalf("upgrade with a fresh ticket: refused %d, want upgraded", got)
+		}
+		for _, c := range []struct {
+			name   string
+			path   string // the refused attempt's path, before the ticket
+			header http.Header
+			status int
+		}{
+			{"evil origin", path, http.Header{"Origin": {"https://evil.example"}, "X-Forwarded-Proto": {"https"}}, 403},
+			{"plain ws", path, http.Header{"Origin": {public}}, 403},
+			{"host id not a uuid", "/v1/user/hosts/not-a-uuid/terminal/ws?ticket=", good, 400},
+		} {
+			tk := ticketFor(t, h, f.user.AccessToken, "/v1/user/hosts/"+f.host)
+			if got := upgradeTerm(t, h, c.path+tk, c.header); got != c.status {
+				t.Errorf("%s: refused %d, want %d", c.name, got, c.status)
+			}
+			if got := upgradeTerm(t, h, path+tk, good); got != 401 {
+				t.Errorf("%s, then a good upgrade with the same ticket: status %d, want 401 (ticket spent)", c.name, got)
+			}
+		}
 	})
 }
 

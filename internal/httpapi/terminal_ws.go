@@ -56,25 +56,19 @@ type termControl struct {
 // terminalWS serves GET …/hosts/{id}/terminal/ws for the console of kind.
 // The ticket is the only credential; everything that can fail is checked
 // before the upgrade, so a refusal is a plain {error, message} answer.
+// The ticket is redeemed (taken) first, so that any refusal, the transport
+// checks included, spends it: a ticket is never good for a second try.
 func (s *Server) terminalWS(kind string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if err := s.terminalWSAllowed(r); err != nil {
-			writeProblem(w, problemFor(s.log, r, err))
-			return
-		}
 		ctx := r.Context()
 		hostID := r.PathValue("id")
-		if _, err := uuid.Parse(hostID); err != nil {
-			writeProblem(w, problemFor(s.log, r, apperr.New(apperr.CodeInvalidID, "the host id is not a UUID")))
-			return
-		}
 		q := r.URL.Query()
-		ticket := q.Get("ticket")
-		if ticket == "" {
-			writeProblem(w, problemFor(s.log, r, apperr.New(apperr.CodeUnauthorized, "a terminal ticket is required")))
-			return
+		p, err := s.redeemTerminalTicket(ctx, q.Get("ticket"), kind, hostID)
+		if terr := s.terminalWSAllowed(r); terr != nil {
+			err = terr
+		} else if _, uerr := uuid.Parse(hostID); uerr != nil {
+			err = apperr.New(apperr.CodeInvalidID, "the host id is not a UUID")
 		}
-		p, err := s.cfg.Terminals.RedeemTicket(ctx, ticket, kind, hostID)
 		if err == nil {
 			err = s.terminalHostUsable(ctx, p, hostID)
 		}
@@ -115,6 +109,15 @@ func (s *Server) terminalWS(kind string) http.HandlerFunc {
 		go t.pumpOutput()
 		go t.watch()
 	}
+}
+
+// redeemTerminalTicket takes ticket (it cannot be used again, whatever
+// happens next) and returns the principal it was issued to.
+func (s *Server) redeemTerminalTicket(ctx context.Context, ticket, kind, hostID string) (terminals.Principal, error) {
+	if ticket == "" {
+		return terminals.Principal{}, apperr.New(apperr.CodeUnauthorized, "a terminal ticket is required")
+	}
+	return s.cfg.Terminals.RedeemTicket(ctx, ticket, kind, hostID)
 }
 
 // terminalWSAllowed applies the transport rules: TLS when the hub's

@@ -13,7 +13,7 @@ type userOut struct{ Body accounts.User }
 
 type updateMeIn struct {
 	Body struct {
-		DisplayName string `json:"display_name" maxLength:"256" doc:"1 to 64 characters"`
+		DisplayName string `json:"display_name" maxLength:"256" doc:"1 to 64 characters; no control or bidirectional control characters (docs/api.md, Names)"`
 	}
 }
 

@@ -124,9 +124,12 @@ func checkURL(raw string, allowPrivate bool) error {
 		return apperr.New(CodeURLNotAllowed, "url must not point at localhost")
 	}
 	if a, err := netip.ParseAddr(host); err == nil {
-		a = a.Unmap()
-		if a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsUnspecified() || a.IsMulticast() {
-			return apperr.New(CodeURLNotAllowed, "url must not point at a loopback, private or link-local address")
+		// The dialer's own judge, so that an address refused at connect
+		// time (an IPv6 address embedding a private IPv4 one included) is
+		// refused here too.
+		if refused, ok := errors.AsType[*deliveries.RefusedError](deliveries.CheckAddr(a)); ok {
+			return apperr.New(CodeURLNotAllowed, "url must not point at a loopback, private, link-local or otherwise non-public address: "+
+				strings.TrimPrefix(refused.Error(), "target refused: "))
 		}
 	}
 	return nil
