@@ -92,6 +92,29 @@ func CheckAddr(a netip.Addr) error {
 // netip does not count as private.
 var sharedSpace = netip.MustParsePrefix("100.64.0.0/10")
 
+// reserved are special-purpose ranges (RFC 6890 and its updates) that
+// netip has no predicate for and that no public receiver uses: IETF
+// protocol assignments, documentation, benchmarking, class E, and IPv6
+// documentation.
+var reserved = []netip.Prefix{
+	netip.MustParsePrefix("192.0.0.0/24"),    // IETF protocol assignments (RFC 6890)
+	netip.MustParsePrefix("192.0.2.0/24"),    // TEST-NET-1 (RFC 5737)
+	netip.MustParsePrefix("198.51.100.0/24"), // TEST-NET-2
+	netip.MustParsePrefix("203.0.113.0/24"),  // TEST-NET-3
+	netip.MustParsePrefix("198.18.0.0/15"),   // benchmarking (RFC 2544)
+	netip.MustParsePrefix("240.0.0.0/4"),     // class E, reserved (RFC 1112)
+	netip.MustParsePrefix("2001:db8::/32"),   // IPv6 documentation (RFC 3849)
+}
+
+func isReserved(a netip.Addr) bool {
+	for _, p := range reserved {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
 // Prefixes of IPv6 addresses that carry an IPv4 address (embeddedIPv4),
 // and the local-use NAT64 prefix, refused whole (nonPublic).
 var (
@@ -118,6 +141,8 @@ func nonPublic(a netip.Addr) string {
 		return "unspecified"
 	case a.IsMulticast(), a.IsLinkLocalMulticast(), a.IsInterfaceLocalMulticast(), a == netip.AddrFrom4([4]byte{255, 255, 255, 255}):
 		return "multicast or broadcast"
+	case isReserved(a):
+		return "reserved"
 	case nat64LocalUse.Contains(a):
 		// Local-use NAT64 prefixes are operator-chosen and may place the
 		// IPv4 address at any RFC 6052 offset; none is globally routed.

@@ -34,6 +34,19 @@ func TestRefusesEmbeddedIPv4(t *testing.T) {
 		give string
 		want string // "" when allowed
 	}{
+		// Special-purpose IPv4 and IPv6 ranges.
+		{"192.0.0.8", "target refused: 192.0.0.8 is a reserved address"},
+		{"192.0.2.1", "target refused: 192.0.2.1 is a reserved address"},
+		{"198.51.100.7", "target refused: 198.51.100.7 is a reserved address"},
+		{"203.0.113.9", "target refused: 203.0.113.9 is a reserved address"},
+		{"198.18.0.1", "target refused: 198.18.0.1 is a reserved address"},
+		{"198.19.255.254", "target refused: 198.19.255.254 is a reserved address"},
+		{"240.0.0.1", "target refused: 240.0.0.1 is a reserved address"},
+		{"2001:db8::1", "target refused: 2001:db8::1 is a reserved address"},
+		{"64:ff9b::c612:1", "target refused: 64:ff9b::c612:1 embeds 198.18.0.1, a reserved address"},
+		{"1.1.1.1", ""},
+		{"198.20.0.1", ""},
+		{"2001:4860:4860::8888", ""},
 		// NAT64, well-known prefix (RFC 6052).
 		{"64:ff9b::7f00:1", "target refused: 64:ff9b::7f00:1 embeds 127.0.0.1, a loopback address"},
 		{"64:ff9b::a00:1", "target refused: 64:ff9b::a00:1 embeds 10.0.0.1, a private address"},
