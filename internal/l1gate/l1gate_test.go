@@ -298,3 +298,34 @@ func TestGatewayLogsReasonNotSecrets(t *testing.T) {
 		t.Errorf("refusals logged above info:\n%s", out)
 	}
 }
+
+// pruneStore answers PruneNonces with full batches a given number of times.
+type pruneStore struct {
+	memStore
+	full, calls int
+}
+
+func (p *pruneStore) PruneNonces(_ context.Context, _ time.Time, limit int) (int, error) {
+	p.calls++
+	if p.calls <= p.full {
+		return limit, nil
+	}
+	return limit / 2, nil
+}
+
+// TestPruneNoncesIsBounded: pruning goes on while batches come back full,
+// and stops after pruneBatches however far behind it is.
+func TestPruneNoncesIsBounded(t *testing.T) {
+	for _, c := range []struct{ full, want int }{{0, 1}, {2, 3}, {1 << 20, pruneBatches}} {
+		st := &pruneStore{memStore: withNonces(fakeStore{}), full: c.full}
+		c2 := inproc.New()
+		t.Cleanup(func() { c2.Close() })
+		s := New(st, plainKeys{}, &fakeRunner{}, c2, 1, slog.New(slog.DiscardHandler))
+		if err := s.PruneNonces(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if st.calls != c.want {
+			t.Errorf("%d full batches: %d statements, want %d", c.full, st.calls, c.want)
+		}
+	}
+}
