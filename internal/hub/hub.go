@@ -242,8 +242,8 @@ const AgentTokenTTL = 15 * time.Minute
 // background starts the loops every instance runs: command routing and
 // presence, liveness batching, API-key last-use batching, recharge
 // expiry, the upgrade sweep, L1 nonce pruning and the webhook delivery
-// worker. It returns
-// once routing is subscribed, and a function that waits for all to stop.
+// worker. It returns once routing is subscribed, and a function that waits
+// for all to stop.
 func (h *Hub) background(ctx context.Context) (wait func(), err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
