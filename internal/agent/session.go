@@ -257,6 +257,8 @@ func (a *Agent) dial(ctx context.Context, s *session, token string) (*gws.Conn, 
 		HandshakeTimeout:   a.s.HTTPTimeout,
 		NewDialer:          func() (gws.Dialer, error) { return d, nil },
 		Recovery:           a.readLoopRecovery(),
+		// Invalid UTF-8 in a text message closes with 1007, as on the hub.
+		CheckUtf8Enabled: true,
 	})
 	if d.stop != nil {
 		d.stop()

@@ -86,6 +86,11 @@ func New(ctx context.Context, h *hosts.Service, up Upgrades, set Settings, live 
 		NewSession:      func() gws.SessionStorage { return new(sessionSlot) },
 		ParallelEnabled: false,
 		Recovery:        gws.Recovery,
+		// A text message that is not UTF-8 closes the socket with 1007
+		// (RFC 6455 §8.1). gws checks outgoing text too, and closes the
+		// socket on a write it refuses, so agentproto.Encode never
+		// produces invalid UTF-8.
+		CheckUtf8Enabled: true,
 	})
 	return g
 }

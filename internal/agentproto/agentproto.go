@@ -22,9 +22,11 @@
 package agentproto
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 )
 
 // Protocol numbers. Version is what this build speaks; MinSupported is the
@@ -225,6 +227,14 @@ const (
 )
 
 // Encode builds one message of type typ carrying body (nil for none).
+//
+// The message is valid UTF-8: it goes in a WebSocket text frame, which
+// both ends close with 1007 when it is not (RFC 6455 §8.1), and gws
+// refuses to write one. encoding/json replaces invalid UTF-8 in a Go
+// string with U+FFFD but copies a json.RawMessage as it is (a command's
+// args as the client sent them), so Encode replaces each run of invalid
+// bytes with U+FFFD. They can only be inside JSON strings, where U+FFFD is
+// valid.
 func Encode(typ, id string, body any) ([]byte, error) {
 	e := Envelope{Type: typ, ID: id}
 	if body != nil {
@@ -234,7 +244,14 @@ func Encode(typ, id string, body any) ([]byte, error) {
 		}
 		e.Body = b
 	}
-	return json.Marshal(e)
+	msg, err := json.Marshal(e)
+	if err != nil {
+		return nil, err
+	}
+	if !utf8.Valid(msg) {
+		msg = bytes.ToValidUTF8(msg, []byte("\uFFFD"))
+	}
+	return msg, nil
 }
 
 // ErrMalformed is returned for a message that is not a valid envelope.

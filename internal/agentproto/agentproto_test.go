@@ -2,8 +2,10 @@ package agentproto
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestEncodeDecodeRoundTrip(t *testing.T) {
@@ -59,4 +61,35 @@ func FuzzDecode(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestEncodeIsUTF8: a message is sent as a WebSocket text frame, which
+// must be UTF-8 (both ends close with 1007 otherwise, and gws refuses to
+// write one). encoding/json copies a json.RawMessage as it is, so invalid
+// bytes in a client's args would pass; Encode replaces them with U+FFFD,
+// as encoding/json does in a Go string.
+func TestEncodeIsUTF8(t *testing.T) {
+	args := json.RawMessage("{\"path\":\"C:\\\\a\xffb\",\"data\":\"ok\xc3\"}")
+	msg, err := Encode(TypeCmd, "id-1", Command{Op: "files.str_rd", Args: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !utf8.Valid(msg) {
+		t.Fatalf("Encode produced invalid UTF-8: %q", msg)
+	}
+	e, err := Decode(msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c Command
+	if err := DecodeBody(e, &c); err != nil {
+		t.Fatal(err)
+	}
+	var got ControlArgs
+	if err := json.Unmarshal(c.Args, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Path != "C:\\a\uFFFDb" || string(got.Data) != "\"ok\uFFFD\"" {
+		t.Errorf("args after the round trip: %+v (data %s)", got, got.Data)
+	}
 }

@@ -75,7 +75,9 @@ type Hub struct {
 	forgets *recent.Bus
 	admit   *agentgw.Admission
 	gw      *agentgw.Gateway
-	server  *httpapi.Server
+	// l1gate answers POST /gateway; Serve prunes its expired nonces.
+	l1gate *l1gate.Service
+	server *httpapi.Server
 	// bg bounds the work done on behalf of agent connections; Close cancels it.
 	bg     context.Context
 	stopBG context.CancelFunc
@@ -149,6 +151,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (h *Hub, err error)
 			return ops.Charge(ctx, p.ID, p.APIKeyID, hostID, billing.RuleShellSession)
 		},
 	})
+	h.l1gate = l1gate.New(h.store, keys, ops, h.coord, cfg.L1RatePerMin, log)
 	h.server = httpapi.New(httpapi.Config{
 		Accounts: h.Accounts, Admins: h.Admins, Audit: h.store,
 		Hosts: h.Hosts, Liveness: h.live, APIKeys: h.APIKeys, Dispatch: h.Dispatch, Gateway: h.gw,
@@ -160,7 +163,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (h *Hub, err error)
 		DeliveryWorker: h.Deliveries,
 		Payments:       httpapi.Payments{Dummy: cfg.PaymentDummy, EPay: cfg.EPay, PublicURL: cfg.PublicURL.String()},
 		Exe:            &installer.ExeSource{URL: cfg.ExeURL, SHA256: cfg.ExeSHA256},
-		L1Gate:         l1gate.New(h.store, keys, ops, h.coord, cfg.L1RatePerMin, log),
+		L1Gate:         h.l1gate,
 		Terminals:      h.Terminals,
 		Requests:       h.Metrics,
 		AllowedOrigins: cfg.Origins(),
@@ -238,8 +241,9 @@ const AgentTokenTTL = 15 * time.Minute
 
 // background starts the loops every instance runs: command routing and
 // presence, liveness batching, API-key last-use batching, recharge
-// expiry, the upgrade sweep and the webhook delivery worker. It returns
-// once routing is subscribed, and a function that waits for all to stop.
+// expiry, the upgrade sweep, L1 nonce pruning and the webhook delivery
+// worker. It returns once routing is subscribed, and a function that waits
+// for all to stop.
 func (h *Hub) background(ctx context.Context) (wait func(), err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -259,6 +263,7 @@ func (h *Hub) background(ctx context.Context) (wait func(), err error) {
 	wg.Go(func() { h.APIKeys.Run(ctx, 30*time.Second, logErr("api key flush")) })
 	wg.Go(func() { h.Billing.RunExpiry(ctx, time.Minute, logErr("recharge expiry")) })
 	wg.Go(func() { periodic.Run(ctx, time.Minute, h.Upgrades.Sweep, logErr("upgrade sweep")) })
+	wg.Go(func() { periodic.Run(ctx, time.Minute, h.l1gate.PruneNonces, logErr("l1 nonce prune")) })
 	wg.Go(func() { h.Deliveries.Run(ctx) })
 	termReady := make(chan struct{})
 	wg.Go(func() {

@@ -11,7 +11,7 @@
 //
 // Because the IV is fixed, equal plaintexts encrypt to equal ciphertexts,
 // so the frame carries a timestamp and a nonce: a receiver accepts ts within
-// MaxSkew of its clock and remembers each nonce for ReplayTTL (see
+// MaxSkew of its clock and remembers each nonce until its ts is stale (see
 // CheckReplay). The answer is plain JSON {code, data, msg} (Response).
 //
 // Every way a body can be wrong (base64, length, block, padding, JSON, a
@@ -38,9 +38,6 @@ const (
 	MaxBody = 1 << 20
 	// MaxSkew is how far a request's ts may be from the receiver's clock.
 	MaxSkew = 300 * time.Second
-	// ReplayTTL is how long a receiver must remember a nonce: a request is
-	// accepted from MaxSkew before its ts until MaxSkew after it.
-	ReplayTTL = 2 * MaxSkew
 	// MinNonceLen and MaxNonceLen bound a nonce's length in characters.
 	MinNonceLen = 16
 	MaxNonceLen = 64
@@ -109,7 +106,8 @@ func nonceChar(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
 }
 
-// fresh reports whether ts is within MaxSkew of now.
+// fresh reports whether ts is within MaxSkew of now, in whole seconds: it
+// is until the instant NonceExpiry.
 func fresh(ts int64, now time.Time) bool {
 	d := now.Unix() - ts
 	return d >= -int64(MaxSkew/time.Second) && d <= int64(MaxSkew/time.Second)

@@ -8,25 +8,39 @@ import (
 	"time"
 )
 
-// ErrReplayed: the request's nonce was already used within ReplayTTL.
-// Answer it like any refused message (Invalid).
+// ErrReplayed: the request's nonce was already used while its ts was
+// acceptable. Answer it like any refused message (Invalid).
 var ErrReplayed = errors.New("l1: nonce already used")
 
-// NonceStore is the replay memory a receiver provides. Add must be atomic
-// for every receiver that accepts the same host's messages: of concurrent
-// calls with one key, exactly one reports added. With Redis that is
-// SET key 1 NX PX ttl; with coord.Coord, Incr(key, ttl) returning 1.
+// NonceStore is the replay memory a receiver provides. It must hold for
+// every receiver that accepts the same host's messages, and for as long as
+// a nonce may come back: across restarts of the receiver too, or a replay
+// sent after a restart is carried out again (the hub's is its database).
 type NonceStore interface {
-	// Add records key for ttl and reports whether it was absent.
-	Add(ctx context.Context, key string, ttl time.Duration) (added bool, err error)
+	// AddNonce records nonce under scope until the instant until and
+	// reports whether it was absent as of now: never recorded, or recorded
+	// until a time not after now. Of concurrent calls with one scope and
+	// nonce, exactly one reports added.
+	AddNonce(ctx context.Context, scope, nonce string, now, until time.Time) (added bool, err error)
 }
 
-// CheckReplay records r's nonce for ReplayTTL under scope (the host's id,
-// so that hosts never share nonces) and returns ErrReplayed if it was
-// already recorded. Call it only after Decode succeeded, so that nobody
-// without the key can fill the store.
-func CheckReplay(ctx context.Context, s NonceStore, scope string, r Request) error {
-	added, err := s.Add(ctx, "l1:nonce:"+scope+":"+r.Nonce, ReplayTTL)
+// NonceExpiry is when a receiver may forget r's nonce: the first instant
+// its ts is outside MaxSkew (Decode refuses it from then on). It depends
+// on the request alone, so it is the same for every receiver, and a
+// receiver that compares it with the clock it decoded with can never take
+// over an expired nonce while the request is still fresh. A nonce is kept
+// at most 2*MaxSkew+1s after it is first accepted.
+func (r Request) NonceExpiry() time.Time {
+	return time.Unix(r.TS+int64(MaxSkew/time.Second)+1, 0)
+}
+
+// CheckReplay records r's nonce under scope (the host's id, so that hosts
+// never share nonces) until r.NonceExpiry and returns ErrReplayed if it was
+// already recorded. now must be the time r was decoded at. Call it only
+// after Decode succeeded, so that nobody without the key can fill the
+// store.
+func CheckReplay(ctx context.Context, s NonceStore, scope string, r Request, now time.Time) error {
+	added, err := s.AddNonce(ctx, scope, r.Nonce, now, r.NonceExpiry())
 	if err != nil {
 		return fmt.Errorf("l1: replay check: %w", err)
 	}
@@ -45,7 +59,6 @@ var ErrNoncesFull = errors.New("l1: nonce memory full")
 type MemoryNonces struct {
 	mu    sync.Mutex
 	limit int
-	now   func() time.Time
 	until map[string]time.Time
 	order []nonceEntry // insertion order; entries before head are gone
 	head  int
@@ -58,14 +71,14 @@ type nonceEntry struct {
 
 // NewMemoryNonces returns an empty store holding at most limit live nonces.
 func NewMemoryNonces(limit int) *MemoryNonces {
-	return &MemoryNonces{limit: limit, now: time.Now, until: make(map[string]time.Time)}
+	return &MemoryNonces{limit: limit, until: make(map[string]time.Time)}
 }
 
-// Add implements NonceStore.
-func (m *MemoryNonces) Add(_ context.Context, key string, ttl time.Duration) (bool, error) {
+// AddNonce implements NonceStore.
+func (m *MemoryNonces) AddNonce(_ context.Context, scope, nonce string, now, until time.Time) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	now := m.now()
+	key := scope + ":" + nonce
 	m.prune(now)
 	if until, ok := m.until[key]; ok && now.Before(until) {
 		return false, nil
@@ -73,15 +86,15 @@ func (m *MemoryNonces) Add(_ context.Context, key string, ttl time.Duration) (bo
 	if len(m.until) >= m.limit {
 		return false, ErrNoncesFull
 	}
-	until := now.Add(ttl)
 	m.until[key] = until
 	m.order = append(m.order, nonceEntry{key, until})
 	return true, nil
 }
 
-// prune forgets expired nonces from the front of the insertion order. With
-// one ttl for all (ReplayTTL) that order is also expiry order; with mixed
-// ttls an expired entry may linger, and Add ignores it.
+// prune forgets expired nonces from the front of the insertion order.
+// Expiries follow the requests' ts, which arrive roughly in order, so that
+// order is nearly expiry order; an expired entry behind a later one may
+// linger (at most 2*MaxSkew), and AddNonce ignores it.
 func (m *MemoryNonces) prune(now time.Time) {
 	for ; m.head < len(m.order) && !now.Before(m.order[m.head].until); m.head++ {
 		e := m.order[m.head]

@@ -10,67 +10,67 @@ import (
 	"time"
 )
 
-type fakeClock struct{ t time.Time }
-
-func (c *fakeClock) now() time.Time          { return c.t }
-func (c *fakeClock) advance(d time.Duration) { c.t = c.t.Add(d) }
-func newTestNonces(limit int) (*MemoryNonces, *fakeClock) {
-	clock := &fakeClock{t: testNow}
-	m := NewMemoryNonces(limit)
-	m.now = clock.now
-	return m, clock
-}
-
 func TestCheckReplay(t *testing.T) {
 	ctx := context.Background()
-	m, clock := newTestNonces(100)
+	m := NewMemoryNonces(100)
 	r := shellRequest()
-	if err := CheckReplay(ctx, m, "host-1", r); err != nil {
+	if err := CheckReplay(ctx, m, "host-1", r, testNow); err != nil {
 		t.Fatalf("first use: %v", err)
 	}
-	if err := CheckReplay(ctx, m, "host-1", r); !errors.Is(err, ErrReplayed) {
+	if err := CheckReplay(ctx, m, "host-1", r, testNow); !errors.Is(err, ErrReplayed) {
 		t.Fatalf("second use: err = %v, want ErrReplayed", err)
 	}
-	if err := CheckReplay(ctx, m, "host-2", r); err != nil {
+	if err := CheckReplay(ctx, m, "host-2", r, testNow); err != nil {
 		t.Fatalf("same nonce, other host: %v", err)
 	}
 	// Still remembered at the last moment the request's ts is acceptable.
-	clock.advance(ReplayTTL - time.Second)
-	if err := CheckReplay(ctx, m, "host-1", r); !errors.Is(err, ErrReplayed) {
-		t.Fatalf("just inside ReplayTTL: err = %v, want ErrReplayed", err)
+	last := r.NonceExpiry().Add(-time.Nanosecond)
+	if !fresh(r.TS, last) {
+		t.Fatalf("ts not fresh just before NonceExpiry")
 	}
-	clock.advance(time.Second)
-	if err := CheckReplay(ctx, m, "host-1", r); err != nil {
-		t.Fatalf("after ReplayTTL: %v", err)
+	if err := CheckReplay(ctx, m, "host-1", r, last); !errors.Is(err, ErrReplayed) {
+		t.Fatalf("just before NonceExpiry: err = %v, want ErrReplayed", err)
+	}
+	if fresh(r.TS, r.NonceExpiry()) {
+		t.Fatalf("ts still fresh at NonceExpiry: the nonce would be forgotten too early")
+	}
+	if err := CheckReplay(ctx, m, "host-1", r, r.NonceExpiry()); err != nil {
+		t.Fatalf("at NonceExpiry: %v", err)
 	}
 }
 
-// TestReplayTTLCoversClockWindow: a request accepted at the earliest moment
-// (ts+MaxSkew ahead of the receiver) is still remembered at the latest.
-func TestReplayTTLCoversClockWindow(t *testing.T) {
-	firstAccept := testNow.Add(-MaxSkew)
-	lastAccept := testNow.Add(MaxSkew)
-	if firstAccept.Add(ReplayTTL).Before(lastAccept) {
-		t.Fatalf("ReplayTTL %v is shorter than the acceptance window", ReplayTTL)
+// TestNonceExpiryCoversClockWindow: a nonce is remembered for as long as
+// any receiver's clock accepts its ts, and no longer than 2*MaxSkew+1s
+// after its earliest acceptance.
+func TestNonceExpiryCoversClockWindow(t *testing.T) {
+	r := shellRequest()
+	for d := -MaxSkew - 2*time.Second; d <= MaxSkew+2*time.Second; d += 250 * time.Millisecond {
+		now := r.Time().Add(d)
+		if fresh(r.TS, now) != now.Before(r.NonceExpiry()) && d >= -MaxSkew {
+			t.Fatalf("at ts%+v: fresh %v, before NonceExpiry %v", d, fresh(r.TS, now), now.Before(r.NonceExpiry()))
+		}
+	}
+	if span := r.NonceExpiry().Sub(r.Time().Add(-MaxSkew)); span > 2*MaxSkew+time.Second {
+		t.Fatalf("a nonce is kept %v", span)
 	}
 }
 
 func TestMemoryNoncesFullRefuses(t *testing.T) {
 	ctx := context.Background()
-	m, clock := newTestNonces(3)
+	m := NewMemoryNonces(3)
+	until := testNow.Add(time.Minute)
 	for i := range 3 {
-		if ok, err := m.Add(ctx, fmt.Sprint(i), time.Minute); !ok || err != nil {
+		if ok, err := m.AddNonce(ctx, "s", fmt.Sprint(i), testNow, until); !ok || err != nil {
 			t.Fatalf("Add(%d) = %v, %v", i, ok, err)
 		}
 	}
-	if ok, err := m.Add(ctx, "x", time.Minute); ok || !errors.Is(err, ErrNoncesFull) {
+	if ok, err := m.AddNonce(ctx, "s", "x", testNow, until); ok || !errors.Is(err, ErrNoncesFull) {
 		t.Fatalf("Add when full = %v, %v; want ErrNoncesFull", ok, err)
 	}
-	if ok, _ := m.Add(ctx, "0", time.Minute); ok {
+	if ok, _ := m.AddNonce(ctx, "s", "0", testNow, until); ok {
 		t.Fatal("a remembered nonce was accepted while full")
 	}
-	clock.advance(time.Minute)
-	if ok, err := m.Add(ctx, "x", time.Minute); !ok || err != nil {
+	if ok, err := m.AddNonce(ctx, "s", "x", until, until.Add(time.Minute)); !ok || err != nil {
 		t.Fatalf("Add after expiry = %v, %v", ok, err)
 	}
 	if len(m.until) != 1 || len(m.order)-m.head != 1 {
@@ -82,15 +82,16 @@ func TestMemoryNoncesFullRefuses(t *testing.T) {
 // newer record of the same key.
 func TestMemoryNoncesReAddAfterExpiry(t *testing.T) {
 	ctx := context.Background()
-	m, clock := newTestNonces(10)
-	m.Add(ctx, "k", time.Second)
-	m.Add(ctx, "long", time.Hour)
-	clock.advance(time.Second)
-	if ok, _ := m.Add(ctx, "k", time.Hour); !ok {
+	now := testNow
+	m := NewMemoryNonces(10)
+	m.AddNonce(ctx, "s", "k", now, now.Add(time.Second))
+	m.AddNonce(ctx, "s", "long", now, now.Add(time.Hour))
+	now = now.Add(time.Second)
+	if ok, _ := m.AddNonce(ctx, "s", "k", now, now.Add(time.Hour)); !ok {
 		t.Fatal("expired key not accepted again")
 	}
-	clock.advance(time.Minute)
-	if ok, _ := m.Add(ctx, "k", time.Hour); ok {
+	now = now.Add(time.Minute)
+	if ok, _ := m.AddNonce(ctx, "s", "k", now, now.Add(time.Hour)); ok {
 		t.Fatal("re-added key forgotten early")
 	}
 }
@@ -101,7 +102,7 @@ func TestMemoryNoncesConcurrentAddOnce(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 16 {
 		wg.Go(func() {
-			if ok, err := m.Add(context.Background(), "same", time.Minute); err != nil {
+			if ok, err := m.AddNonce(context.Background(), "s", "same", testNow, testNow.Add(time.Minute)); err != nil {
 				t.Error(err)
 			} else if ok {
 				added.Add(1)
@@ -116,12 +117,12 @@ func TestMemoryNoncesConcurrentAddOnce(t *testing.T) {
 
 type failingStore struct{}
 
-func (failingStore) Add(context.Context, string, time.Duration) (bool, error) {
+func (failingStore) AddNonce(context.Context, string, string, time.Time, time.Time) (bool, error) {
 	return false, errors.New("redis down")
 }
 
 func TestCheckReplayStoreError(t *testing.T) {
-	err := CheckReplay(context.Background(), failingStore{}, "h", shellRequest())
+	err := CheckReplay(context.Background(), failingStore{}, "h", shellRequest(), testNow)
 	if err == nil || errors.Is(err, ErrReplayed) {
 		t.Fatalf("err = %v, want the store's error, not ErrReplayed", err)
 	}

@@ -15,6 +15,7 @@ package l1gate
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -37,11 +38,18 @@ type Candidate struct {
 	SecretSealed []byte
 }
 
-// Store finds the hosts that may own a bid.
+// Store finds the hosts that may own a bid and keeps the replay memory.
 type Store interface {
 	// HostsByBID returns every undeleted host with bid, of any user,
 	// oldest first; none is not an error.
 	HostsByBID(ctx context.Context, bid int64) ([]Candidate, error)
+	// The nonces of accepted requests, durable: a replay must be refused
+	// after a hub restart or a coordination flush too, so the memory
+	// cannot live in coordination.
+	l1.NonceStore
+	// PruneNonces deletes at most limit nonces expired at now and reports
+	// how many it deleted.
+	PruneNonces(ctx context.Context, now time.Time, limit int) (int, error)
 }
 
 // Opener unseals a host's secret key (keyring.Keyring).
@@ -63,14 +71,13 @@ const rateWindow = time.Minute
 
 // Service answers /gateway requests. It is safe for concurrent use.
 type Service struct {
-	store  Store
-	keys   Opener
-	ops    Runner
-	coord  coord.Coord
-	nonces l1.NonceStore
-	rate   int64
-	log    *slog.Logger
-	now    func() time.Time
+	store Store
+	keys  Opener
+	ops   Runner
+	coord coord.Coord
+	rate  int64
+	log   *slog.Logger
+	now   func() time.Time
 	// dummy is decoded with when no host has the bid, so that an unknown
 	// bid costs what a wrong key does.
 	dummy *l1.Codec
@@ -84,15 +91,31 @@ func New(st Store, keys Opener, ops Runner, c coord.Coord, ratePerMinute int, lo
 	if err != nil {
 		panic(err) // a 32-character constant: cannot happen
 	}
-	return &Service{store: st, keys: keys, ops: ops, coord: c, nonces: coordNonces{c},
+	return &Service{store: st, keys: keys, ops: ops, coord: c,
 		rate: int64(ratePerMinute), log: log, now: time.Now, dummy: dummy}
 }
 
-// coordNonces is the replay memory in coordination: Incr returning 1 is
-// the first sighting, atomically across hub instances.
-type coordNonces struct{ c coord.Coord }
+// Pruning bounds: one statement deletes at most pruneBatch nonces, and one
+// PruneNonces call runs at most pruneBatches of them, so a call is bounded
+// however far behind it is; the next call, a minute later, goes on.
+const (
+	pruneBatch   = 1000
+	pruneBatches = 100
+)
 
-func (n coordNonces) Add(ctx context.Context, key string, ttl time.Duration) (bool, error) {
-	v, err := n.c.Incr(ctx, key, ttl)
-	return v == 1, err
+// PruneNonces forgets the nonces of requests that are stale now. The hub
+// runs it every minute; an expired nonce left behind is harmless (the
+// check takes it over), it only takes space.
+func (s *Service) PruneNonces(ctx context.Context) error {
+	now := s.now()
+	for range pruneBatches {
+		n, err := s.store.PruneNonces(ctx, now, pruneBatch)
+		if err != nil {
+			return fmt.Errorf("l1 gateway: prune nonces: %w", err)
+		}
+		if n < pruneBatch {
+			return nil
+		}
+	}
+	return nil
 }

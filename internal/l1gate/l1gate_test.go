@@ -36,6 +36,16 @@ type fakeStore map[int64][]Candidate
 
 func (f fakeStore) HostsByBID(_ context.Context, b int64) ([]Candidate, error) { return f[b], nil }
 
+// memStore is a fakeStore with in-memory nonces.
+type memStore struct {
+	fakeStore
+	*l1.MemoryNonces
+}
+
+func (memStore) PruneNonces(context.Context, time.Time, int) (int, error) { return 0, nil }
+
+func withNonces(st fakeStore) memStore { return memStore{st, l1.NewMemoryNonces(1000)} }
+
 // plainKeys opens a "sealed" secret that is the key itself.
 type plainKeys struct{}
 
@@ -64,7 +74,7 @@ func newService(t *testing.T, st fakeStore, run Runner, rate int) *Service {
 	t.Helper()
 	c := inproc.New()
 	t.Cleanup(func() { c.Close() })
-	return New(st, plainKeys{}, run, c, rate, slog.New(slog.DiscardHandler))
+	return New(withNonces(st), plainKeys{}, run, c, rate, slog.New(slog.DiscardHandler))
 }
 
 func encode(t *testing.T, b int64, key string, r l1.Request) string {
@@ -127,6 +137,7 @@ func TestGatewayRefusalsAreUniform(t *testing.T) {
 	corrupt := []byte(good)
 	corrupt[10] ^= 'A' ^ 'B'
 	stale := readReq(now.Add(-l1.MaxSkew - time.Minute))
+	future := readReq(now.Add(l1.MaxSkew + time.Minute))
 	cases := map[string]struct {
 		bid  int64
 		body string
@@ -141,6 +152,7 @@ func TestGatewayRefusalsAreUniform(t *testing.T) {
 		"other bid frame": {bid, encode(t, bid+99, keyA, readReq(now))},
 		"replay":          {bid, good},
 		"stale ts":        {bid, encode(t, bid, keyA, stale)},
+		"future ts":       {bid, encode(t, bid, keyA, future)},
 		"banned host":     {bid + 1, encode(t, bid+1, keyB, readReq(now))},
 		"owner suspended": {bid + 2, encode(t, bid+2, keyB, readReq(now))},
 	}
@@ -266,7 +278,7 @@ func TestGatewayLogsReasonNotSecrets(t *testing.T) {
 	var buf bytes.Buffer
 	c := inproc.New()
 	t.Cleanup(func() { c.Close() })
-	s := New(fakeStore{bid: {candidate("h1", "u1", keyA)}}, plainKeys{}, &fakeRunner{}, c, 100,
+	s := New(withNonces(fakeStore{bid: {candidate("h1", "u1", keyA)}}), plainKeys{}, &fakeRunner{}, c, 100,
 		slog.New(slog.NewTextHandler(&buf, nil)))
 	wrong := encode(t, bid, keyB, readReq(time.Now()))
 	serve(s, "198.51.100.7", bid, wrong)
@@ -284,5 +296,36 @@ func TestGatewayLogsReasonNotSecrets(t *testing.T) {
 	}
 	if strings.Contains(out, "level=ERROR") || strings.Contains(out, "level=WARN") {
 		t.Errorf("refusals logged above info:\n%s", out)
+	}
+}
+
+// pruneStore answers PruneNonces with full batches a given number of times.
+type pruneStore struct {
+	memStore
+	full, calls int
+}
+
+func (p *pruneStore) PruneNonces(_ context.Context, _ time.Time, limit int) (int, error) {
+	p.calls++
+	if p.calls <= p.full {
+		return limit, nil
+	}
+	return limit / 2, nil
+}
+
+// TestPruneNoncesIsBounded: pruning goes on while batches come back full,
+// and stops after pruneBatches however far behind it is.
+func TestPruneNoncesIsBounded(t *testing.T) {
+	for _, c := range []struct{ full, want int }{{0, 1}, {2, 3}, {1 << 20, pruneBatches}} {
+		st := &pruneStore{memStore: withNonces(fakeStore{}), full: c.full}
+		c2 := inproc.New()
+		t.Cleanup(func() { c2.Close() })
+		s := New(st, plainKeys{}, &fakeRunner{}, c2, 1, slog.New(slog.DiscardHandler))
+		if err := s.PruneNonces(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if st.calls != c.want {
+			t.Errorf("%d full batches: %d statements, want %d", c.full, st.calls, c.want)
+		}
 	}
 }

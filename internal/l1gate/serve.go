@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"time"
 
 	"hostgate/internal/apperr"
 	"hostgate/internal/hosts"
@@ -36,13 +37,14 @@ func (s *Service) Serve(ctx context.Context, ip, bidParam string, body io.Reader
 	if err != nil {
 		raw = nil // an aborted or oversized body decodes as nothing, like any bad one
 	}
-	c, req, reason, err := s.decode(ctx, bidParam, raw)
+	now := s.now() // one clock for the ts window and the nonce's expiry
+	c, req, reason, err := s.decode(ctx, bidParam, raw, now)
 	if err != nil {
 		s.log.ErrorContext(ctx, "l1 gateway: find host", "client_ip", ip, "err", err)
 		return http.StatusServiceUnavailable, unavailable
 	}
 	if reason == "" {
-		reason, err = s.admit(ctx, c, req)
+		reason, err = s.admit(ctx, c, req, now)
 		if err != nil {
 			s.log.ErrorContext(ctx, "l1 gateway: replay check", "client_ip", ip, "host_id", c.HostID, "err", err)
 			return http.StatusServiceUnavailable, unavailable
@@ -85,7 +87,7 @@ func (s *Service) refuse(ctx context.Context, ip, reason string) {
 // costs one decode per host with the bid and at least one: an unknown bid
 // looks like a wrong key. A stored key that cannot be used is logged as
 // the server fault it is and counts as a key that did not decode.
-func (s *Service) decode(ctx context.Context, bidParam string, body []byte) (Candidate, l1.Request, string, error) {
+func (s *Service) decode(ctx context.Context, bidParam string, body []byte, now time.Time) (Candidate, l1.Request, string, error) {
 	bid, perr := strconv.ParseInt(bidParam, 10, 64)
 	var cands []Candidate
 	if perr == nil && bid > 0 {
@@ -94,7 +96,6 @@ func (s *Service) decode(ctx context.Context, bidParam string, body []byte) (Can
 			return Candidate{}, l1.Request{}, "", err
 		}
 	}
-	now := s.now()
 	if len(cands) == 0 {
 		_, _ = s.dummy.Decode(body, now)
 		return Candidate{}, l1.Request{}, "unknown_bid", nil
@@ -122,10 +123,11 @@ func (s *Service) codec(bid int64, c Candidate) (*l1.Codec, error) {
 }
 
 // admit refuses a replayed nonce, a banned host and a suspended owner's
-// host. The nonce is recorded first, so a refused request cannot be
-// replayed once the host is unbanned.
-func (s *Service) admit(ctx context.Context, c Candidate, req l1.Request) (string, error) {
-	err := l1.CheckReplay(ctx, s.nonces, c.HostID, req)
+// host. The nonce is recorded first, in the database, so a refused request
+// cannot be replayed once the host is unbanned, and no request can be
+// replayed after a restart.
+func (s *Service) admit(ctx context.Context, c Candidate, req l1.Request, now time.Time) (string, error) {
+	err := l1.CheckReplay(ctx, s.store, c.HostID, req, now)
 	switch {
 	case errors.Is(err, l1.ErrReplayed):
 		return "replayed", nil

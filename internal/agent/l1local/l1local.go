@@ -165,12 +165,13 @@ func (s *Server) gateway(w http.ResponseWriter, r *http.Request) {
 		write(w, http.StatusOK, l1.Invalid())
 		return
 	}
-	req, err := s.cfg.Codec.Decode(body, s.cfg.now())
+	now := s.cfg.now()
+	req, err := s.cfg.Codec.Decode(body, now)
 	if err == nil && r.URL.Query().Get("bid") != s.bidArg {
 		err = l1.ErrInvalid
 	}
 	if err == nil {
-		err = l1.CheckReplay(r.Context(), s.cfg.Nonces, s.scope, req)
+		err = l1.CheckReplay(r.Context(), s.cfg.Nonces, s.scope, req, now)
 	}
 	if err != nil {
 		write(w, http.StatusOK, l1.Invalid())

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -13,6 +14,121 @@ import (
 
 var l1gateTests = []test{
 	{"HostsByBID", testHostsByBID},
+	{"NonceOnce", testNonceOnce},
+	{"NonceConcurrentAddOnce", testNonceConcurrentAddOnce},
+	{"NonceExpiry", testNonceExpiry},
+	{"NoncePrune", testNoncePrune},
+}
+
+// addNonce adds one nonce and fails on an error.
+func addNonce(t *testing.T, s store.Store, scope, nonce string, now, until time.Time) bool {
+	t.Helper()
+	added, err := s.AddNonce(t.Context(), scope, nonce, now, until)
+	must(t, "AddNonce", err)
+	return added
+}
+
+// testNonceOnce: a nonce is added once per scope; scopes are independent.
+func testNonceOnce(t *testing.T, s store.Store) {
+	until := t0.Add(10 * time.Minute)
+	if !addNonce(t, s, "host-a", "n0nce-0123456789ab", t0, until) {
+		t.Fatal("first add: not added")
+	}
+	if addNonce(t, s, "host-a", "n0nce-0123456789ab", t0.Add(time.Minute), until) {
+		t.Error("second add in the same scope: added again")
+	}
+	if !addNonce(t, s, "host-b", "n0nce-0123456789ab", t0, until) {
+		t.Error("same nonce in another scope: not added")
+	}
+	if !addNonce(t, s, "host-a", "n0nce-0123456789ac", t0, until) {
+		t.Error("another nonce in the same scope: not added")
+	}
+}
+
+// testNonceConcurrentAddOnce: of concurrent adds of one key, exactly one
+// reports added; none fails.
+func testNonceConcurrentAddOnce(t *testing.T, s store.Store) {
+	const n = 16
+	added := make([]bool, n)
+	errs := race(n, func(i int) error {
+		var err error
+		added[i], err = s.AddNonce(t.Context(), "host-a", "same-nonce-0123456", t0, t0.Add(time.Minute))
+		return err
+	})
+	countRace(t, errs)
+	if got := countTrue(added); got != 1 {
+		t.Fatalf("%d of %d concurrent adds of one nonce reported added, want 1", got, n)
+	}
+	// And once expired, exactly one racing add takes it over.
+	later := t0.Add(time.Minute)
+	errs = race(n, func(i int) error {
+		var err error
+		added[i], err = s.AddNonce(t.Context(), "host-a", "same-nonce-0123456", later, later.Add(time.Minute))
+		return err
+	})
+	countRace(t, errs)
+	if got := countTrue(added); got != 1 {
+		t.Fatalf("%d of %d concurrent adds of one expired nonce reported added, want 1", got, n)
+	}
+}
+
+func countTrue(bs []bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
+}
+
+// testNonceExpiry: a nonce is remembered until the instant until, and may
+// be added again from then on, for a new validity.
+func testNonceExpiry(t *testing.T, s store.Store) {
+	until := t0.Add(10 * time.Minute)
+	addNonce(t, s, "host-a", "n0nce-0123456789ab", t0, until)
+	if addNonce(t, s, "host-a", "n0nce-0123456789ab", until.Add(-time.Microsecond), until) {
+		t.Error("added again a microsecond before it expired")
+	}
+	later := until.Add(10 * time.Minute)
+	if !addNonce(t, s, "host-a", "n0nce-0123456789ab", until, later) {
+		t.Fatal("not added again once expired")
+	}
+	if addNonce(t, s, "host-a", "n0nce-0123456789ab", until.Add(time.Minute), later) {
+		t.Error("taken over nonce forgotten early: the takeover did not extend it")
+	}
+}
+
+// testNoncePrune: pruning deletes only expired nonces, at most limit at a
+// time, and a pruned nonce may be added again.
+func testNoncePrune(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	for i := range 5 {
+		addNonce(t, s, "host-a", fmt.Sprintf("expired-nonce-%04d", i), t0, t0.Add(time.Duration(i)*time.Second))
+	}
+	addNonce(t, s, "host-a", "live-nonce-0000000", t0, t0.Add(time.Hour))
+	now := t0.Add(time.Minute)
+	n, err := s.PruneNonces(ctx, now, 3)
+	must(t, "PruneNonces", err)
+	if n != 3 {
+		t.Errorf("first prune: %d deleted, want 3 (the limit)", n)
+	}
+	n, err = s.PruneNonces(ctx, now, 3)
+	must(t, "PruneNonces", err)
+	if n != 2 {
+		t.Errorf("second prune: %d deleted, want the other 2", n)
+	}
+	n, err = s.PruneNonces(ctx, now, 3)
+	must(t, "PruneNonces", err)
+	if n != 0 {
+		t.Errorf("third prune: %d deleted, want 0", n)
+	}
+	if addNonce(t, s, "host-a", "live-nonce-0000000", now, t0.Add(time.Hour)) {
+		t.Error("a live nonce was pruned")
+	}
+	if !addNonce(t, s, "host-a", "expired-nonce-0000", now, now.Add(time.Minute)) {
+		t.Error("a pruned nonce was not added again")
+	}
 }
 
 // testHostsByBID: a bid is unique per user only, so the lookup returns
