@@ -58,14 +58,24 @@ type Hub struct {
 func (h *Hub) Stop() { h.stop() }
 
 // Restart stops h and starts a new hub on the same environment (same data
-// directory, database and coordination), listening on a new address. For
-// tests of what must survive a restart.
+// directory, database and coordination) and the same address, so that its
+// agents reconnect to it as they would to a restarted process. For tests
+// of what must survive a restart.
 func (h *Hub) Restart(t testing.TB) *Hub {
 	t.Helper()
+	return h.RestartWith(t, nil)
+}
+
+// RestartWith is Restart with between run while no instance is up (to
+// flush coordination, say, as a Redis restart without persistence would).
+func (h *Hub) RestartWith(t testing.TB, between func()) *Hub {
+	t.Helper()
 	h.Stop()
+	if between != nil {
+		between()
+	}
 	env := maps.Clone(h.Env)
-	env["HOSTGATE_ADDR"] = "127.0.0.1:0"
-	delete(env, "HOSTGATE_PUBLIC_URL")
+	env["HOSTGATE_ADDR"] = strings.TrimPrefix(h.URL, "http://")
 	return StartEnv(t, env)
 }
 

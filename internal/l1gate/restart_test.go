@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -73,19 +72,16 @@ func TestGatewayReplayAfterRestart(t *testing.T) {
 	})
 }
 
-// restartInPlace stops h and starts a hub on the same environment and the
-// same address, so that its agents reconnect (they dial the hub's public
-// URL). Scaled, coordination is emptied in between, as a Redis restart
-// without persistence would.
+// restartInPlace restarts h on its address, so that its agents
+// reconnect; Scaled, coordination is emptied in between, as a Redis
+// restart without persistence would.
 func restartInPlace(t *testing.T, h *hubtest.Hub, mode hubtest.Mode) *hubtest.Hub {
 	t.Helper()
-	h.Stop()
-	if mode == hubtest.Scaled {
-		h.FlushCoordination(t)
-	}
-	env := maps.Clone(h.Env)
-	env["HOSTGATE_ADDR"] = strings.TrimPrefix(h.URL, "http://")
-	return hubtest.StartEnv(t, env)
+	return h.RestartWith(t, func() {
+		if mode == hubtest.Scaled {
+			h.FlushCoordination(t)
+		}
+	})
 }
 
 func awaitOnline(t *testing.T, h *hubtest.Hub, hostID string) {
