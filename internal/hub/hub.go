@@ -73,9 +73,11 @@ type Hub struct {
 	// forgets carries the invalidation of facts kept by package recent
 	// (API-key checks, command targets) between instances.
 	forgets *recent.Bus
-	admit   *agentgw.Admission
-	gw      *agentgw.Gateway
-	server  *httpapi.Server
+	// lockouts are the login guards (users, admins), pruned periodically.
+	lockouts []*lockout.Guard
+	admit    *agentgw.Admission
+	gw       *agentgw.Gateway
+	server   *httpapi.Server
 	// bg bounds the work done on behalf of agent connections; Close cancels it.
 	bg     context.Context
 	stopBG context.CancelFunc
@@ -103,8 +105,9 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (h *Hub, err error)
 		return nil, err
 	}
 	hasher := passwords.NewHasher(passwords.Default)
-	h.Accounts = accounts.NewService(h.store, h.coord, keys, hasher, lockout.New(h.coord, lockout.Default, "user"), accounts.DefaultPolicy, log)
-	h.Admins = admin.NewService(h.store, h.coord, keys, hasher, lockout.New(h.coord, lockout.Default, "admin"))
+	h.lockouts = []*lockout.Guard{lockout.New(h.store, lockout.Default, "user"), lockout.New(h.store, lockout.Default, "admin")}
+	h.Accounts = accounts.NewService(h.store, h.coord, keys, hasher, h.lockouts[0], accounts.DefaultPolicy, log)
+	h.Admins = admin.NewService(h.store, h.coord, keys, hasher, h.lockouts[1])
 	if cfg.AdminUsername != "" {
 		created, err := h.Admins.EnsureOwner(ctx, cfg.AdminUsername, cfg.AdminPassword)
 		if err != nil {
@@ -238,7 +241,8 @@ const AgentTokenTTL = 15 * time.Minute
 
 // background starts the loops every instance runs: command routing and
 // presence, liveness batching, API-key last-use batching, recharge
-// expiry, the upgrade sweep and the webhook delivery worker. It returns
+// expiry, the upgrade sweep, login-lockout pruning and the webhook
+// delivery worker. It returns
 // once routing is subscribed, and a function that waits for all to stop.
 func (h *Hub) background(ctx context.Context) (wait func(), err error) {
 	ctx, cancel := context.WithCancel(ctx)
@@ -259,6 +263,7 @@ func (h *Hub) background(ctx context.Context) (wait func(), err error) {
 	wg.Go(func() { h.APIKeys.Run(ctx, 30*time.Second, logErr("api key flush")) })
 	wg.Go(func() { h.Billing.RunExpiry(ctx, time.Minute, logErr("recharge expiry")) })
 	wg.Go(func() { periodic.Run(ctx, time.Minute, h.Upgrades.Sweep, logErr("upgrade sweep")) })
+	wg.Go(func() { periodic.Run(ctx, 5*time.Minute, h.pruneLockouts, logErr("login lockout prune")) })
 	wg.Go(func() { h.Deliveries.Run(ctx) })
 	termReady := make(chan struct{})
 	wg.Go(func() {
@@ -282,6 +287,15 @@ func (h *Hub) background(ctx context.Context) (wait func(), err error) {
 		}
 	}
 	return func() { wg.Wait(); cancel() }, nil
+}
+
+// pruneLockouts deletes login counts and locks that have run out.
+func (h *Hub) pruneLockouts(ctx context.Context) error {
+	var errs []error
+	for _, g := range h.lockouts {
+		errs = append(errs, g.Prune(ctx))
+	}
+	return errors.Join(errs...)
 }
 
 // Serve answers HTTP on ln until ctx ends, then lets requests in flight
