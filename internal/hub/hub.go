@@ -71,7 +71,8 @@ type Hub struct {
 	Metrics *metrics.Metrics
 	live    *hosts.Liveness
 	// forgets carries the invalidation of facts kept by package recent
-	// (API-key checks, command targets) between instances.
+	// (API-key checks, command targets, session and admin states) between
+	// instances.
 	forgets *recent.Bus
 	// lockouts are the login guards (users, admins), pruned periodically.
 	lockouts []*lockout.Guard
@@ -105,9 +106,10 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (h *Hub, err error)
 		return nil, err
 	}
 	hasher := passwords.NewHasher(passwords.Default)
+	h.forgets = recent.NewBus(h.coord, log)
 	h.lockouts = []*lockout.Guard{lockout.New(h.store, lockout.Default, "user"), lockout.New(h.store, lockout.Default, "admin")}
-	h.Accounts = accounts.NewService(h.store, h.coord, keys, hasher, h.lockouts[0], accounts.DefaultPolicy, log)
-	h.Admins = admin.NewService(h.store, h.coord, keys, hasher, h.lockouts[1])
+	h.Accounts = accounts.NewService(h.store, h.forgets, keys, hasher, h.lockouts[0], accounts.DefaultPolicy, log)
+	h.Admins = admin.NewService(h.store, h.coord, h.forgets, keys, hasher, h.lockouts[1])
 	if cfg.AdminUsername != "" {
 		created, err := h.Admins.EnsureOwner(ctx, cfg.AdminUsername, cfg.AdminPassword)
 		if err != nil {
@@ -117,7 +119,6 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (h *Hub, err error)
 			log.Info("created owner admin", "username", cfg.AdminUsername)
 		}
 	}
-	h.forgets = recent.NewBus(h.coord, log)
 	h.Hosts = hosts.NewService(h.store, h.coord, keys, hosts.Config{
 		PublicURL: cfg.PublicURL, InstallTokenTTL: cfg.InstallTokenTTL, AgentTokenTTL: AgentTokenTTL,
 		ExeURL: cfg.ExeURL, ExeSHA256: cfg.ExeSHA256,
