@@ -36,7 +36,7 @@ bench: bench-go
 
 # Go benchmarks of the hot paths, written to bench-go.txt; compare two runs
 # with `go tool benchstat old.txt bench-go.txt`.
-HOT = ./internal/apikeys ./internal/agentproto ./internal/l1 ./internal/webhooks \
+HOT = ./internal/accounts ./internal/apikeys ./internal/agentproto ./internal/l1 ./internal/webhooks \
 	./internal/streams ./internal/store/sqlite ./internal/store/postgres
 bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem -count 6 $(HOT) | tee bench-go.txt

@@ -8,20 +8,37 @@ import (
 	"log/slog"
 
 	"hostgate/internal/admin"
+	"hostgate/internal/audit"
 	"hostgate/internal/hub"
 )
 
-// adminCommand runs `hostgate admin create`.
+const adminUsage = `usage: hostgate admin create --username U --password P --role R
+       hostgate admin disable USERNAME
+       hostgate admin enable USERNAME`
+
+// adminCommand runs `hostgate admin create|disable|enable`.
 func adminCommand(ctx context.Context, cfg hub.Config, log *slog.Logger, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "create" {
-		return fmt.Errorf("usage: hostgate admin create --username U --password P --role R")
+	if len(args) == 0 {
+		return fmt.Errorf("%s", adminUsage)
 	}
+	switch args[0] {
+	case "create":
+		return adminCreate(ctx, cfg, log, args[1:], stdout, stderr)
+	case "disable":
+		return adminSetStatus(ctx, cfg, log, args[1:], admin.StatusDisabled, stdout)
+	case "enable":
+		return adminSetStatus(ctx, cfg, log, args[1:], admin.StatusActive, stdout)
+	}
+	return fmt.Errorf("%s", adminUsage)
+}
+
+func adminCreate(ctx context.Context, cfg hub.Config, log *slog.Logger, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("admin create", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	username := fs.String("username", "", "admin username (3-64 characters of a-z, 0-9, . _ -)")
 	password := fs.String("password", "", "admin password (8-1024 bytes)")
 	role := fs.String("role", string(admin.Owner), "owner, operator, finance or viewer")
-	if err := fs.Parse(args[1:]); err != nil {
+	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *username == "" || *password == "" {
@@ -37,5 +54,25 @@ func adminCommand(ctx context.Context, cfg hub.Config, log *slog.Logger, args []
 		return err
 	}
 	fmt.Fprintf(stdout, "created admin %s (%s), id %s\n", a.Username, a.Role, a.ID)
+	return nil
+}
+
+// adminSetStatus disables or enables an admin. Running hubs refuse a
+// disabled admin's tokens once they read the change: at once where the
+// coordination message arrives (Redis), within recent.TTL otherwise.
+func adminSetStatus(ctx context.Context, cfg hub.Config, log *slog.Logger, args []string, status string, stdout io.Writer) error {
+	if len(args) != 1 {
+		return fmt.Errorf("%s", adminUsage)
+	}
+	h, err := hub.Open(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	a, err := h.Admins.SetStatus(ctx, audit.CLIActor, args[0], status)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "admin %s is now %s\n", a.Username, a.Status)
 	return nil
 }

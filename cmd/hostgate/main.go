@@ -25,6 +25,8 @@ Usage:
   hostgate migrate                 apply database migrations and exit
   hostgate admin create --username U --password P --role R
                                    create an admin (roles: owner, operator, finance, viewer)
+  hostgate admin disable USERNAME  refuse the admin's sign-in and tokens (within a second)
+  hostgate admin enable USERNAME   let a disabled admin sign in again
   hostgate --help                  this text
 
 Environment:

@@ -81,11 +81,33 @@ func TestBinary(t *testing.T) {
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("admin login: %v %v", err, resp)
 	}
-	var auth struct{ Admin struct{ Role string } }
+	var auth struct {
+		AccessToken string `json:"access_token"`
+		Admin       struct{ Role string }
+	}
 	json.NewDecoder(resp.Body).Decode(&auth)
 	resp.Body.Close()
 	if auth.Admin.Role != "operator" {
 		t.Errorf("role = %q, want operator", auth.Admin.Role)
+	}
+
+	// `admin disable`, run beside the serving hub, ends the admin's live
+	// token within about a second; `admin enable` lets it sign in again.
+	if out, err := command(bin, data, "admin", "disable", "ops.lead").CombinedOutput(); err != nil || !strings.Contains(string(out), "admin ops.lead is now disabled") {
+		t.Fatalf("admin disable: %v\n%s", err, out)
+	}
+	awaitStatus(t, base+"/v1/admin/users", auth.AccessToken, 401, 2*time.Second)
+	if resp, err := http.Post(base+"/v1/admin/auth/login", "application/json", strings.NewReader(body)); err != nil || resp.StatusCode != 401 {
+		t.Errorf("login of a disabled admin: %v %v, want 401", err, resp)
+	}
+	if out, err := command(bin, data, "admin", "enable", "ops.lead").CombinedOutput(); err != nil || !strings.Contains(string(out), "admin ops.lead is now active") {
+		t.Fatalf("admin enable: %v\n%s", err, out)
+	}
+	if resp, err := http.Post(base+"/v1/admin/auth/login", "application/json", strings.NewReader(body)); err != nil || resp.StatusCode != 200 {
+		t.Errorf("login after enable: %v %v, want 200", err, resp)
+	}
+	if out, err := command(bin, data, "admin", "disable", "nobody").CombinedOutput(); err == nil {
+		t.Errorf("admin disable of an unknown admin succeeded:\n%s", out)
 	}
 
 	serve.Process.Signal(syscall.SIGTERM)
@@ -106,6 +128,27 @@ func TestBinary(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "created owner admin") {
 		t.Errorf("no bootstrap admin log line:\n%s", logs.String())
+	}
+}
+
+// awaitStatus waits at most d for GET url with token to answer status.
+func awaitStatus(t *testing.T, url, token string, status int, d time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		req, _ := http.NewRequest("GET", url, nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == status {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("GET %s: %v %v, want %d within %v", url, err, resp, status, d)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 

@@ -17,12 +17,12 @@ import (
 
 	"hostgate/internal/apperr"
 	"hostgate/internal/audit"
-	"hostgate/internal/coord"
 	"hostgate/internal/keyring"
 	"hostgate/internal/lockout"
 	"hostgate/internal/names"
 	"hostgate/internal/paging"
 	"hostgate/internal/passwords"
+	"hostgate/internal/recent"
 )
 
 // Policy holds the account timings; docs/accounts.md quotes the defaults.
@@ -45,13 +45,15 @@ const (
 // Service carries out account operations.
 type Service struct {
 	store  Store
-	coord  coord.Coord
 	keys   *keyring.Keyring
 	hasher *passwords.Hasher
 	guard  *lockout.Guard
 	policy Policy
 	log    *slog.Logger
 	now    func() time.Time
+	// sessions keeps what access-token checks read from the store, by
+	// session id, for at most recent.TTL.
+	sessions *recent.Cache[SessionState]
 	// statusChanged is told after a user's status changed (API-key checks
 	// kept by package apikeys are forgotten).
 	statusChanged func(ctx context.Context, userID string)
@@ -61,9 +63,11 @@ type Service struct {
 // the hub sets it once at start, before serving.
 func (s *Service) OnStatusChange(f func(ctx context.Context, userID string)) { s.statusChanged = f }
 
-// NewService wires the account service.
-func NewService(st Store, c coord.Coord, keys *keyring.Keyring, h *passwords.Hasher, g *lockout.Guard, p Policy, log *slog.Logger) *Service {
-	return &Service{store: st, coord: c, keys: keys, hasher: h, guard: g, policy: p, log: log, now: time.Now}
+// NewService wires the account service; bus carries the forgetting of
+// kept session states to other instances.
+func NewService(st Store, bus *recent.Bus, keys *keyring.Keyring, h *passwords.Hasher, g *lockout.Guard, p Policy, log *slog.Logger) *Service {
+	return &Service{store: st, keys: keys, hasher: h, guard: g, policy: p, log: log, now: time.Now,
+		sessions: recent.New[SessionState]("sessions", bus)}
 }
 
 // Auth is the result of a register, login or refresh.
@@ -181,7 +185,7 @@ func (s *Service) Refresh(ctx context.Context, refreshToken string) (Auth, error
 	switch {
 	case errors.Is(err, ErrRefreshReused):
 		s.log.WarnContext(ctx, "refresh token reuse: session revoked", "session_id", sess.ID)
-		s.revokeLive(ctx, []string{sess.ID})
+		s.forgetSessions(ctx, []string{sess.ID})
 		return Auth{}, invalidRefresh()
 	case errors.Is(err, ErrRefreshUnknown), errors.Is(err, ErrSessionEnded):
 		return Auth{}, invalidRefresh()
@@ -211,30 +215,56 @@ func (s *Service) Logout(ctx context.Context, refreshToken string) error {
 	if err != nil {
 		return err
 	}
-	return s.coord.SetFlag(ctx, revokedKey(sess.ID), s.policy.AccessTTL+time.Minute)
+	s.forgetSessions(ctx, []string{sess.ID})
+	return nil
 }
 
-// Authenticate checks an access token and that its session is still open.
+// Authenticate checks an access token, and that its session is still open
+// and its user active: the store says so, read at most recent.TTL ago.
 func (s *Service) Authenticate(ctx context.Context, token string) (Principal, error) {
 	c, err := s.keys.ParseToken(token, keyring.KindUser)
 	if err != nil {
 		return Principal{}, apperr.New(apperr.CodeInvalidToken, "access token is invalid or expired")
 	}
-	revoked, err := s.SessionRevoked(ctx, c.SessionID)
+	st, err := s.sessionState(ctx, c.SessionID)
 	if err != nil {
 		return Principal{}, err
 	}
-	if revoked {
+	if !st.Live(s.now()) || st.UserID != c.Subject {
 		return Principal{}, apperr.New(apperr.CodeInvalidToken, "session has ended")
 	}
 	return Principal{UserID: c.Subject, SessionID: c.SessionID}, nil
 }
 
-// SessionRevoked reports whether a login session was ended (logout,
-// suspension, refresh-token reuse), for connections that outlive the
-// request that authenticated them.
+// SessionRevoked reports whether a login session has ended (logout,
+// suspension, password change, refresh-token reuse, expiry), for
+// connections that outlive the request that authenticated them.
 func (s *Service) SessionRevoked(ctx context.Context, sessionID string) (bool, error) {
-	return s.coord.HasFlag(ctx, revokedKey(sessionID))
+	st, err := s.sessionState(ctx, sessionID)
+	if err != nil {
+		return false, err
+	}
+	return !st.Live(s.now()), nil
+}
+
+// sessionState reads a session's state through the cache. A session the
+// store does not know is an ended one (its zero state is not live).
+func (s *Service) sessionState(ctx context.Context, id string) (SessionState, error) {
+	st, err := s.sessions.Get(ctx, id, func(ctx context.Context) (SessionState, error) {
+		return s.store.SessionState(ctx, id)
+	})
+	if errors.Is(err, ErrSessionEnded) {
+		return SessionState{}, nil
+	}
+	return st, err
+}
+
+// forgetSessions drops kept states of sessions that just ended, here and
+// on every other instance.
+func (s *Service) forgetSessions(ctx context.Context, ids []string) {
+	for _, id := range ids {
+		s.sessions.Forget(ctx, id)
+	}
 }
 
 // Get returns a user; another user's or a missing id is not_found.
@@ -272,43 +302,80 @@ func (s *Service) List(ctx context.Context, f UserFilter, p paging.Page) (paging
 }
 
 // SetStatus suspends or resumes a user on an admin's behalf. Suspension ends
-// every session at once: refresh tokens in the store, access tokens through
-// the revocation flags every request checks.
+// every session at once: the store revokes them, and their kept states are
+// forgotten on every instance, so the next access-token check reads them.
 func (s *Service) SetStatus(ctx context.Context, actor audit.Actor, id string, st Status) error {
 	action := audit.ActionUserSuspend
 	if st == StatusActive {
 		action = audit.ActionUserResume
 	}
-	now := s.now().UTC()
-	// Sessions revoked within one access lifetime may still have live access
-	// tokens; re-flagging them makes a retried suspend repair a lost flag.
-	since := now.Add(-s.policy.AccessTTL - time.Minute)
-	ids, err := s.store.SetUserStatus(ctx, id, st, now, since, actor.Entry(action, "user", id))
+	ids, err := s.store.SetUserStatus(ctx, id, st, s.now().UTC(), actor.Entry(action, "user", id))
 	if errors.Is(err, ErrUserNotFound) {
 		return apperr.NotFound("user")
 	}
 	if err != nil {
 		return err
 	}
+	s.forgetSessions(ctx, ids)
 	if s.statusChanged != nil {
 		s.statusChanged(ctx, id)
 	}
-	if st == StatusSuspended {
-		return s.revokeLive(ctx, ids)
-	}
 	return nil
 }
 
-func (s *Service) revokeLive(ctx context.Context, sessionIDs []string) error {
-	for _, id := range sessionIDs {
-		if err := s.coord.SetFlag(ctx, revokedKey(id), s.policy.AccessTTL+time.Minute); err != nil {
-			return fmt.Errorf("accounts: revoke session: %w", err)
+// ChangePassword replaces a signed-in user's password. The current one is
+// checked like a login's, and a wrong one counts toward the same lockout.
+// Every session of the user ends (access and refresh tokens alike) and a
+// new one is opened, answered as a login is.
+func (s *Service) ChangePassword(ctx context.Context, userID, current, next string) (Auth, error) {
+	u, err := s.Get(ctx, userID)
+	if err != nil {
+		return Auth{}, err
+	}
+	if err := s.guard.Check(ctx, u.Email); err != nil {
+		return Auth{}, err
+	}
+	if err := passwords.Check(next, u.Email); err != nil {
+		return Auth{}, err
+	}
+	if err := s.checkCurrent(ctx, u.Email, current); err != nil {
+		return Auth{}, err
+	}
+	hash, err := s.hasher.Hash(ctx, next)
+	if err != nil {
+		return Auth{}, err
+	}
+	now := s.now().UTC().Truncate(time.Microsecond)
+	sess, refresh, refreshHash := s.newSession(u.ID, now)
+	ids, err := s.store.ChangePassword(ctx, u.ID, hash, now, sess, refreshHash)
+	if errors.Is(err, ErrUserNotFound) {
+		return Auth{}, apperr.NotFound("user")
+	}
+	if err != nil {
+		return Auth{}, err
+	}
+	s.forgetSessions(ctx, ids)
+	return s.issue(u, sess.ID, refresh)
+}
+
+// checkCurrent checks the password of the account with this email,
+// counting a wrong one toward the lockout.
+func (s *Service) checkCurrent(ctx context.Context, email, password string) error {
+	_, hash, err := s.store.UserCredentials(ctx, email)
+	if err != nil {
+		return err
+	}
+	ok := false
+	if len(password) <= passwords.MaxLen {
+		if ok, _, err = s.hasher.Verify(ctx, password, hash); err != nil {
+			return err
 		}
 	}
-	return nil
+	if !ok {
+		return s.guard.Fail(ctx, email, "current password is incorrect")
+	}
+	return s.guard.Succeed(ctx, email)
 }
-
-func revokedKey(sessionID string) string { return "revoked:sid:" + sessionID }
 
 func (s *Service) newSession(userID string, now time.Time) (Session, string, []byte) {
 	refresh, h := newRefresh()

@@ -18,7 +18,8 @@ var (
 	// ErrRefreshReused: the token was already rotated; the store has revoked
 	// its session in the same transaction.
 	ErrRefreshReused = errors.New("accounts: refresh token reused")
-	// ErrSessionEnded: the session was revoked or has expired.
+	// ErrSessionEnded: the session was revoked or has expired, or (from
+	// SessionState) there is no such session.
 	ErrSessionEnded = errors.New("accounts: session ended")
 )
 
@@ -30,6 +31,21 @@ type Session struct {
 	CreatedAt time.Time
 	ExpiresAt time.Time
 	RevokedAt *time.Time
+}
+
+// SessionState is what an access-token check needs to know about the
+// token's session, read in one query.
+type SessionState struct {
+	UserID     string
+	ExpiresAt  time.Time
+	RevokedAt  *time.Time
+	UserStatus Status
+}
+
+// Live reports whether the session's tokens may be used at now: the
+// session is neither revoked nor expired, and its user is active.
+func (st SessionState) Live(now time.Time) bool {
+	return st.RevokedAt == nil && now.Before(st.ExpiresAt) && st.UserStatus == StatusActive
 }
 
 // UserFilter narrows a user listing. Query matches email or display name
@@ -56,10 +72,14 @@ type Store interface {
 	// ListUsers returns a page of users, newest first, and the match count.
 	ListUsers(ctx context.Context, f UserFilter, p paging.Page) ([]User, int, error)
 	// SetUserStatus sets the status and writes rec in the same transaction.
-	// Suspending also revokes every open session of the user. It returns the
-	// ids of the user's sessions revoked since revokedSince, so a caller can
-	// push those revocations to live credentials (again, if it retries).
-	SetUserStatus(ctx context.Context, id string, status Status, now, revokedSince time.Time, rec audit.Entry) ([]string, error)
+	// Suspending also revokes every open session of the user; it returns
+	// the ids of the sessions it revoked.
+	SetUserStatus(ctx context.Context, id string, status Status, now time.Time, rec audit.Entry) ([]string, error)
+	// ChangePassword replaces the user's password hash, revokes every open
+	// session of the user and opens s with its first refresh token, all in
+	// one transaction; it returns the ids of the sessions it revoked.
+	// ErrUserNotFound.
+	ChangePassword(ctx context.Context, userID, hash string, now time.Time, s Session, refreshHash []byte) ([]string, error)
 
 	// CreateSession opens a session whose first refresh token hashes to refreshHash.
 	CreateSession(ctx context.Context, s Session, refreshHash []byte) error
@@ -70,6 +90,9 @@ type Store interface {
 	// ErrRefreshReused, so the caller can end its access tokens too. Other
 	// errors: ErrRefreshUnknown, ErrSessionEnded.
 	RotateRefresh(ctx context.Context, oldHash, newHash []byte, now time.Time) (Session, error)
+	// SessionState returns the session's times and its user's status;
+	// ErrSessionEnded when there is no such session.
+	SessionState(ctx context.Context, sessionID string) (SessionState, error)
 	// RevokeSession ends the session that issued the refresh token (current
 	// or already rotated) and returns it; ErrRefreshUnknown.
 	RevokeSession(ctx context.Context, refreshHash []byte, now time.Time) (Session, error)

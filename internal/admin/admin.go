@@ -4,6 +4,13 @@ package admin
 
 import "time"
 
+// Admin statuses. A disabled admin can neither sign in nor use a token
+// issued before (`hostgate admin disable`).
+const (
+	StatusActive   = "active"
+	StatusDisabled = "disabled"
+)
+
 // Admin is a console administrator.
 type Admin struct {
 	ID        string    `json:"id"`

@@ -11,10 +11,12 @@ import (
 	"github.com/google/uuid"
 
 	"hostgate/internal/apperr"
+	"hostgate/internal/audit"
 	"hostgate/internal/coord"
 	"hostgate/internal/keyring"
 	"hostgate/internal/lockout"
 	"hostgate/internal/passwords"
+	"hostgate/internal/recent"
 )
 
 // TokenTTL is the admin access token lifetime (spec section 8).
@@ -32,16 +34,20 @@ var usernameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{2,63}$`)
 // Service carries out admin account operations.
 type Service struct {
 	store  Store
-	coord  coord.Coord
+	coord  coord.Coord // step-up tickets
 	keys   *keyring.Keyring
 	hasher *passwords.Hasher
 	guard  *lockout.Guard
 	now    func() time.Time
+	// admins keeps what token checks read from the store, by admin id, for
+	// at most recent.TTL.
+	admins *recent.Cache[Admin]
 }
 
-// NewService wires the admin service.
-func NewService(st Store, c coord.Coord, keys *keyring.Keyring, h *passwords.Hasher, g *lockout.Guard) *Service {
-	return &Service{store: st, coord: c, keys: keys, hasher: h, guard: g, now: time.Now}
+// NewService wires the admin service; bus carries the forgetting of kept
+// admins to other instances.
+func NewService(st Store, c coord.Coord, bus *recent.Bus, keys *keyring.Keyring, h *passwords.Hasher, g *lockout.Guard) *Service {
+	return &Service{store: st, coord: c, keys: keys, hasher: h, guard: g, now: time.Now, admins: recent.New[Admin]("admins", bus)}
 }
 
 // Principal is an authenticated admin request.
@@ -83,7 +89,7 @@ func (s *Service) Create(ctx context.Context, username, password string, role Ro
 	if err != nil {
 		return Admin{}, err
 	}
-	a := Admin{ID: uuid.NewString(), Username: username, Role: role, Status: "active",
+	a := Admin{ID: uuid.NewString(), Username: username, Role: role, Status: StatusActive,
 		CreatedAt: s.now().UTC().Truncate(time.Microsecond)}
 	if err := s.store.CreateAdmin(ctx, a, hash); err != nil {
 		if errors.Is(err, ErrUsernameTaken) {
@@ -125,7 +131,7 @@ func (s *Service) Login(ctx context.Context, username, password string) (Auth, e
 	if err != nil {
 		return Auth{}, err
 	}
-	if !ok || a.Status != "active" {
+	if !ok || a.Status != StatusActive {
 		return Auth{}, s.guard.Fail(ctx, name, wrongLogin)
 	}
 	if err := s.guard.Succeed(ctx, name); err != nil {
@@ -140,24 +146,53 @@ func (s *Service) Login(ctx context.Context, username, password string) (Auth, e
 	return Auth{AccessToken: tok, AccessTTL: TokenTTL, Admin: a}, nil
 }
 
-// Authenticate checks an admin token.
+// Authenticate checks an admin token, and that its admin is still active:
+// the store says so, read at most recent.TTL ago.
 func (s *Service) Authenticate(ctx context.Context, token string) (Principal, error) {
 	c, err := s.keys.ParseToken(token, keyring.KindAdmin)
 	if err != nil || !Role(c.Role).Valid() {
 		return Principal{}, apperr.New(apperr.CodeInvalidToken, "admin token is invalid or expired")
 	}
-	revoked, err := s.SessionRevoked(ctx, c.SessionID)
+	active, err := s.Active(ctx, c.Subject)
 	if err != nil {
 		return Principal{}, err
 	}
-	if revoked {
-		return Principal{}, apperr.New(apperr.CodeInvalidToken, "session has ended")
+	if !active {
+		return Principal{}, apperr.New(apperr.CodeInvalidToken, "this admin is disabled")
 	}
 	return Principal{AdminID: c.Subject, Role: Role(c.Role), SessionID: c.SessionID}, nil
 }
 
-// SessionRevoked reports whether an admin login session was ended, for
-// connections that outlive the request that authenticated them.
-func (s *Service) SessionRevoked(ctx context.Context, sessionID string) (bool, error) {
-	return s.coord.HasFlag(ctx, "revoked:sid:"+sessionID)
+// Active reports whether an admin exists and is active, for token checks
+// and for connections that outlive the request that authenticated them.
+func (s *Service) Active(ctx context.Context, id string) (bool, error) {
+	a, err := s.admins.Get(ctx, id, func(ctx context.Context) (Admin, error) { return s.store.AdminByID(ctx, id) })
+	if errors.Is(err, ErrAdminNotFound) {
+		return false, nil
+	}
+	return err == nil && a.Status == StatusActive, err
+}
+
+// SetStatus enables or disables the admin named username on actor's
+// behalf (`hostgate admin enable|disable`). A disabled admin cannot sign
+// in, and its tokens are refused from the next check: at once where the
+// forget arrives, within recent.TTL everywhere else.
+func (s *Service) SetStatus(ctx context.Context, actor audit.Actor, username, status string) (Admin, error) {
+	action := audit.ActionAdminDisable
+	if status == StatusActive {
+		action = audit.ActionAdminEnable
+	}
+	a, _, err := s.store.AdminCredentials(ctx, strings.ToLower(strings.TrimSpace(username)))
+	if errors.Is(err, ErrAdminNotFound) {
+		return Admin{}, apperr.NotFound("admin")
+	}
+	if err != nil {
+		return Admin{}, err
+	}
+	if err := s.store.SetAdminStatus(ctx, a.ID, status, s.now().UTC(), actor.Entry(action, "admin", a.ID)); err != nil {
+		return Admin{}, err
+	}
+	s.admins.Forget(ctx, a.ID)
+	a.Status = status
+	return a, nil
 }

@@ -3,6 +3,9 @@ package admin
 import (
 	"context"
 	"errors"
+	"time"
+
+	"hostgate/internal/audit"
 )
 
 // Errors a Store returns.
@@ -21,4 +24,7 @@ type Store interface {
 	AdminByID(ctx context.Context, id string) (Admin, error)
 	// SetAdminPasswordHash replaces the stored hash.
 	SetAdminPasswordHash(ctx context.Context, id, hash string) error
+	// SetAdminStatus sets the status and writes rec in the same
+	// transaction; ErrAdminNotFound.
+	SetAdminStatus(ctx context.Context, id, status string, now time.Time, rec audit.Entry) error
 }

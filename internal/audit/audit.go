@@ -28,6 +28,9 @@ const (
 	ActionHostUnban         = "host.unban"
 	ActionHostTerminalOpen  = "host.terminal_open"
 	ActionBillingModeChange = "billing.mode_change"
+	// Written by `hostgate admin disable|enable`, whose actor is CLIActor.
+	ActionAdminDisable = "admin.disable"
+	ActionAdminEnable  = "admin.enable"
 )
 
 // Entry is one audit row.
@@ -51,6 +54,10 @@ type Actor struct {
 	RequestID string
 	ClientIP  string
 }
+
+// CLIActor is the actor of changes made with the hostgate command on the
+// server rather than through the console: no admin, role "cli".
+var CLIActor = Actor{AdminID: "cli", Role: "cli"}
 
 // Entry builds the entry for an action by this actor on a target. ID and
 // CreatedAt are filled by the store.

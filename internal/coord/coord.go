@@ -1,7 +1,9 @@
-// Package coord is the hub's shared, ephemeral state: flags that expire
-// (revoked sessions, lockouts), single-use tickets, and windowed counters.
+// Package coord is the hub's shared, ephemeral state: flags that expire,
+// single-use tickets, windowed counters, and messages between instances.
 // Everything here may be lost without losing committed work; durable state
-// lives in the store.
+// lives in the store. Security state (ended sessions, disabled accounts,
+// login lockouts) is the store's too: coordination only carries the news
+// of its changes (docs/architecture.md, "Coordination").
 //
 // Two implementations pass the same contract suite (coordtest): Redis for
 // production and several hub instances, and an in-process one for the

@@ -258,13 +258,15 @@ func (t *termConn) watch() {
 	}
 }
 
-// loginEnded reports whether the console session behind p has ended.
+// loginEnded reports whether the console session behind p has ended: the
+// user's session ended, or the admin was disabled.
 func (s *Server) loginEnded(ctx context.Context, p terminals.Principal) (bool, error) {
 	if p.SessionID == "" {
 		return false, nil
 	}
 	if p.Kind == terminals.KindAdmin {
-		return s.cfg.Admins.SessionRevoked(ctx, p.SessionID)
+		active, err := s.cfg.Admins.Active(ctx, p.ID)
+		return !active, err
 	}
 	return s.cfg.Accounts.SessionRevoked(ctx, p.SessionID)
 }

@@ -71,10 +71,13 @@ type Hub struct {
 	Metrics *metrics.Metrics
 	live    *hosts.Liveness
 	// forgets carries the invalidation of facts kept by package recent
-	// (API-key checks, command targets) between instances.
+	// (API-key checks, command targets, session and admin states) between
+	// instances.
 	forgets *recent.Bus
-	admit   *agentgw.Admission
-	gw      *agentgw.Gateway
+	// lockouts are the login guards (users, admins), pruned periodically.
+	lockouts []*lockout.Guard
+	admit    *agentgw.Admission
+	gw       *agentgw.Gateway
 	// l1gate answers POST /gateway; Serve prunes its expired nonces.
 	l1gate *l1gate.Service
 	server *httpapi.Server
@@ -105,8 +108,10 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (h *Hub, err error)
 		return nil, err
 	}
 	hasher := passwords.NewHasher(passwords.Default)
-	h.Accounts = accounts.NewService(h.store, h.coord, keys, hasher, lockout.New(h.coord, lockout.Default, "user"), accounts.DefaultPolicy, log)
-	h.Admins = admin.NewService(h.store, h.coord, keys, hasher, lockout.New(h.coord, lockout.Default, "admin"))
+	h.forgets = recent.NewBus(h.coord, log)
+	h.lockouts = []*lockout.Guard{lockout.New(h.store, lockout.Default, "user"), lockout.New(h.store, lockout.Default, "admin")}
+	h.Accounts = accounts.NewService(h.store, h.forgets, keys, hasher, h.lockouts[0], accounts.DefaultPolicy, log)
+	h.Admins = admin.NewService(h.store, h.coord, h.forgets, keys, hasher, h.lockouts[1])
 	if cfg.AdminUsername != "" {
 		created, err := h.Admins.EnsureOwner(ctx, cfg.AdminUsername, cfg.AdminPassword)
 		if err != nil {
@@ -116,7 +121,6 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (h *Hub, err error)
 			log.Info("created owner admin", "username", cfg.AdminUsername)
 		}
 	}
-	h.forgets = recent.NewBus(h.coord, log)
 	h.Hosts = hosts.NewService(h.store, h.coord, keys, hosts.Config{
 		PublicURL: cfg.PublicURL, InstallTokenTTL: cfg.InstallTokenTTL, AgentTokenTTL: AgentTokenTTL,
 		ExeURL: cfg.ExeURL, ExeSHA256: cfg.ExeSHA256,
@@ -241,9 +245,9 @@ const AgentTokenTTL = 15 * time.Minute
 
 // background starts the loops every instance runs: command routing and
 // presence, liveness batching, API-key last-use batching, recharge
-// expiry, the upgrade sweep, L1 nonce pruning and the webhook delivery
-// worker. It returns once routing is subscribed, and a function that waits
-// for all to stop.
+// expiry, the upgrade sweep, L1 nonce and login-lockout pruning and the
+// webhook delivery worker. It returns once routing is subscribed, and a
+// function that waits for all to stop.
 func (h *Hub) background(ctx context.Context) (wait func(), err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -264,6 +268,7 @@ func (h *Hub) background(ctx context.Context) (wait func(), err error) {
 	wg.Go(func() { h.Billing.RunExpiry(ctx, time.Minute, logErr("recharge expiry")) })
 	wg.Go(func() { periodic.Run(ctx, time.Minute, h.Upgrades.Sweep, logErr("upgrade sweep")) })
 	wg.Go(func() { periodic.Run(ctx, time.Minute, h.l1gate.PruneNonces, logErr("l1 nonce prune")) })
+	wg.Go(func() { periodic.Run(ctx, 5*time.Minute, h.pruneLockouts, logErr("login lockout prune")) })
 	wg.Go(func() { h.Deliveries.Run(ctx) })
 	termReady := make(chan struct{})
 	wg.Go(func() {
@@ -287,6 +292,15 @@ func (h *Hub) background(ctx context.Context) (wait func(), err error) {
 		}
 	}
 	return func() { wg.Wait(); cancel() }, nil
+}
+
+// pruneLockouts deletes login counts and locks that have run out.
+func (h *Hub) pruneLockouts(ctx context.Context) error {
+	var errs []error
+	for _, g := range h.lockouts {
+		errs = append(errs, g.Prune(ctx))
+	}
+	return errors.Join(errs...)
 }
 
 // Serve answers HTTP on ln until ctx ends, then lets requests in flight

@@ -5,22 +5,27 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"hostgate/internal/apperr"
-	"hostgate/internal/coord"
-	"hostgate/internal/coord/inproc"
 	"hostgate/internal/lockout"
+	"hostgate/internal/store"
+	"hostgate/internal/store/sqlite"
 )
 
-func newCoord(t *testing.T) *inproc.Coord {
+// newStore opens a real SQLite store, closed when the test ends.
+func newStore(t *testing.T) store.Store {
 	t.Helper()
-	c := inproc.New()
-	t.Cleanup(func() { _ = c.Close() })
-	return c
+	db, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "hostgate.db"))
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	return db
 }
 
 // fail records n failed logins of name and checks each answer.
@@ -50,7 +55,7 @@ func assertLocked(t *testing.T, g *lockout.Guard, name string) {
 }
 
 func TestThreshold(t *testing.T) {
-	g := lockout.New(newCoord(t), lockout.Default, "user")
+	g := lockout.New(newStore(t), lockout.Default, "user")
 	assertOpen(t, g, "alice@example.com")
 	fail(t, g, "alice@example.com", 4)
 	assertOpen(t, g, "alice@example.com")
@@ -66,7 +71,7 @@ func TestThreshold(t *testing.T) {
 }
 
 func TestSucceedResetsFailures(t *testing.T) {
-	g := lockout.New(newCoord(t), lockout.Default, "user")
+	g := lockout.New(newStore(t), lockout.Default, "user")
 	fail(t, g, "alice@example.com", 3)
 	if err := g.Succeed(t.Context(), "alice@example.com"); err != nil {
 		t.Fatalf("Succeed: got %v, want nil", err)
@@ -78,9 +83,9 @@ func TestSucceedResetsFailures(t *testing.T) {
 }
 
 func TestCountersAreSeparate(t *testing.T) {
-	c := newCoord(t)
-	users := lockout.New(c, lockout.Default, "user")
-	admins := lockout.New(c, lockout.Default, "admin")
+	st := newStore(t)
+	users := lockout.New(st, lockout.Default, "user")
+	admins := lockout.New(st, lockout.Default, "admin")
 
 	fail(t, users, "alice@example.com", 5)
 	assertLocked(t, users, "alice@example.com")
@@ -100,7 +105,7 @@ func TestCountersAreSeparate(t *testing.T) {
 }
 
 func TestFailMessage(t *testing.T) {
-	g := lockout.New(newCoord(t), lockout.Default, "user")
+	g := lockout.New(newStore(t), lockout.Default, "user")
 	for i := range 6 { // the threshold is reached on the 5th; every answer is alike
 		msg := "invalid email or password #" + string(rune('a'+i))
 		err := g.Fail(t.Context(), "alice@example.com", msg)
@@ -116,7 +121,7 @@ func TestFailMessage(t *testing.T) {
 
 func TestLockExpires(t *testing.T) {
 	p := lockout.Policy{Threshold: 2, Window: time.Minute, LockFor: 50 * time.Millisecond}
-	g := lockout.New(newCoord(t), p, "user")
+	g := lockout.New(newStore(t), p, "user")
 	fail(t, g, "alice@example.com", 2)
 	assertLocked(t, g, "alice@example.com")
 	time.Sleep(100 * time.Millisecond)
@@ -126,52 +131,81 @@ func TestLockExpires(t *testing.T) {
 	assertOpen(t, g, "alice@example.com")
 }
 
-// recorder is a coord.Coord that notes every key it is given.
-type recorder struct {
-	coord.Coord
-	mu   sync.Mutex
-	keys []string
-	err  error // returned by every call when set
+// TestSurvivesANewGuard: the count and the lock are the store's, so a
+// guard made afresh on the same store (a restarted hub) still sees them.
+func TestSurvivesANewGuard(t *testing.T) {
+	st := newStore(t)
+	fail(t, lockout.New(st, lockout.Default, "user"), "alice@example.com", 4)
+	g := lockout.New(st, lockout.Default, "user")
+	assertOpen(t, g, "alice@example.com")
+	fail(t, g, "alice@example.com", 1)
+	assertLocked(t, lockout.New(st, lockout.Default, "user"), "alice@example.com")
 }
 
-func (r *recorder) note(key string) error {
+func TestPrune(t *testing.T) {
+	st := newStore(t)
+	p := lockout.Policy{Threshold: 2, Window: 20 * time.Millisecond, LockFor: 20 * time.Millisecond}
+	g := lockout.New(st, p, "user")
+	fail(t, g, "alice@example.com", 1)
+	fail(t, g, "bob@example.com", 2)
+	if err := g.Prune(t.Context()); err != nil {
+		t.Fatalf("Prune: %v", err)
+	}
+	assertLocked(t, g, "bob@example.com")
+	time.Sleep(50 * time.Millisecond)
+	if err := g.Prune(t.Context()); err != nil {
+		t.Fatalf("Prune: %v", err)
+	}
+	for _, name := range []string{"alice@example.com", "bob@example.com"} {
+		if until, err := st.LoginLockedUntil(t.Context(), "user", hashed(name)); err != nil || !until.IsZero() {
+			t.Errorf("%s after the prune: locked until %v, %v; want no row", name, until, err)
+		}
+	}
+}
+
+func hashed(name string) string {
+	sum := sha256.Sum256([]byte(name))
+	return hex.EncodeToString(sum[:16])
+}
+
+// recorder is a lockout.Store that notes every name it is given.
+type recorder struct {
+	lockout.Store
+	mu    sync.Mutex
+	names []string
+	err   error // returned by every call when set
+}
+
+func (r *recorder) note(kind, name string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.keys = append(r.keys, key)
+	r.names = append(r.names, kind+":"+name)
 	return r.err
 }
 
-func (r *recorder) SetFlag(ctx context.Context, key string, ttl time.Duration) error {
-	if err := r.note(key); err != nil {
+func (r *recorder) LoginLockedUntil(ctx context.Context, kind, name string) (time.Time, error) {
+	if err := r.note(kind, name); err != nil {
+		return time.Time{}, err
+	}
+	return r.Store.LoginLockedUntil(ctx, kind, name)
+}
+
+func (r *recorder) RecordLoginFailure(ctx context.Context, kind, name string, now time.Time, p lockout.Policy) error {
+	if err := r.note(kind, name); err != nil {
 		return err
 	}
-	return r.Coord.SetFlag(ctx, key, ttl)
+	return r.Store.RecordLoginFailure(ctx, kind, name, now, p)
 }
 
-func (r *recorder) HasFlag(ctx context.Context, key string) (bool, error) {
-	if err := r.note(key); err != nil {
-		return false, err
-	}
-	return r.Coord.HasFlag(ctx, key)
-}
-
-func (r *recorder) Incr(ctx context.Context, key string, window time.Duration) (int64, error) {
-	if err := r.note(key); err != nil {
-		return 0, err
-	}
-	return r.Coord.Incr(ctx, key, window)
-}
-
-func (r *recorder) ResetCount(ctx context.Context, key string) error {
-	if err := r.note(key); err != nil {
+func (r *recorder) ClearLoginFailures(ctx context.Context, kind, name string, now time.Time) error {
+	if err := r.note(kind, name); err != nil {
 		return err
 	}
-	return r.Coord.ResetCount(ctx, key)
+	return r.Store.ClearLoginFailures(ctx, kind, name, now)
 }
 
-func TestKeysHideTheName(t *testing.T) {
-	inner := newCoord(t)
-	rec := &recorder{Coord: inner}
+func TestStoredNamesAreHashed(t *testing.T) {
+	rec := &recorder{Store: newStore(t)}
 	g := lockout.New(rec, lockout.Default, "user")
 	const name = "Alice.Example@example.com"
 
@@ -182,43 +216,34 @@ func TestKeysHideTheName(t *testing.T) {
 		t.Fatalf("Succeed: got %v, want nil", err)
 	}
 
-	if len(rec.keys) == 0 {
-		t.Fatal("keys: got none recorded, want the guard to use the coord")
+	if len(rec.names) == 0 {
+		t.Fatal("names: got none recorded, want the guard to use the store")
 	}
-	for _, k := range rec.keys {
+	for _, k := range rec.names {
+		if k != "user:"+hashed(name) {
+			t.Errorf("stored name: got %q, want user:<sha256 of the name>", k)
+		}
 		for _, part := range []string{name, strings.ToLower(name), "alice", "Alice", "example"} {
 			if strings.Contains(k, part) {
-				t.Errorf("key %q: got it containing %q, want no part of the name", k, part)
+				t.Errorf("stored name %q: got it containing %q, want no part of the name", k, part)
 			}
-		}
-	}
-
-	sum := sha256.Sum256([]byte(name))
-	id := hex.EncodeToString(sum[:16])
-	locked, err := inner.HasFlag(t.Context(), "login:lock:user:"+id)
-	if err != nil || !locked {
-		t.Errorf("HasFlag(login:lock:user:<sha256 of name>): got %v, %v, want true, nil", locked, err)
-	}
-	for _, k := range rec.keys {
-		if k != "login:lock:user:"+id && k != "login:fail:user:"+id {
-			t.Errorf("key: got %q, want login:lock:user:%s or login:fail:user:%s", k, id, id)
 		}
 	}
 }
 
-func TestCoordErrorsPassThrough(t *testing.T) {
-	boom := errors.New("coord is down")
-	rec := &recorder{Coord: newCoord(t), err: boom}
+func TestStoreErrorsPassThrough(t *testing.T) {
+	boom := errors.New("store is down")
+	rec := &recorder{Store: newStore(t), err: boom}
 	g := lockout.New(rec, lockout.Default, "user")
 	if err := g.Check(t.Context(), "alice@example.com"); !errors.Is(err, boom) {
-		t.Errorf("Check with a failing coord: got %v, want %v", err, boom)
+		t.Errorf("Check with a failing store: got %v, want %v", err, boom)
 	}
-	// A failing coord must not turn into a plain "wrong password" answer that
-	// hides the lockout being off.
+	// A failing store must not turn into a plain "wrong password" answer
+	// that hides the lockout being off.
 	if err := g.Fail(t.Context(), "alice@example.com", "wrong"); !errors.Is(err, boom) {
-		t.Errorf("Fail with a failing coord: got %v, want %v", err, boom)
+		t.Errorf("Fail with a failing store: got %v, want %v", err, boom)
 	}
 	if err := g.Succeed(t.Context(), "alice@example.com"); !errors.Is(err, boom) {
-		t.Errorf("Succeed with a failing coord: got %v, want %v", err, boom)
+		t.Errorf("Succeed with a failing store: got %v, want %v", err, boom)
 	}
 }

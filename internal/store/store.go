@@ -20,6 +20,7 @@ import (
 	"hostgate/internal/keyring"
 	"hostgate/internal/l1config"
 	"hostgate/internal/l1gate"
+	"hostgate/internal/lockout"
 	"hostgate/internal/upgrades"
 	"hostgate/internal/versions"
 )
@@ -35,6 +36,7 @@ type Store interface {
 	deliveries.Store
 	hosts.Store
 	l1gate.Store
+	lockout.Store
 	keyring.Store
 	l1config.Store
 	upgrades.Store

@@ -143,8 +143,8 @@ func userWhere(f accounts.UserFilter) where {
 
 // SetUserStatus sets the status, revokes the user's open sessions when
 // suspending, and writes rec, in one transaction. It returns the ids of the
-// user's sessions revoked at or after revokedSince.
-func (d *DB) SetUserStatus(ctx context.Context, id string, status accounts.Status, now, revokedSince time.Time, rec audit.Entry) ([]string, error) {
+// sessions it revoked.
+func (d *DB) SetUserStatus(ctx context.Context, id string, status accounts.Status, now time.Time, rec audit.Entry) ([]string, error) {
 	var ids []string
 	err := d.withTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE users SET status = $1 WHERE id = $2`, string(status), id)
@@ -155,40 +155,67 @@ func (d *DB) SetUserStatus(ctx context.Context, id string, status accounts.Statu
 			return err
 		}
 		if status == accounts.StatusSuspended {
-			if err := d.revokeUserSessions(ctx, tx, id, now); err != nil {
+			if ids, err = d.revokeUserSessions(ctx, tx, id, now); err != nil {
 				return err
 			}
 		}
-		if err := d.insertAudit(ctx, tx, withAuditDefaults(rec, now)); err != nil {
-			return err
-		}
-		ids, err = d.sessionsRevokedSince(ctx, tx, id, revokedSince)
-		return err
+		return d.insertAudit(ctx, tx, withAuditDefaults(rec, now))
 	})
 	return ids, err
 }
 
-func (d *DB) revokeUserSessions(ctx context.Context, tx *sql.Tx, userID string, now time.Time) error {
-	_, err := tx.ExecContext(ctx,
-		`UPDATE sessions SET revoked_at = $1 WHERE user_id = $2 AND revoked_at IS NULL`,
-		d.timeArg(now), userID)
-	if err != nil {
-		return d.errorf("revoke user sessions", err)
-	}
-	return nil
+// ChangePassword sets the hash, revokes the user's open sessions and opens
+// s, in one transaction; it returns the ids of the sessions it revoked.
+func (d *DB) ChangePassword(ctx context.Context, userID, hash string, now time.Time, s accounts.Session, refreshHash []byte) ([]string, error) {
+	var ids []string
+	err := d.withTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE users SET password_hash = $1 WHERE id = $2`, hash, userID)
+		if err != nil {
+			return d.errorf("change password", err)
+		}
+		if err := affected(res, accounts.ErrUserNotFound); err != nil {
+			return err
+		}
+		if ids, err = d.revokeUserSessions(ctx, tx, userID, now); err != nil {
+			return err
+		}
+		return d.insertSession(ctx, tx, s, refreshHash)
+	})
+	return ids, err
 }
 
-func (d *DB) sessionsRevokedSince(ctx context.Context, tx *sql.Tx, userID string, since time.Time) ([]string, error) {
+// revokeUserSessions revokes the user's open sessions and returns their ids.
+func (d *DB) revokeUserSessions(ctx context.Context, tx *sql.Tx, userID string, now time.Time) ([]string, error) {
 	rows, err := tx.QueryContext(ctx,
-		`SELECT id FROM sessions WHERE user_id = $1 AND revoked_at >= $2 ORDER BY id`,
-		userID, d.timeArg(since))
+		`UPDATE sessions SET revoked_at = $1 WHERE user_id = $2 AND revoked_at IS NULL RETURNING id`,
+		d.timeArg(now), userID)
 	if err != nil {
-		return nil, d.errorf("list revoked sessions", err)
+		return nil, d.errorf("revoke user sessions", err)
 	}
 	return collect(rows, func(r rowScanner) (string, error) {
 		var id string
 		return id, r.Scan(&id)
 	})
+}
+
+// sessionState is the hot read of every access-token check on a cache
+// miss: the session and its user's status, one primary-key join.
+const sessionState = `SELECT s.user_id, s.expires_at, s.revoked_at, u.status
+FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.id = $1`
+
+// SessionState returns the session's times and its user's status;
+// ErrSessionEnded when there is no such session.
+func (d *DB) SessionState(ctx context.Context, sessionID string) (accounts.SessionState, error) {
+	var st accounts.SessionState
+	err := d.readRow(ctx, sessionState, sessionID).Scan(
+		&st.UserID, timeDest{&st.ExpiresAt}, nullTimeDest{&st.RevokedAt}, (*string)(&st.UserStatus))
+	if errors.Is(err, sql.ErrNoRows) {
+		return accounts.SessionState{}, accounts.ErrSessionEnded
+	}
+	if err != nil {
+		return accounts.SessionState{}, d.errorf("read session state", err)
+	}
+	return st, nil
 }
 
 // RotateRefresh consumes oldHash and issues newHash for the same session.

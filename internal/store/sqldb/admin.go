@@ -4,8 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"time"
 
 	"hostgate/internal/admin"
+	"hostgate/internal/audit"
 )
 
 var _ admin.Store = (*DB)(nil)
@@ -70,4 +72,19 @@ func (d *DB) SetAdminPasswordHash(ctx context.Context, id, hash string) error {
 		return d.errorf("set admin password hash", err)
 	}
 	return affected(res, admin.ErrAdminNotFound)
+}
+
+// SetAdminStatus sets the status and writes rec, in one transaction;
+// ErrAdminNotFound.
+func (d *DB) SetAdminStatus(ctx context.Context, id, status string, now time.Time, rec audit.Entry) error {
+	return d.withTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE admins SET status = $1 WHERE id = $2`, status, id)
+		if err != nil {
+			return d.errorf("set admin status", err)
+		}
+		if err := affected(res, admin.ErrAdminNotFound); err != nil {
+			return err
+		}
+		return d.insertAudit(ctx, tx, withAuditDefaults(rec, now))
+	})
 }

@@ -6,7 +6,7 @@ import (
 )
 
 // hotQueries are the statements of the charged client API call (key
-// check, host lookup, charge), prepared once when the store opens if the
+// check, host lookup, charge) and of the user-token check, prepared once when the store opens if the
 // dialect asks (PrepareHot). A charged call on SQLite spent a quarter of
 // its CPU in the SQL parser before (docs/performance.md).
 //
@@ -15,7 +15,7 @@ import (
 // holding another could deadlock a saturated pool (SQLite's writer pool
 // has one connection).
 func hotQueries() []string {
-	return []string{keyForAuth, ownedHost, modeAndPrice, selectBalance, setBalance, insertBillingEvent}
+	return []string{keyForAuth, ownedHost, modeAndPrice, selectBalance, setBalance, insertBillingEvent, sessionState}
 }
 
 // stmts maps a pool and a query to its prepared statement. It is filled

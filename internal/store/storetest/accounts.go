@@ -33,6 +33,8 @@ var accountsTests = []test{
 	{"RotateRefreshRace", testRotateRefreshRace},
 	{"RevokeSession", testRevokeSession},
 	{"SessionTimesRoundTrip", testSessionTimes},
+	{"SessionState", testSessionState},
+	{"ChangePasswordEndsSessions", testChangePassword},
 }
 
 // fixture is a created user with its first session and refresh token.
@@ -165,7 +167,8 @@ func testUserNotFound(t *testing.T, s store.Store) {
 		{"UserCredentials", third(s.UserCredentials(ctx, "nobody@example.com"))},
 		{"UpdateDisplayName", second(s.UpdateDisplayName(ctx, missing, "x"))},
 		{"SetPasswordHash", s.SetPasswordHash(ctx, missing, "x")},
-		{"SetUserStatus", second(s.SetUserStatus(ctx, missing, accounts.StatusSuspended, t0, t0, entry("a", "user.suspend", "user")))},
+		{"SetUserStatus", second(s.SetUserStatus(ctx, missing, accounts.StatusSuspended, t0, entry("a", "user.suspend", "user")))},
+		{"ChangePassword", second(s.ChangePassword(ctx, missing, "x", t0, newSession(missing, t0), hashOf("x")))},
 	} {
 		checkErr(t, c.op, c.err, accounts.ErrUserNotFound)
 	}
@@ -300,32 +303,30 @@ func pick(us []accounts.User, keep []string) []string {
 	return out
 }
 
-// suspendFixture is a user with sessions in every state SetUserStatus
-// tells apart, and another user's open session. tokens and ids are keyed
-// by state: "open1", "open2", "revokedEarlier" (before since),
-// "revokedAtSince" (exactly at since), and "bystander".
+// suspendFixture is a user with open sessions and one revoked earlier,
+// and another user's open session. tokens and ids are keyed by state:
+// "open1", "open2", "revokedEarlier", and "bystander".
 type suspendFixture struct {
-	user                accounts.User
-	tokens              map[string][]byte
-	ids                 map[string]string
-	earlier, since, now time.Time
+	user         accounts.User
+	tokens       map[string][]byte
+	ids          map[string]string
+	earlier, now time.Time
 }
 
 func newSuspendFixture(t *testing.T, s store.Store) suspendFixture {
 	t.Helper()
 	f := suspendFixture{
 		tokens: map[string][]byte{}, ids: map[string]string{},
-		earlier: t0.Add(30 * time.Minute), since: t0.Add(time.Hour), now: t0.Add(2 * time.Hour),
+		earlier: t0.Add(30 * time.Minute), now: t0.Add(2 * time.Hour),
 	}
 	first := createUser(t, s, newUser("ann@example.com", "Ann", t0))
 	f.user = first.user
 	f.tokens["open1"], f.ids["open1"] = first.refresh, first.session.ID
-	for _, state := range []string{"open2", "revokedEarlier", "revokedAtSince"} {
+	for _, state := range []string{"open2", "revokedEarlier"} {
 		sess, refresh := addSession(t, s, f.user.ID, t0)
 		f.tokens[state], f.ids[state] = refresh, sess.ID
 	}
 	revoke(t, s, f.tokens["revokedEarlier"], f.earlier)
-	revoke(t, s, f.tokens["revokedAtSince"], f.since)
 	bystander := createUser(t, s, newUser("bob@example.com", "Bob", t0))
 	f.tokens["bystander"], f.ids["bystander"] = bystander.refresh, bystander.session.ID
 	return f
@@ -341,10 +342,9 @@ func testSuspend(t *testing.T, s store.Store) {
 	f := newSuspendFixture(t, s)
 	rec := entry("admin-1", "user.suspend", "user")
 	rec.TargetID = f.user.ID
-	ids, err := s.SetUserStatus(t.Context(), f.user.ID, accounts.StatusSuspended, f.now, f.since, rec)
+	ids, err := s.SetUserStatus(t.Context(), f.user.ID, accounts.StatusSuspended, f.now, rec)
 	must(t, "SetUserStatus", err)
-	want := []string{f.ids["open1"], f.ids["open2"], f.ids["revokedAtSince"]}
-	checkIDs(t, "revoked session ids", ids, want)
+	checkIDs(t, "revoked session ids", ids, []string{f.ids["open1"], f.ids["open2"]})
 
 	u, err := s.UserByID(t.Context(), f.user.ID)
 	must(t, "UserByID", err)
@@ -358,21 +358,22 @@ func testSuspend(t *testing.T, s store.Store) {
 	must(t, "another user's session stays open", err)
 	checkOneAudit(t, s, rec, f.now)
 
-	// A retry reports the same sessions, so the caller can push them again.
-	ids, err = s.SetUserStatus(t.Context(), f.user.ID, accounts.StatusSuspended, f.now.Add(time.Minute), f.since, rec)
+	// A retry revokes nothing more, and keeps the revocation times.
+	ids, err = s.SetUserStatus(t.Context(), f.user.ID, accounts.StatusSuspended, f.now.Add(time.Minute), rec)
 	must(t, "SetUserStatus retry", err)
-	checkIDs(t, "revoked session ids on retry", ids, want)
+	checkIDs(t, "revoked session ids on retry", ids, nil)
+	checkRevokedAt(t, s, "open session after a retry", f.tokens["open1"], f.now)
 }
 
 func testResume(t *testing.T, s store.Store) {
 	f := newSuspendFixture(t, s)
-	_, err := s.SetUserStatus(t.Context(), f.user.ID, accounts.StatusSuspended, f.now, f.since, entry("a", "user.suspend", "user"))
+	_, err := s.SetUserStatus(t.Context(), f.user.ID, accounts.StatusSuspended, f.now, entry("a", "user.suspend", "user"))
 	must(t, "suspend", err)
 	later := f.now.Add(time.Hour)
 	rec := entry("admin-2", "user.resume", "user")
-	ids, err := s.SetUserStatus(t.Context(), f.user.ID, accounts.StatusActive, later, f.now, rec)
+	ids, err := s.SetUserStatus(t.Context(), f.user.ID, accounts.StatusActive, later, rec)
 	must(t, "resume", err)
-	checkIDs(t, "session ids revoked since the suspension", ids, []string{f.ids["open1"], f.ids["open2"]})
+	checkIDs(t, "session ids revoked by resuming", ids, nil)
 	u, err := s.UserByID(t.Context(), f.user.ID)
 	must(t, "UserByID", err)
 	if u.Status != accounts.StatusActive {
@@ -387,7 +388,7 @@ func testResume(t *testing.T, s store.Store) {
 }
 
 func testSetUserStatusNotFound(t *testing.T, s store.Store) {
-	_, err := s.SetUserStatus(t.Context(), newID(), accounts.StatusSuspended, t0, t0, entry("a", "user.suspend", "user"))
+	_, err := s.SetUserStatus(t.Context(), newID(), accounts.StatusSuspended, t0, entry("a", "user.suspend", "user"))
 	checkErr(t, "SetUserStatus", err, accounts.ErrUserNotFound)
 	_, total, err := s.ListAudit(t.Context(), auditFilter("", "", ""), page(50, 0))
 	must(t, "ListAudit", err)
@@ -533,4 +534,66 @@ func testSessionTimes(t *testing.T, s store.Store) {
 	want := sess
 	want.RevokedAt = &revoked
 	checkSession(t, "session times", got, want)
+}
+
+// checkState fails unless SessionState of id reports want.
+func checkState(t *testing.T, s store.Store, what, id string, want accounts.SessionState) {
+	t.Helper()
+	got, err := s.SessionState(t.Context(), id)
+	must(t, what+": SessionState", err)
+	if got.UserID != want.UserID || got.UserStatus != want.UserStatus {
+		t.Errorf("%s: got user %s %s, want %s %s", what, got.UserID, got.UserStatus, want.UserID, want.UserStatus)
+	}
+	checkTime(t, what+" ExpiresAt", got.ExpiresAt, want.ExpiresAt)
+	switch {
+	case (got.RevokedAt == nil) != (want.RevokedAt == nil):
+		t.Errorf("%s RevokedAt: got %v, want %v", what, got.RevokedAt, want.RevokedAt)
+	case got.RevokedAt != nil:
+		checkTime(t, what+" RevokedAt", *got.RevokedAt, *want.RevokedAt)
+	}
+}
+
+func testSessionState(t *testing.T, s store.Store) {
+	f := createUser(t, s, newUser("ann@example.com", "Ann", t0))
+	want := accounts.SessionState{UserID: f.user.ID, ExpiresAt: f.session.ExpiresAt, UserStatus: accounts.StatusActive}
+	checkState(t, s, "open session", f.session.ID, want)
+	if !want.Live(t0.Add(time.Minute)) || want.Live(f.session.ExpiresAt) {
+		t.Errorf("Live: want true before expiry and false at it")
+	}
+
+	at := t0.Add(time.Minute)
+	revoke(t, s, f.refresh, at)
+	want.RevokedAt = &at
+	checkState(t, s, "revoked session", f.session.ID, want)
+
+	other, _ := addSession(t, s, f.user.ID, t0)
+	_, err := s.SetUserStatus(t.Context(), f.user.ID, accounts.StatusSuspended, t0.Add(time.Hour), entry("a", "user.suspend", "user"))
+	must(t, "suspend", err)
+	suspendedAt := t0.Add(time.Hour)
+	checkState(t, s, "session of a suspended user", other.ID,
+		accounts.SessionState{UserID: f.user.ID, ExpiresAt: other.ExpiresAt, RevokedAt: &suspendedAt, UserStatus: accounts.StatusSuspended})
+
+	_, err = s.SessionState(t.Context(), newID())
+	checkErr(t, "SessionState of an unknown session", err, accounts.ErrSessionEnded)
+}
+
+func testChangePassword(t *testing.T, s store.Store) {
+	f := newSuspendFixture(t, s)
+	next := newSession(f.user.ID, f.now)
+	ids, err := s.ChangePassword(t.Context(), f.user.ID, "new-hash", f.now, next, hashOf("after change"))
+	must(t, "ChangePassword", err)
+	checkIDs(t, "revoked session ids", ids, []string{f.ids["open1"], f.ids["open2"]})
+	checkRevokedAt(t, s, "open session", f.tokens["open1"], f.now)
+	checkRevokedAt(t, s, "session revoked earlier", f.tokens["revokedEarlier"], f.earlier)
+	_, hash, err := s.UserCredentials(t.Context(), f.user.Email)
+	must(t, "UserCredentials", err)
+	if hash != "new-hash" {
+		t.Errorf("password hash: got %q, want %q", hash, "new-hash")
+	}
+	checkState(t, s, "the new session", next.ID,
+		accounts.SessionState{UserID: f.user.ID, ExpiresAt: next.ExpiresAt, UserStatus: accounts.StatusActive})
+	_, err = s.RotateRefresh(t.Context(), hashOf("after change"), hashOf("rotated"), f.now.Add(time.Minute))
+	must(t, "the new session's refresh token", err)
+	_, err = s.RotateRefresh(t.Context(), f.tokens["bystander"], hashOf("bystander next"), f.now)
+	must(t, "another user's session stays open", err)
 }

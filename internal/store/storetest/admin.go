@@ -13,6 +13,7 @@ var adminTests = []test{
 	{"NotFound", testAdminNotFound},
 	{"SetPasswordHash", testAdminSetPasswordHash},
 	{"Roles", testAdminRoles},
+	{"SetAdminStatus", testAdminSetStatus},
 }
 
 func newAdmin(username string, role admin.Role) admin.Admin {
@@ -57,6 +58,7 @@ func testAdminNotFound(t *testing.T, s store.Store) {
 		{"AdminByID", second(s.AdminByID(ctx, newID()))},
 		{"AdminCredentials", third(s.AdminCredentials(ctx, "nobody"))},
 		{"SetAdminPasswordHash", s.SetAdminPasswordHash(ctx, newID(), "h")},
+		{"SetAdminStatus", s.SetAdminStatus(ctx, newID(), admin.StatusDisabled, t0, entry("cli", "admin.disable", "admin"))},
 	} {
 		checkErr(t, c.op, c.err, admin.ErrAdminNotFound)
 	}
@@ -83,5 +85,24 @@ func testAdminRoles(t *testing.T, s store.Store) {
 	}
 	if err := s.CreateAdmin(t.Context(), newAdmin("boss", "superuser"), "h"); err == nil {
 		t.Error("CreateAdmin with an unknown role: got nil error, want the schema to refuse it")
+	}
+}
+
+func testAdminSetStatus(t *testing.T, s store.Store) {
+	a := newAdmin("root", admin.Owner)
+	must(t, "CreateAdmin", s.CreateAdmin(t.Context(), a, "h"))
+	rec := entry("cli", "admin.disable", "admin")
+	must(t, "SetAdminStatus disabled", s.SetAdminStatus(t.Context(), a.ID, admin.StatusDisabled, t0, rec))
+	got, err := s.AdminByID(t.Context(), a.ID)
+	must(t, "AdminByID", err)
+	if got.Status != admin.StatusDisabled {
+		t.Errorf("status: got %q, want %q", got.Status, admin.StatusDisabled)
+	}
+	checkOneAudit(t, s, rec, t0)
+	must(t, "SetAdminStatus active", s.SetAdminStatus(t.Context(), a.ID, admin.StatusActive, t0, entry("cli", "admin.enable", "admin")))
+	got, _, err = s.AdminCredentials(t.Context(), "root")
+	must(t, "AdminCredentials", err)
+	if got.Status != admin.StatusActive {
+		t.Errorf("status after enabling: got %q, want %q", got.Status, admin.StatusActive)
 	}
 }

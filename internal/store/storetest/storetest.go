@@ -42,6 +42,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("deliveries", func(t *testing.T) { runAll(t, open, deliveryTests) })
 	t.Run("l1config", func(t *testing.T) { runAll(t, open, l1configTests) })
 	t.Run("l1gate", func(t *testing.T) { runAll(t, open, l1gateTests) })
+	t.Run("lockout", func(t *testing.T) { runAll(t, open, lockoutTests) })
 	t.Run("engine", func(t *testing.T) { runAll(t, open, engineTests) })
 }
 
