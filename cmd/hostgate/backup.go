@@ -19,10 +19,7 @@ func backup(ctx context.Context, cfg hub.Config, args []string, stdout io.Writer
 		return errors.New(backupUsage)
 	}
 	if err := store.Backup(ctx, cfg.DatabaseURL, cfg.DataDir, args[0]); err != nil {
-		if errors.Is(err, store.ErrBackupPostgres) {
-			return err
-		}
-		return fmt.Errorf("backup: %w", err)
+		return err
 	}
 	fmt.Fprintf(stdout, "backup written to %s\n", args[0])
 	return nil
