@@ -23,6 +23,8 @@ const usage = `hostgate - remote host control hub
 Usage:
   hostgate [serve]                 run the hub (the default)
   hostgate migrate                 apply database migrations and exit
+  hostgate backup FILE             copy the embedded SQLite database to FILE (new, 0600),
+                                   also while the hub runs; PostgreSQL: use pg_dump
   hostgate admin create --username U --password P --role R
                                    create an admin (roles: owner, operator, finance, viewer)
   hostgate admin disable USERNAME  refuse the admin's sign-in and tokens (within a second)
@@ -64,7 +66,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage+hub.Help())
 		return flag.ErrHelp
-	case "serve", "migrate", "admin":
+	case "serve", "migrate", "admin", "backup":
 	default:
 		fmt.Fprint(stderr, usage+hub.Help())
 		return fmt.Errorf("unknown command %q", cmd)
@@ -79,6 +81,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return migrate(ctx, cfg, log, stdout)
 	case "admin":
 		return adminCommand(ctx, cfg, log, args, stdout, stderr)
+	case "backup":
+		return backup(ctx, cfg, args, stdout)
 	}
 	log.Info("starting", hub.Masked(getenv)...)
 	return hub.Run(ctx, cfg, log)

@@ -79,3 +79,23 @@ func openSQLite(ctx context.Context, dataDir string, log *slog.Logger) (Store, e
 	}
 	return db, nil
 }
+
+// ErrBackupPostgres is Backup's answer for a PostgreSQL database, whose
+// own tools make the backup.
+var ErrBackupPostgres = errors.New("the database is PostgreSQL: back it up with pg_dump -Fc (docs/operations-guide.md), not hostgate backup")
+
+// Backup writes a consistent copy of the embedded SQLite database in
+// dataDir to dest (which must not exist; it is made with mode 0600) while
+// a hub may be serving from it. It neither creates nor migrates the
+// database. For a PostgreSQL databaseURL it returns ErrBackupPostgres.
+func Backup(ctx context.Context, databaseURL, dataDir, dest string) error {
+	switch {
+	case isPostgres(databaseURL):
+		return ErrBackupPostgres
+	case databaseURL != "":
+		return errors.New("store: database URL must start with postgres:// or postgresql:// (or be empty for SQLite)")
+	case dataDir == "":
+		return errors.New("store: no database URL and no data directory for SQLite")
+	}
+	return sqlite.Backup(ctx, filepath.Join(dataDir, FileName), dest)
+}
