@@ -79,6 +79,9 @@ func FileName(goos, goarch string) string {
 	return name
 }
 
+// BuiltIn is the Source of the binaries built into the hub.
+const BuiltIn = "built in"
+
 // Open reads the agent directory dir, or with dir "" the binaries built
 // into the hub.
 func Open(dir string) (*Dist, error) {
@@ -87,7 +90,7 @@ func Open(dir string) (*Dist, error) {
 		if err != nil {
 			return nil, err
 		}
-		return New(sub, "built in")
+		return New(sub, BuiltIn)
 	}
 	if fi, err := os.Stat(dir); err != nil {
 		return nil, err
@@ -143,7 +146,7 @@ func hash(fsys fs.FS, name string) (Binary, time.Time, error) {
 	return Binary{Name: name, Size: n, SHA256: hex.EncodeToString(h.Sum(nil))}, fi.ModTime(), nil
 }
 
-// Source says where the binaries come from: "built in" or the directory.
+// Source says where the binaries come from: BuiltIn or the directory.
 func (d *Dist) Source() string { return d.source }
 
 // Version is the binaries' version from the VERSION manifest; "" when
