@@ -4,7 +4,28 @@
 
 GO ?= go
 
-.PHONY: test test-windows lint build run bench bench-go
+# The version stamped into the hub and the agents: the nearest tag (v0.4.0
+# gives 0.4.0, and 0.4.0-3-gabc1234-dirty three commits past it), else
+# 0.0.0-<commit>, else 0.0.0-dev. It must be a dotted version, because
+# the hub publishes its agents as a gateway version (docs/versions.md).
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null | sed -E 's/^v([0-9])/\1/; /^[0-9]+\./!s/^/0.0.0-/' | grep . || echo 0.0.0-dev)
+STAMP = -X hostgate/internal/agent.Version=$(VERSION) -X hostgate/internal/hub.Version=$(VERSION)
+
+# The agents the hub embeds and serves at /download/ (docs/agent.md,
+# Downloads), and the platforms `make release` builds the hub for.
+AGENTS ?= windows/amd64 linux/amd64 linux/arm64
+AGENT_BIN = internal/agentdist/bin
+RELEASE ?= linux/amd64 linux/arm64 windows/amd64
+
+# cross OUT CMD PLATFORMS: a static, stripped, version-stamped build of
+# CMD for each os/arch, to OUT-<os>-<arch>[.exe].
+cross = set -e; for p in $(3); do \
+		os=$$(dirname $$p); arch=$$(basename $$p); ext=; case $$os in windows) ext=.exe;; esac; \
+		echo "build $(2) for $$os/$$arch"; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags "-s -w $(STAMP)" -o $(1)-$$os-$$arch$$ext $(2); \
+	done
+
+.PHONY: test test-windows lint agents build run release bench bench-go
 
 test:
 	$(GO) test -race -count=1 -timeout 14m ./...
@@ -20,12 +41,32 @@ lint:
 	GOOS=windows $(GO) vet ./...
 	$(GO) tool staticcheck ./...
 
-build:
-	mkdir -p bin
-	$(GO) build -o bin/ ./cmd/...
+# The agent binaries, where the hub's build embeds them, with a VERSION
+# file beside them; earlier ones are removed so no stale build is served.
+agents:
+	rm -f $(AGENT_BIN)/hostgate-agent-* $(AGENT_BIN)/VERSION
+	$(call cross,$(AGENT_BIN)/hostgate-agent,./cmd/hostgate-agent,$(AGENTS))
+	echo $(VERSION) > $(AGENT_BIN)/VERSION
 
-run:
-	$(GO) run ./cmd/hostgate
+# The agents, then every command into bin/ (the hub embedding the agents).
+build: agents
+	mkdir -p bin
+	$(GO) build -ldflags "$(STAMP)" -o bin/ ./cmd/...
+
+run: agents
+	$(GO) run -ldflags "$(STAMP)" ./cmd/hostgate
+
+# Release binaries in dist/: the hub for each RELEASE platform with the
+# agents built in, the agents themselves (windows/386 too), and
+# SHA256SUMS. The browser console, when it exists, is embedded in the hub
+# the same way (go:embed of files built before the hub).
+release:
+	$(MAKE) agents AGENTS="$(AGENTS) windows/386" VERSION=$(VERSION)
+	rm -rf dist
+	mkdir dist
+	cp $(AGENT_BIN)/hostgate-agent-* dist/
+	$(call cross,dist/hostgate,./cmd/hostgate,$(RELEASE))
+	cd dist && sha256sum hostgate-* > SHA256SUMS
 
 # Load scenarios (cmd/hostgate-bench): real hub, agent and fleet processes
 # on loopback, each run bounded, one table with every figure beside a floor

@@ -41,6 +41,13 @@ func TestUpgradeRestartWithRealBinaries(t *testing.T) {
 	old := buildAgent(t, bins, "1.0.0")
 	new := buildAgent(t, bins, "2.0.0")
 
+	// The same -X stamp `make build` and `make release` use.
+	t.Run("version prints the version stamped at build", func(t *testing.T) {
+		out, err := exec.Command(filepath.Join(bins, "hostgate-agent-2.0.0"), "version").Output()
+		if err != nil || !strings.HasPrefix(string(out), "hostgate-agent 2.0.0 ") {
+			t.Errorf("version: %v %q", err, out)
+		}
+	})
 	t.Run("upgrade execs into the new version, which confirms", func(t *testing.T) {
 		testUpgradeConfirmed(t, old, new)
 	})

@@ -69,8 +69,12 @@ var statusByCode = map[string]int{
 
 	"terminal_ended": 410,
 
+	"precondition_failed": 412,
+
 	"body_too_large":         413,
 	"unsupported_media_type": 415,
+
+	"range_not_satisfiable": 416,
 
 	apperr.CodeAccountLocked: 423,
 	apperr.CodeRateLimited:   429,

@@ -30,6 +30,9 @@ type readyOut struct {
 		Status string `json:"status" enum:"ok,unavailable"`
 		PG     string `json:"pg" doc:"\"ok\", the embedded store's name with \": ok\", or the failure text"`
 		Redis  string `json:"redis" doc:"\"ok\", the embedded coordinator's name with \": ok\", or the failure text"`
+		// AgentDownloads is information, not a dependency: a hub without
+		// agent downloads is ready.
+		AgentDownloads string `json:"agent_downloads" doc:"The agent builds served at /download/ (\"windows/amd64, linux/amd64 (0.4.0)\"), or \"none built: run make build\""`
 	}
 }
 
@@ -55,7 +58,7 @@ func (s *Server) healthRoutes() {
 
 func (s *Server) ready(ctx context.Context, _ *struct{}) (*readyOut, error) {
 	out := &readyOut{Status: http.StatusOK}
-	out.Body.Status = "ok"
+	out.Body.Status, out.Body.AgentDownloads = "ok", s.cfg.ReadyDownloads
 	for _, c := range s.cfg.Ready {
 		v := probe(ctx, c)
 		if v == "" {

@@ -21,6 +21,7 @@ import (
 
 	"hostgate/internal/accounts"
 	"hostgate/internal/admin"
+	"hostgate/internal/agentdist"
 	"hostgate/internal/agentgw"
 	"hostgate/internal/apikeys"
 	"hostgate/internal/audit"
@@ -60,15 +61,19 @@ type Config struct {
 	Deliveries     deliveries.Store
 	DeliveryWorker interface{ Wake() }
 	Exe            *installer.ExeSource
-	L1Gate         *l1gate.Service // POST /gateway; nil answers 404
+	// Downloads are the agent binaries served at /download/.
+	Downloads *agentdist.Dist
+	L1Gate    *l1gate.Service // POST /gateway; nil answers 404
 	// Terminals serves shell sessions and the terminal WebSocket, whose
 	// upgrades must come from AllowedOrigins when a browser names one,
 	// and over TLS when RequireTLS.
 	Terminals      *terminals.Service
 	AllowedOrigins []string
 	RequireTLS     bool
-	// Ready lists the dependencies /readyz probes.
-	Ready []ReadyCheck
+	// Ready lists the dependencies /readyz probes; ReadyDownloads is its
+	// agent_downloads field.
+	Ready          []ReadyCheck
+	ReadyDownloads string
 	// TrustedProxies may set X-Forwarded-For and X-Forwarded-Proto.
 	TrustedProxies []netip.Prefix
 	// Requests, if set, learns every request (metrics).
@@ -126,6 +131,7 @@ func New(cfg Config) *Server {
 	s.rechargeRoutes()
 	s.billingModeRoutes()
 	s.installerRoutes()
+	s.downloadRoutes()
 	s.agentRoutes()
 	s.l1ConfigRoutes()
 	s.deliveryRoutes()

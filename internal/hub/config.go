@@ -37,9 +37,12 @@ type Config struct {
 	LogFormat      string
 	ShutdownGrace  time.Duration
 
-	InstallTokenTTL      time.Duration
-	ExeURL               string
-	ExeSHA256            string
+	InstallTokenTTL time.Duration
+	ExeURL          string
+	ExeSHA256       string
+	// AgentDir, when set, replaces the agent binaries built into the hub
+	// (package agentdist) with those in this directory.
+	AgentDir             string
 	HandshakeConcurrency int
 	HandshakeRate        float64
 	L1RatePerMin         int // POST /gateway requests per source address per minute
@@ -129,9 +132,9 @@ var options = []option{
 			c.InstallTokenTTL = time.Duration(n) * time.Second
 			return nil
 		}},
-	{Name: "GATEWAY_EXE_URL", Doc: "Download address of the agent executable, handed out in install credentials.",
+	{Name: "GATEWAY_EXE_URL", Doc: "Download address of the agent executable, handed out in install credentials; unset: the hub's own /download/hostgate-agent-windows-amd64.exe.",
 		set: func(c *Config, v string) error { c.ExeURL = v; return nil }},
-	{Name: "GATEWAY_EXE_SHA256", Doc: "SHA-256 (64 hex characters) of that executable.",
+	{Name: "GATEWAY_EXE_SHA256", Doc: "SHA-256 (64 hex characters) of that executable; set with GATEWAY_EXE_URL.",
 		set: func(c *Config, v string) error {
 			if v != "" && !sha256RE.MatchString(v) {
 				return fmt.Errorf("must be 64 hexadecimal characters")
@@ -139,6 +142,8 @@ var options = []option{
 			c.ExeSHA256 = strings.ToLower(v)
 			return nil
 		}},
+	{Name: "HOSTGATE_AGENT_DIR", Doc: "Directory of agent binaries (hostgate-agent-<os>-<arch>[.exe], optional VERSION) served at /download/ instead of those built into the hub.",
+		set: func(c *Config, v string) error { c.AgentDir = v; return nil }},
 	{Name: "HOSTGATE_PAYMENT_DUMMY", Default: "0", Doc: "1 enables the dummy payment provider, whose unsigned notifications credit orders: development and tests only.",
 		set: func(c *Config, v string) error {
 			switch v {
@@ -232,6 +237,9 @@ func Parse(getenv func(string) string) (Config, error) {
 func (c Config) validate() error {
 	if (c.AdminUsername == "") != (c.AdminPassword == "") {
 		return fmt.Errorf("HOSTGATE_ADMIN_USERNAME and HOSTGATE_ADMIN_PASSWORD must be set together")
+	}
+	if (c.ExeURL == "") != (c.ExeSHA256 == "") {
+		return fmt.Errorf("GATEWAY_EXE_URL and GATEWAY_EXE_SHA256 must be set together (or neither, to hand out the hub's own agent download)")
 	}
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return fmt.Errorf("HOSTGATE_TLS_CERT and HOSTGATE_TLS_KEY must be set together")

@@ -27,11 +27,13 @@ func TestParseRejects(t *testing.T) {
 		{"bad proxy", "HOSTGATE_TRUSTED_PROXIES", "10.0.0.0/8,nonsense"},
 		{"bad level", "HOSTGATE_LOG_LEVEL", "loud"},
 		{"admin without password", "HOSTGATE_ADMIN_USERNAME", "root"},
+		{"exe url without checksum", "GATEWAY_EXE_URL", "https://cdn.example.com/agent.exe"},
+		{"exe checksum without url", "GATEWAY_EXE_SHA256", strings.Repeat("ab", 32)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Parse(env(map[string]string{tt.key: tt.value}))
-			if err == nil || !strings.Contains(err.Error(), "HOSTGATE_") {
+			if err == nil || !strings.Contains(err.Error(), tt.key) {
 				t.Errorf("Parse(%s=%q) = %v, want an error naming the variable", tt.key, tt.value, err)
 			}
 			if err != nil && tt.value != "root" && strings.Contains(err.Error(), tt.value) && strings.Contains(tt.key, "URL") {

@@ -17,6 +17,7 @@ import (
 
 	"hostgate/internal/accounts"
 	"hostgate/internal/admin"
+	"hostgate/internal/agentdist"
 	"hostgate/internal/agentgw"
 	"hostgate/internal/apikeys"
 	"hostgate/internal/billing"
@@ -27,7 +28,6 @@ import (
 	"hostgate/internal/dispatch"
 	"hostgate/internal/hosts"
 	"hostgate/internal/httpapi"
-	"hostgate/internal/installer"
 	"hostgate/internal/keyring"
 	"hostgate/internal/l1config"
 	"hostgate/internal/l1gate"
@@ -80,6 +80,8 @@ type Hub struct {
 	gw       *agentgw.Gateway
 	// l1gate answers POST /gateway; Serve prunes its expired nonces.
 	l1gate *l1gate.Service
+	// dist is the agent binaries served at /download/.
+	dist   *agentdist.Dist
 	server *httpapi.Server
 	// bg bounds the work done on behalf of agent connections; Close cancels it.
 	bg     context.Context
@@ -89,7 +91,12 @@ type Hub struct {
 // Open opens the store (applying migrations) and coordination and builds
 // every service. It creates the bootstrap owner admin when configured.
 func Open(ctx context.Context, cfg Config, log *slog.Logger) (h *Hub, err error) {
-	h = &Hub{cfg: cfg, log: log}
+	dist, err := openDist(cfg)
+	if err != nil {
+		return nil, err
+	}
+	exeURL, exeSHA256, exe := agentExe(cfg, dist)
+	h = &Hub{cfg: cfg, log: log, dist: dist}
 	h.bg, h.stopBG = context.WithCancel(context.WithoutCancel(ctx))
 	defer func() {
 		if err != nil {
@@ -123,7 +130,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (h *Hub, err error)
 	}
 	h.Hosts = hosts.NewService(h.store, h.coord, keys, hosts.Config{
 		PublicURL: cfg.PublicURL, InstallTokenTTL: cfg.InstallTokenTTL, AgentTokenTTL: AgentTokenTTL,
-		ExeURL: cfg.ExeURL, ExeSHA256: cfg.ExeSHA256,
+		ExeURL: exeURL, ExeSHA256: exeSHA256,
 	}, h.forgets, log)
 	h.APIKeys = apikeys.NewService(h.store, h.forgets)
 	h.Accounts.OnStatusChange(h.APIKeys.ForgetUser)
@@ -166,13 +173,15 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (h *Hub, err error)
 		Deliveries:     h.store,
 		DeliveryWorker: h.Deliveries,
 		Payments:       httpapi.Payments{Dummy: cfg.PaymentDummy, EPay: cfg.EPay, PublicURL: cfg.PublicURL.String()},
-		Exe:            &installer.ExeSource{URL: cfg.ExeURL, SHA256: cfg.ExeSHA256},
+		Exe:            exe,
+		Downloads:      dist,
 		L1Gate:         h.l1gate,
 		Terminals:      h.Terminals,
 		Requests:       h.Metrics,
 		AllowedOrigins: cfg.Origins(),
 		RequireTLS:     cfg.PublicURL.Scheme == "https",
 		Ready:          h.readyChecks(),
+		ReadyDownloads: downloadsReady(dist),
 		TrustedProxies: cfg.TrustedProxies,
 		Version:        Version,
 		Log:            log,
@@ -313,6 +322,7 @@ func (h *Hub) Serve(ctx context.Context, ln net.Listener) error {
 		return err
 	}
 	defer func() { stop(); wait() }()
+	h.publishFirstVersion(ctx)
 	srv := &http.Server{
 		Handler:           h.server,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -404,6 +414,6 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 		return err
 	}
 	log.Info("hostgate listening", "addr", ln.Addr().String(), "public_url", cfg.PublicURL.String(),
-		"store", h.store.Name(), "coordination", h.coord.Name())
+		"store", h.store.Name(), "coordination", h.coord.Name(), "agent_downloads", downloadsReady(h.dist))
 	return h.Serve(ctx, ln)
 }

@@ -105,6 +105,9 @@ func Env(t testing.TB, mode Mode, opts ...Option) map[string]string {
 		"HOSTGATE_ADDR":      "127.0.0.1:0",
 		"HOSTGATE_DATA_DIR":  t.TempDir(),
 		"HOSTGATE_LOG_LEVEL": "warn",
+		// No agent downloads, whatever `make build` embedded: tests that
+		// want some set their own directory.
+		"HOSTGATE_AGENT_DIR": t.TempDir(),
 	}
 	if mode == Scaled {
 		env["HOSTGATE_DATABASE_URL"] = pgtest.NewDatabase(t)

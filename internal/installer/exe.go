@@ -31,10 +31,14 @@ func PayloadFor(c hosts.Credentials) agentproto.Payload {
 }
 
 // ExeSource fetches the agent executable from GATEWAY_EXE_URL once,
-// checks it against GATEWAY_EXE_SHA256, and keeps it in memory.
+// checks it against GATEWAY_EXE_SHA256, and keeps it in memory. When the
+// hub serves the executable itself, Local reads it instead, without a
+// request to the hub's own address.
 type ExeSource struct {
 	URL, SHA256 string
 	Client      *http.Client
+	// Local, when set, returns the hub's own copy of the executable.
+	Local func() ([]byte, error)
 
 	mu  sync.Mutex
 	exe []byte
@@ -49,6 +53,14 @@ func (e *ExeSource) Get(ctx context.Context) ([]byte, error) {
 	defer e.mu.Unlock()
 	if e.exe != nil {
 		return e.exe, nil
+	}
+	if e.Local != nil {
+		exe, err := e.Local()
+		if err != nil {
+			return nil, apperr.New(CodeExeUnavailable, "the hub's own agent executable could not be read: "+err.Error())
+		}
+		e.exe = exe
+		return exe, nil
 	}
 	exe, err := e.fetch(ctx)
 	if err != nil {

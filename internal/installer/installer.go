@@ -45,7 +45,9 @@ func Check(format, exeURL, exeSHA256 string) error {
 		return apperr.New(apperr.CodeInvalidQuery, "format must be ps1, cmd or exe")
 	}
 	if exeURL == "" || exeSHA256 == "" {
-		return apperr.New(CodeExeNotConfigured, "the agent executable address (GATEWAY_EXE_URL and GATEWAY_EXE_SHA256) is not configured")
+		return apperr.New(CodeExeNotConfigured, "no agent executable to install: this hub serves no hostgate-agent-windows-amd64.exe "+
+			"(build the hub with `make build`, or point HOSTGATE_AGENT_DIR at a directory holding one) "+
+			"and GATEWAY_EXE_URL and GATEWAY_EXE_SHA256 are not set")
 	}
 	return nil
 }
