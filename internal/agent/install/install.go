@@ -191,12 +191,13 @@ type setupFile struct {
 	APIEndpoint      string `json:"api_endpoint"`
 	StateDir         string `json:"state_dir"`
 	ListenPort       int    `json:"listen_port"`
+	ReportURL        string `json:"report_url,omitempty"`
 }
 
 func (s setupFile) config() agent.Config {
 	return agent.Config{HostID: s.HostID, BID: s.BID, SecretKey: s.SecretKey, InstallToken: s.InstallToken,
 		AgentPrivkeySeed: s.AgentPrivkeySeed, AgentPubkey: s.AgentPubkey, WSURL: s.WSURL,
-		APIEndpoint: s.APIEndpoint, StateDir: s.StateDir, ListenPort: s.ListenPort}
+		APIEndpoint: s.APIEndpoint, StateDir: s.StateDir, ListenPort: s.ListenPort, ReportURL: s.ReportURL}
 }
 
 // marker is the content of install.done.
