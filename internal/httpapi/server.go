@@ -25,6 +25,7 @@ import (
 	"hostgate/internal/apikeys"
 	"hostgate/internal/audit"
 	"hostgate/internal/billing"
+	"hostgate/internal/coord"
 	"hostgate/internal/deliveries"
 	"hostgate/internal/dispatch"
 	"hostgate/internal/hosts"
@@ -60,7 +61,13 @@ type Config struct {
 	Deliveries     deliveries.Store
 	DeliveryWorker interface{ Wake() }
 	Exe            *installer.ExeSource
-	L1Gate         *l1gate.Service // POST /gateway; nil answers 404
+	// AgentBinary returns the download address and SHA-256 of the agent
+	// binary for goos/goarch ("linux", "amd64"), ok false when the hub has
+	// none; the one-line Linux installer embeds them. nil: none at all.
+	AgentBinary func(goos, goarch string) (url, sha256 string, ok bool)
+	// InstallLimit bounds the one-line installer fetches per source address.
+	InstallLimit coord.Limiter
+	L1Gate       *l1gate.Service // POST /gateway; nil answers 404
 	// Terminals serves shell sessions and the terminal WebSocket, whose
 	// upgrades must come from AllowedOrigins when a browser names one,
 	// and over TLS when RequireTLS.
@@ -126,6 +133,7 @@ func New(cfg Config) *Server {
 	s.rechargeRoutes()
 	s.billingModeRoutes()
 	s.installerRoutes()
+	s.oneLineRoutes()
 	s.agentRoutes()
 	s.l1ConfigRoutes()
 	s.deliveryRoutes()

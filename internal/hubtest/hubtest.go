@@ -50,6 +50,7 @@ type Hub struct {
 	URL    string
 	Config hub.Config
 	Env    map[string]string
+	adjust func(*hub.Config)
 	stop   func()
 }
 
@@ -76,7 +77,7 @@ func (h *Hub) RestartWith(t testing.TB, between func()) *Hub {
 	}
 	env := maps.Clone(h.Env)
 	env["HOSTGATE_ADDR"] = strings.TrimPrefix(h.URL, "http://")
-	return StartEnv(t, env)
+	return StartAdjusted(t, env, h.adjust)
 }
 
 // FlushCoordination empties the hub's coordination as a Redis restart
@@ -137,6 +138,14 @@ func (h *Hub) StartSibling(t testing.TB) *Hub {
 // StartEnv runs a hub with exactly this environment until the test ends.
 func StartEnv(t testing.TB, env map[string]string) *Hub {
 	t.Helper()
+	return StartAdjusted(t, env, nil)
+}
+
+// StartAdjusted is StartEnv with adjust applied to the parsed
+// configuration, for settings that are not environment variables (such
+// as hub.Config.AgentBinary). Restart keeps it.
+func StartAdjusted(t testing.TB, env map[string]string, adjust func(*hub.Config)) *Hub {
+	t.Helper()
 	ln, err := net.Listen("tcp", env["HOSTGATE_ADDR"])
 	if err != nil {
 		t.Fatalf("listen: %v", err)
@@ -148,6 +157,9 @@ func StartEnv(t testing.TB, env map[string]string) *Hub {
 	cfg, err := hub.Parse(func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatalf("config: %v", err)
+	}
+	if adjust != nil {
+		adjust(&cfg)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	h, err := hub.Open(ctx, cfg, Logger(t))
@@ -166,7 +178,7 @@ func StartEnv(t testing.TB, env map[string]string) *Hub {
 		h.Close()
 	})
 	t.Cleanup(stop)
-	return &Hub{Hub: h, URL: url, Config: cfg, Env: env, stop: stop}
+	return &Hub{Hub: h, URL: url, Config: cfg, Env: env, adjust: adjust, stop: stop}
 }
 
 // Logger logs to the test output when HOSTGATE_TEST_LOG is set, else
