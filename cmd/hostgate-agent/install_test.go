@@ -34,3 +34,24 @@ func TestInstallTemplateModeIsWired(t *testing.T) {
 		t.Errorf("stdout %q stderr %q", out.String(), errb.String())
 	}
 }
+
+func TestLinuxInstallIsWired(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"install", "--help"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "hostgate-agent install --config") {
+		t.Errorf("install --help: exit %d stdout %q stderr %q", code, out.String(), errb.String())
+	}
+	out.Reset()
+	errb.Reset()
+	code := run([]string{"install"}, &out, &errb)
+	var e struct{ Code string }
+	if err := json.Unmarshal(errb.Bytes(), &e); err != nil {
+		t.Fatalf("stderr is not JSON: %q", errb.String())
+	}
+	want := "missing_argument"
+	if runtime.GOOS == "windows" {
+		want = "unsupported"
+	}
+	if code != 1 || e.Code != want {
+		t.Errorf("install without --config: exit %d, code %q, want 1 %q", code, e.Code, want)
+	}
+}
