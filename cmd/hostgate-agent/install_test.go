@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -47,11 +49,18 @@ func TestLinuxInstallIsWired(t *testing.T) {
 	if err := json.Unmarshal(errb.Bytes(), &e); err != nil {
 		t.Fatalf("stderr is not JSON: %q", errb.String())
 	}
-	want := "missing_argument"
-	if runtime.GOOS == "windows" {
-		want = "unsupported"
+	if code != 1 || e.Code != "missing_argument" {
+		t.Errorf("install without --config: exit %d, code %q, want 1 missing_argument", code, e.Code)
 	}
-	if code != 1 || e.Code != want {
-		t.Errorf("install without --config: exit %d, code %q, want 1 %q", code, e.Code, want)
+	if runtime.GOOS == "windows" {
+		cfg := filepath.Join(t.TempDir(), "agent.json")
+		if err := os.WriteFile(cfg, []byte("{}"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		errb.Reset()
+		code = run([]string{"install", "--config", cfg}, &out, &errb)
+		if err := json.Unmarshal(errb.Bytes(), &e); err != nil || code != 1 || e.Code != "unsupported" {
+			t.Errorf("install on Windows: exit %d, stderr %q, want unsupported", code, errb.String())
+		}
 	}
 }

@@ -88,10 +88,21 @@ type Machine interface {
 func LinuxMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	m, err := NewMachine()
 	if err != nil {
-		report(stderr, fail("unsupported", ExitInternal, "on Windows use --install-template", err.Error(), nil), Options{})
-		return ExitInternal
+		m = unsupportedMachine{err}
 	}
 	return LinuxCommand(args, stdin, m, stdout, stderr)
+}
+
+// unsupportedMachine is the Machine where the Linux install cannot run:
+// LinuxInstall refuses it before doing anything.
+type unsupportedMachine struct{ err error }
+
+func (u unsupportedMachine) CopyExecutable(string) error { return u.err }
+func (unsupportedMachine) SystemdRunning() bool          { return false }
+func (u unsupportedMachine) Systemctl(...string) error   { return u.err }
+func (u unsupportedMachine) StopDetached(string) error   { return u.err }
+func (u unsupportedMachine) StartDetached(string, []string, string) (int, error) {
+	return 0, u.err
 }
 
 // LinuxCommand parses args, runs the Linux install on m and reports a
@@ -155,6 +166,9 @@ func parseLinuxArgs(args []string, stdin io.Reader) (LinuxOptions, error) {
 // LinuxInstall installs the agent as opts describe, through m. The error,
 // if any, is an *Error with the exit code; progress goes to out.
 func LinuxInstall(opts LinuxOptions, m Machine, out io.Writer) error {
+	if u, ok := m.(unsupportedMachine); ok {
+		return fail("unsupported", ExitInternal, "on Windows use --install-template", u.err.Error(), nil)
+	}
 	p, err := linuxPaths(opts)
 	if err != nil {
 		return err
