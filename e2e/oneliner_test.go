@@ -103,6 +103,23 @@ func TestLinuxOneLineInstall(t *testing.T) {
 		t.Errorf("the first agent (pid %d) still runs after the reinstall", first)
 	}
 	awaitOnline(t, api, hostID, 10*time.Second)
+
+	// Without root and without both overrides, the script refuses before
+	// it downloads anything.
+	api.Do("POST", "/v1/api/hosts/"+hostID+"/install-token", nil).Want(t, 200, "").JSON(t, &again)
+	url := strings.TrimSuffix(strings.TrimPrefix(again.InstallCommand.Shell, "curl -fsSL "), " | sudo sh")
+	script := h.Client(t).Do("GET", strings.TrimPrefix(url, h.URL), nil).Want(t, 200, "").Body
+	cmd := exec.Command("sh", "-s")
+	cmd.Stdin = strings.NewReader(string(script))
+	cmd.Env = append(os.Environ(), "HOSTGATE_PREFIX="+prefix, "HOSTGATE_STATE_DIR=")
+	if os.Geteuid() == 0 {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		cmd.Dir = "/"
+	}
+	refused, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(refused), "run as root") {
+		t.Errorf("the script as a user without overrides: %v\n%s", err, refused)
+	}
 }
 
 // runOneLiner runs the hub's shell line as root would (without sudo),
