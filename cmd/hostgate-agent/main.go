@@ -8,12 +8,15 @@
 //	hostgate-agent version
 //	hostgate-agent worker [--config FILE] [--service NAME] [--interval D]
 //	hostgate-agent restart-service [--service NAME] [--log FILE] [--wait D]
+//	hostgate-agent install --config FILE|- [--prefix DIR] [--state-dir DIR]
+//	    [--service auto|systemd|detached]
 //	hostgate-agent --install-template --host-id ID --bid N --secret-key K
 //	    --install-token T --agent-privkey-seed S --agent-pubkey P
 //	    --ws-url URL --api-endpoint URL [--listen-port N] [--state-dir DIR]
 //
 // The --install-template form (Windows) installs the agent on a machine
-// cloned from a template image; it has its own exit codes (package
+// cloned from a template image, and install (Linux) installs it as a
+// systemd service; both have their own exit codes (package
 // internal/agent/install).
 //
 // Flags override the JSON config file. Under the Windows service control
@@ -59,6 +62,7 @@ const usage = `usage:
   hostgate-agent worker [--config FILE]        keep the agent service running (Windows logon task)
   hostgate-agent restart-service [--service N] start the agent service again once it has stopped
                                                (Windows; the service starts it after an upgrade)
+  hostgate-agent install --config FILE|-       install on Linux as a systemd service (see install --help)
   hostgate-agent --install-template [flags]    install on Windows (see --install-template --help)
 Run "hostgate-agent run --help" for the flags.
 `
@@ -83,6 +87,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runRestartService(args[1:], stderr)
 	case "--install-template":
 		return install.Main(args[1:], stdout, stderr)
+	case "install":
+		return install.LinuxMain(args[1:], os.Stdin, stdout, stderr)
 	case "version":
 		fmt.Fprintf(stdout, "hostgate-agent %s (%s, %s/%s)\n", agent.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 		return exitOK

@@ -109,6 +109,18 @@ func TestUnusableStateDirIsAnInternalError(t *testing.T) {
 	if code != exitInternal {
 		t.Errorf("exit %d, want %d (stderr %q)", code, exitInternal, errb.String())
 	}
+	checkStateDirMessage(t, errb.String(), filepath.Join(blocker, "state"))
+}
+
+// checkStateDirMessage checks that the agent said, in one line, which
+// state directory it cannot write and how to choose another.
+func checkStateDirMessage(t *testing.T, stderr, dir string) {
+	t.Helper()
+	msg := strings.TrimSpace(stderr)
+	if strings.Count(msg, "\n") != 0 || !strings.Contains(msg, "state directory "+dir+" cannot be written") ||
+		!strings.Contains(msg, "--state-dir") {
+		t.Errorf("stderr %q: want one line naming %s and --state-dir", stderr, dir)
+	}
 }
 
 // TestSettingsFileChoice: settings.update writes the --config file unless

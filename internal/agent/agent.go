@@ -104,6 +104,11 @@ func New(cfg Config, log *slog.Logger) (*Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Fail at once, in one line, when the state directory cannot be
+	// written, rather than retrying for ever on every token save.
+	if _, err := PrepareStateDir(s.StateDir); err != nil {
+		return nil, err
+	}
 	if err := s.applySavedSettings(); err != nil {
 		return nil, err
 	}

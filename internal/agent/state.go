@@ -32,15 +32,42 @@ func PrepareStateDir(dir string) (string, error) {
 	}
 	_, statErr := os.Stat(dir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("state dir: %w", err)
+		return "", &StateDirError{Dir: dir, Err: err}
 	}
 	if errors.Is(statErr, fs.ErrNotExist) {
 		if err := restrictDir(dir); err != nil {
 			return "", fmt.Errorf("state dir: restrict access: %w", err)
 		}
 	}
+	// An existing directory the agent cannot write would only fail later,
+	// on every token save, for ever: find out now.
+	probe, err := os.CreateTemp(dir, ".write-check-*")
+	if err != nil {
+		return "", &StateDirError{Dir: dir, Err: err}
+	}
+	probe.Close()
+	os.Remove(probe.Name())
 	return dir, nil
 }
+
+// StateDirError is a state directory that cannot be created or written.
+// Its text is one line naming the directory and the way out.
+type StateDirError struct {
+	Dir string
+	Err error
+}
+
+func (e *StateDirError) Error() string {
+	cause := e.Err
+	if pe, ok := errors.AsType[*fs.PathError](cause); ok {
+		cause = pe.Err // the directory is named once
+	}
+	return fmt.Sprintf("the state directory %s cannot be written (%v); run the agent as a user that can write it "+
+		"(root for the default), or choose another with --state-dir", e.Dir, cause)
+}
+
+// Unwrap returns the underlying error.
+func (e *StateDirError) Unwrap() error { return e.Err }
 
 // savedToken is the agent token as persisted. HostID and Pubkey bind it to
 // the credentials it was issued for: new credentials ignore it.

@@ -26,6 +26,16 @@ type Credentials struct {
 	ListenPort            int       `json:"listen_port"`
 	ExeURL                string    `json:"exe_url"`
 	ExeSHA256             string    `json:"exe_sha256"`
+	// InstallCommand is a hostgate addition: the one-line installs that
+	// spend InstallToken.
+	InstallCommand InstallCommand `json:"install_command" doc:"The lines to paste on the host to install the agent with this install token (hostgate addition; docs/hosts.md, One-line install)"`
+}
+
+// InstallCommand holds the one-line installs of an install token. Each
+// fetches the installer from the hub once (the fetch spends the token).
+type InstallCommand struct {
+	PowerShell string `json:"powershell" doc:"For an elevated PowerShell on Windows: irm <hub>/install/<token>.ps1 | iex"`
+	Shell      string `json:"shell" doc:"For Linux: curl -fsSL <hub>/install/<token>.sh | sudo sh"`
 }
 
 // newSecretKey returns a 32-hex-character L1 secret (128 random bits).

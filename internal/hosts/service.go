@@ -208,6 +208,21 @@ func (s *Service) credentials(h Host, secret string, seed []byte, token string, 
 		AgentPubkey:      FormatPubKey(iss.AgentPubKey),
 		APIEndpoint:      s.APIEndpoint(), WSURL: s.WSURL(), ListenPort: h.ListenPort,
 		ExeURL: s.cfg.ExeURL, ExeSHA256: s.cfg.ExeSHA256,
+		InstallCommand: s.InstallCommand(token),
+	}
+}
+
+// InstallPath is the route prefix of the one-line installers:
+// <public URL>/install/<install token>.ps1 and .sh.
+const InstallPath = "/install/"
+
+// InstallCommand returns the lines to paste on a new host to install the
+// agent with installToken (the one-line install, docs/hosts.md).
+func (s *Service) InstallCommand(installToken string) InstallCommand {
+	base := strings.TrimRight(s.cfg.PublicURL.String(), "/") + InstallPath + installToken
+	return InstallCommand{
+		PowerShell: "irm " + base + ".ps1 | iex",
+		Shell:      "curl -fsSL " + base + ".sh | sudo sh",
 	}
 }
 
@@ -306,44 +321,70 @@ func (s *Service) AdminDelete(ctx context.Context, actor audit.Actor, id string)
 // a new key pair and install token; the secret key is kept. Older agent
 // tokens and the previous key stop working; a connected agent is not told.
 func (s *Service) IssueInstallToken(ctx context.Context, owner, id string) (Credentials, error) {
-	return s.issue(ctx, owner, id, nil)
+	return s.issue(ctx, "", nil, func(iss Issuance) (Host, Secrets, error) {
+		h, sec, err := s.store.Issue(ctx, owner, id, iss)
+		return h, sec, mapNotFound(err)
+	})
+}
+
+// RedeemInstallToken spends installToken and, in the same step, carries
+// out the install-token operation for its host (IssueInstallToken): the
+// one-line installer (GET /install/{token}.ps1|.sh) embeds the fresh
+// credentials it returns. An unknown, spent, superseded or expired token,
+// or one of a deleted host, is not_found and changes nothing. from is the
+// caller's address, for the host's history.
+func (s *Service) RedeemInstallToken(ctx context.Context, installToken, from string) (Credentials, error) {
+	if installToken == "" || len(installToken) > 128 {
+		return Credentials{}, notFound()
+	}
+	now := s.now().UTC()
+	c, err := s.issue(ctx, "", nil, func(iss Issuance) (Host, Secrets, error) {
+		h, sec, err := s.store.ExchangeInstallToken(ctx, hashToken(installToken), now, iss)
+		if errors.Is(err, ErrTokenInvalid) {
+			return h, sec, notFound()
+		}
+		return h, sec, err
+	})
+	if err == nil {
+		s.event(context.WithoutCancel(ctx), c.HostID, "installer", "install token redeemed for the one-line installer from "+from)
+	}
+	return c, err
 }
 
 // RotateSecret does what IssueInstallToken does and also replaces the
 // secret key (rule 3); the old agent's connection is dropped at once. by
 // says who rotated, for the webhook that reports the new secret.
 func (s *Service) RotateSecret(ctx context.Context, owner, id string, by ChangedBy) (Credentials, error) {
-	c, err := s.issue(ctx, owner, id, &by)
+	secret := newSecretKey()
+	sealed := s.keys.Seal([]byte(secret), []byte(id))
+	c, err := s.issue(ctx, secret, sealed, func(iss Issuance) (Host, Secrets, error) {
+		if s.rotator != nil {
+			h, sec, err := s.rotator.RotateIssue(ctx, owner, id, iss, by)
+			return h, sec, mapNotFound(err)
+		}
+		h, sec, err := s.store.Issue(ctx, owner, id, iss)
+		return h, sec, mapNotFound(err)
+	})
 	if err == nil {
 		s.drop.Disconnect(ctx, id, "secret rotated")
 	}
 	return c, err
 }
 
-// issue makes an issuance; a rotation (by not nil) also replaces the secret.
-func (s *Service) issue(ctx context.Context, owner, id string, by *ChangedBy) (Credentials, error) {
-	var secret string
-	var sealed []byte
-	if by != nil {
-		secret = newSecretKey()
-		sealed = s.keys.Seal([]byte(secret), []byte(id))
-	}
+// issue makes an issuance (with sealed, the new sealed secret, for a
+// rotation; nil keeps the current one), stores it with apply and returns
+// the credentials. secret is the new plaintext secret of a rotation; ""
+// opens the host's current one.
+func (s *Service) issue(ctx context.Context, secret string, sealed []byte, apply func(Issuance) (Host, Secrets, error)) (Credentials, error) {
 	iss, seed, token := s.newIssuance(sealed)
-	var h Host
-	var sec Secrets
-	var err error
-	if by != nil && s.rotator != nil {
-		h, sec, err = s.rotator.RotateIssue(ctx, owner, id, iss, *by)
-	} else {
-		h, sec, err = s.store.Issue(ctx, owner, id, iss)
-	}
+	h, sec, err := apply(iss)
 	if err != nil {
-		return Credentials{}, mapNotFound(err)
+		return Credentials{}, err
 	}
-	if by == nil {
-		plain, err := s.keys.Open(sec.SecretSealed, []byte(id))
+	if secret == "" {
+		plain, err := s.keys.Open(sec.SecretSealed, []byte(h.ID))
 		if err != nil {
-			return Credentials{}, fmt.Errorf("hosts: open secret of %s: %w", id, err)
+			return Credentials{}, fmt.Errorf("hosts: open secret of %s: %w", h.ID, err)
 		}
 		secret = string(plain)
 	}

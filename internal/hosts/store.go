@@ -69,6 +69,13 @@ type Store interface {
 	// and secrets; of concurrent callers at most one succeeds. ErrTokenInvalid
 	// otherwise (also for a deleted host).
 	ConsumeInstallToken(ctx context.Context, id string, tokenHash []byte, now time.Time) (Host, Secrets, error)
+	// ExchangeInstallToken atomically applies iss (as Issue does) to the
+	// host, of any owner, whose install token hashes to tokenHash and has
+	// not expired at now, and returns the host with its new secrets: the
+	// old token is spent and the new one issued in one step; of concurrent
+	// callers at most one succeeds. ErrTokenInvalid otherwise (also for a
+	// deleted host).
+	ExchangeInstallToken(ctx context.Context, tokenHash []byte, now time.Time, iss Issuance) (Host, Secrets, error)
 
 	// RecordHandshake stores what an agent reported when its socket opened:
 	// public IP, OS, agent version, and last_seen/last_online at now.

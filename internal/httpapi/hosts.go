@@ -136,9 +136,10 @@ func (s *Server) userDeleteHost(ctx context.Context, in *HostIDParam) (*OK, erro
 
 type userInstallTokenOut struct {
 	Body struct {
-		InstallToken string            `json:"install_token"`
-		ExpiresAt    time.Time         `json:"expires_at"`
-		Credentials  hosts.Credentials `json:"credentials" doc:"The full install credentials (hostgate addition); shown once"`
+		InstallToken   string               `json:"install_token"`
+		ExpiresAt      time.Time            `json:"expires_at"`
+		InstallCommand hosts.InstallCommand `json:"install_command" doc:"The one-line installs of this token (hostgate addition); the same as credentials.install_command"`
+		Credentials    hosts.Credentials    `json:"credentials" doc:"The full install credentials (hostgate addition); shown once"`
 	}
 }
 
@@ -149,6 +150,7 @@ func (s *Server) userInstallToken(ctx context.Context, in *HostIDParam) (*userIn
 	}
 	out := &userInstallTokenOut{}
 	out.Body.InstallToken, out.Body.ExpiresAt, out.Body.Credentials = c.InstallToken, c.InstallTokenExpiresAt, c
+	out.Body.InstallCommand = c.InstallCommand
 	return out, nil
 }
 

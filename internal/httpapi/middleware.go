@@ -122,7 +122,7 @@ func (s *Server) outer(next http.Handler) http.Handler {
 			}
 			took := time.Since(start)
 			// The query string is never logged: it can carry a terminal ticket.
-			s.log.InfoContext(ctx, "request", "request_id", id, "method", r.Method, "path", r.URL.Path,
+			s.log.InfoContext(ctx, "request", "request_id", id, "method", r.Method, "path", logPath(r.URL.Path),
 				"status", sw.status, "duration_ms", took.Milliseconds(), "client_ip", ip)
 			if s.cfg.Requests != nil {
 				s.cfg.Requests.RequestDone(cmp.Or(*route, "unmatched"), sw.status, took)

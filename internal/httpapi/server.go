@@ -26,6 +26,7 @@ import (
 	"hostgate/internal/apikeys"
 	"hostgate/internal/audit"
 	"hostgate/internal/billing"
+	"hostgate/internal/coord"
 	"hostgate/internal/deliveries"
 	"hostgate/internal/dispatch"
 	"hostgate/internal/hosts"
@@ -61,9 +62,12 @@ type Config struct {
 	Deliveries     deliveries.Store
 	DeliveryWorker interface{ Wake() }
 	Exe            *installer.ExeSource
-	// Downloads are the agent binaries served at /download/.
+	// Downloads are the agent binaries served at /download/; the one-line
+	// Linux installer downloads its agent from there too.
 	Downloads *agentdist.Dist
-	L1Gate    *l1gate.Service // POST /gateway; nil answers 404
+	// InstallLimit bounds the one-line installer fetches per source address.
+	InstallLimit coord.Limiter
+	L1Gate       *l1gate.Service // POST /gateway; nil answers 404
 	// Terminals serves shell sessions and the terminal WebSocket, whose
 	// upgrades must come from AllowedOrigins when a browser names one,
 	// and over TLS when RequireTLS.
@@ -132,6 +136,7 @@ func New(cfg Config) *Server {
 	s.billingModeRoutes()
 	s.installerRoutes()
 	s.downloadRoutes()
+	s.oneLineRoutes()
 	s.agentRoutes()
 	s.l1ConfigRoutes()
 	s.deliveryRoutes()

@@ -46,6 +46,9 @@ type Config struct {
 	HandshakeConcurrency int
 	HandshakeRate        float64
 	L1RatePerMin         int // POST /gateway requests per source address per minute
+	// InstallRatePerMin bounds the one-line installer fetches (GET
+	// /install/…) per source address per minute.
+	InstallRatePerMin int
 	// MetricsAddr is where /metrics is served, apart from the API; "" is off.
 	MetricsAddr string
 
@@ -194,6 +197,8 @@ var options = []option{
 		set: func(c *Config, v string) error { c.MetricsAddr = v; return nil }},
 	{Name: "HOSTGATE_L1_RATE_PER_MIN", Default: "60", Doc: "POST /gateway requests one source address may send per minute (fixed window, shared by all hub instances); more get 429.",
 		set: func(c *Config, v string) error { return positiveInt(&c.L1RatePerMin, v) }},
+	{Name: "HOSTGATE_INSTALL_RATE_PER_MIN", Default: "10", Doc: "GET /install/{token}.ps1|.sh (one-line installer) requests one source address may send per minute (fixed window, shared by all hub instances); more get 429.",
+		set: func(c *Config, v string) error { return positiveInt(&c.InstallRatePerMin, v) }},
 }
 
 var sha256RE = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)

@@ -175,6 +175,8 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (h *Hub, err error)
 		Payments:       httpapi.Payments{Dummy: cfg.PaymentDummy, EPay: cfg.EPay, PublicURL: cfg.PublicURL.String()},
 		Exe:            exe,
 		Downloads:      dist,
+		InstallLimit: coord.Limiter{Coord: h.coord, Prefix: "install:rate:",
+			Limit: int64(cfg.InstallRatePerMin), Window: time.Minute},
 		L1Gate:         h.l1gate,
 		Terminals:      h.Terminals,
 		Requests:       h.Metrics,

@@ -59,7 +59,7 @@ func Render(format string, c hosts.Credentials) (Script, error) {
 	}
 	switch format {
 	case PS1:
-		return Script{FileName: "install-" + c.HostID + ".ps1", ContentType: "text/plain; charset=utf-8", Body: []byte(powerShell(c))}, nil
+		return Script{FileName: "install-" + c.HostID + ".ps1", ContentType: "text/plain; charset=utf-8", Body: []byte(powerShell(c, false))}, nil
 	case CMD:
 		return Script{FileName: "install-" + c.HostID + ".cmd", ContentType: "application/octet-stream", Body: []byte(cmdFile(c))}, nil
 	}
@@ -79,17 +79,27 @@ func RenderExe(exe []byte, c hosts.Credentials) (Script, error) {
 // single quote is special, and it is escaped by doubling.
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
-func powerShell(c hosts.Credentials) string {
+// powerShell renders the PowerShell installer. piped is the one-line
+// form, evaluated by `irm … | iex` in the user's own session: its body is
+// a script block (so $ErrorActionPreference stays inside it), and a
+// failure is a terminating error rather than `exit`, which would close
+// the user's window.
+func powerShell(c hosts.Credentials, piped bool) string {
 	var b strings.Builder
 	w := func(format string, a ...any) { fmt.Fprintf(&b, format+"\r\n", a...) }
 	w("# hostgate agent installer for host %s. Run as Administrator.", c.HostID)
 	w("# It contains this host's secrets: keep it private and delete it after use.")
+	fail := func(msg string, code int) string { return fmt.Sprintf("Write-Error %s; exit %d", quote(msg), code) }
+	if piped {
+		w("& {")
+		fail = func(msg string, _ int) string { return "throw " + quote(msg) }
+	}
 	w("$ErrorActionPreference = 'Stop'")
 	w("[Net.ServicePointManager]::SecurityProtocol = [Net.SecurityProtocolType]::Tls12")
 	w("$exe = Join-Path $env:TEMP %s", quote("hostgate-agent-"+c.HostID+".exe"))
 	w("Invoke-WebRequest -UseBasicParsing -Uri %s -OutFile $exe", quote(c.ExeURL))
 	w("$sum = (Get-FileHash -Algorithm SHA256 -Path $exe).Hash.ToLowerInvariant()")
-	w("if ($sum -ne %s) { Remove-Item $exe; Write-Error 'agent executable checksum mismatch'; exit 4 }", quote(strings.ToLower(c.ExeSHA256)))
+	w("if ($sum -ne %s) { Remove-Item $exe; %s }", quote(strings.ToLower(c.ExeSHA256)), fail("agent executable checksum mismatch", 4))
 	w("& $exe --install-template `")
 	args := [][2]string{
 		{"--host-id", c.HostID}, {"--bid", strconv.FormatInt(c.BID, 10)}, {"--secret-key", c.SecretKey},
@@ -106,14 +116,19 @@ func powerShell(c hosts.Credentials) string {
 	}
 	w("$code = $LASTEXITCODE")
 	w("Remove-Item $exe -ErrorAction SilentlyContinue")
-	w("exit $code")
+	if piped {
+		w("if ($code -ne 0) { throw \"hostgate-agent --install-template failed with exit code $code\" }")
+		w("}")
+	} else {
+		w("exit $code")
+	}
 	return b.String()
 }
 
 // cmdFile wraps the PowerShell script for cmd.exe: PowerShell's
 // -EncodedCommand takes base64 of UTF-16LE, which survives cmd's quoting.
 func cmdFile(c hosts.Credentials) string {
-	u := utf16.Encode([]rune(powerShell(c)))
+	u := utf16.Encode([]rune(powerShell(c, false)))
 	raw := make([]byte, 2*len(u))
 	for i, r := range u {
 		raw[2*i], raw[2*i+1] = byte(r), byte(r>>8)

@@ -75,7 +75,7 @@ type Service struct {
 	keys  Opener
 	ops   Runner
 	coord coord.Coord
-	rate  int64
+	rate  coord.Limiter // per source address
 	log   *slog.Logger
 	now   func() time.Time
 	// dummy is decoded with when no host has the bid, so that an unknown
@@ -92,7 +92,7 @@ func New(st Store, keys Opener, ops Runner, c coord.Coord, ratePerMinute int, lo
 		panic(err) // a 32-character constant: cannot happen
 	}
 	return &Service{store: st, keys: keys, ops: ops, coord: c,
-		rate: int64(ratePerMinute), log: log, now: time.Now, dummy: dummy}
+		rate: coord.Limiter{Coord: c, Prefix: "l1gate:rate:", Limit: int64(ratePerMinute), Window: rateWindow}, log: log, now: time.Now, dummy: dummy}
 }
 
 // Pruning bounds: one statement deletes at most pruneBatch nonces, and one

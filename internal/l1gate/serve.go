@@ -60,13 +60,13 @@ func (s *Service) Serve(ctx context.Context, ip, bidParam string, body io.Reader
 // limit counts the request against ip's window and answers when it is
 // over the rate or cannot be counted.
 func (s *Service) limit(ctx context.Context, ip string) (int, l1.Response, bool) {
-	n, err := s.coord.Incr(ctx, "l1gate:rate:"+ip, rateWindow)
+	ok, first, err := s.rate.Allow(ctx, ip)
 	if err != nil {
 		s.log.ErrorContext(ctx, "l1 gateway: rate limit check", "client_ip", ip, "err", err)
 		return http.StatusServiceUnavailable, unavailable, false
 	}
-	if n > s.rate {
-		if n == s.rate+1 { // once per address and window, so a flood does not flood the log
+	if !ok {
+		if first { // once per address and window, so a flood does not flood the log
 			s.refuse(ctx, ip, "rate_limited")
 		}
 		return http.StatusTooManyRequests, rateLimited, false

@@ -41,6 +41,15 @@ type Credentials struct {
 	ListenPort            int       `json:"listen_port"`
 	ExeURL                string    `json:"exe_url"`
 	ExeSHA256             string    `json:"exe_sha256"`
+	// InstallCommand holds the one-line installs of InstallToken: the
+	// lines to paste on the new host (each spends the token).
+	InstallCommand InstallCommand `json:"install_command"`
+}
+
+// InstallCommand is the one-line install of an install token.
+type InstallCommand struct {
+	PowerShell string `json:"powershell"` // irm <hub>/install/<token>.ps1 | iex (elevated PowerShell)
+	Shell      string `json:"shell"`      // curl -fsSL <hub>/install/<token>.sh | sudo sh (Linux)
 }
 
 func hostPath(id string) string { return "/v1/api/hosts/" + url.PathEscape(id) }

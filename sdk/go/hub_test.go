@@ -28,6 +28,17 @@ func TestAgainstARealHub(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
+	t.Run("install command", func(t *testing.T) {
+		_, cr, err := c.CreateHost(ctx, "one-liner", 0, true)
+		if err != nil || cr == nil {
+			t.Fatalf("create: %v", err)
+		}
+		base := h.URL + "/install/" + cr.InstallToken
+		if cr.InstallCommand.PowerShell != "irm "+base+".ps1 | iex" || cr.InstallCommand.Shell != "curl -fsSL "+base+".sh | sudo sh" {
+			t.Fatalf("install_command %+v for token %q", cr.InstallCommand, cr.InstallToken)
+		}
+	})
+
 	t.Run("shell session", func(t *testing.T) {
 		s, err := c.OpenShell(ctx, host, 0, 0)
 		if err != nil {

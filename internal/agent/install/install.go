@@ -7,14 +7,14 @@
 // which turns a machine cloned from a template image into a managed host:
 // it copies the running executable to its installation path, writes the
 // per-machine setup file (the agent's --config format), registers the
-// background service, the logon worker task and the firewall rule, and
-// finally writes the completion marker install.done into the state
-// directory.
+// background service, the logon worker task and the firewall rule,
+// writes the completion marker install.done into the state directory,
+// and starts the service, so the host comes online at once.
 //
 // The run is idempotent. With the marker present it exits 0 at once; with
 // the setup file present but no marker (the second pass) it only verifies
 // that the setup file parses and the service exists, then writes the
-// marker. Exit codes follow the interface specification: 0 success, 1
+// marker and starts the service. Exit codes follow the interface specification: 0 success, 1
 // internal or argument error, 20 executable copy, 21 setup file, 30
 // service, 31 scheduled task, 32 firewall rule. On failure one JSON object
 // {code, exit, msg, hint} goes to stderr; on success one line to stdout.
@@ -135,6 +135,9 @@ type System interface {
 	CreateLogonTask(spec TaskSpec) error
 	// AddFirewallRule creates or replaces the firewall rule.
 	AddFirewallRule(rule FirewallRule) error
+	// StartService starts the named service; one already running is
+	// success.
+	StartService(name string) error
 }
 
 // Deps are Run's collaborators.
@@ -191,12 +194,13 @@ type setupFile struct {
 	APIEndpoint      string `json:"api_endpoint"`
 	StateDir         string `json:"state_dir"`
 	ListenPort       int    `json:"listen_port"`
+	ReportURL        string `json:"report_url,omitempty"`
 }
 
 func (s setupFile) config() agent.Config {
 	return agent.Config{HostID: s.HostID, BID: s.BID, SecretKey: s.SecretKey, InstallToken: s.InstallToken,
 		AgentPrivkeySeed: s.AgentPrivkeySeed, AgentPubkey: s.AgentPubkey, WSURL: s.WSURL,
-		APIEndpoint: s.APIEndpoint, StateDir: s.StateDir, ListenPort: s.ListenPort}
+		APIEndpoint: s.APIEndpoint, StateDir: s.StateDir, ListenPort: s.ListenPort, ReportURL: s.ReportURL}
 }
 
 // marker is the content of install.done.
@@ -287,9 +291,21 @@ func Run(opts Options, deps Deps) error {
 	if err := writeMarker(markerPath, opts.HostID, now); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "hostgate-agent: installed host %s (service %s, task %s, firewall TCP %d, setup %s)\n",
-		opts.HostID, ServiceName, TaskName, opts.ListenPort, setupPath)
+	fmt.Fprintf(out, "hostgate-agent: installed host %s (service %s %s, task %s, firewall TCP %d, setup %s)\n",
+		opts.HostID, ServiceName, startService(sys), TaskName, opts.ListenPort, setupPath)
 	return nil
+}
+
+// startService starts the agent service at once, so the host comes
+// online now rather than at the next boot or logon, and says how that
+// went for the success line. The install is complete either way: a
+// service that will not start now still starts at boot, and the logon
+// worker starts it too.
+func startService(sys System) string {
+	if err := sys.StartService(ServiceName); err != nil {
+		return fmt.Sprintf("registered but not started now (%v): it starts at the next boot or logon", err)
+	}
+	return "started"
 }
 
 // writeSetup prepares the state directory and writes the setup file.
@@ -340,7 +356,8 @@ func verify(setupPath, markerPath string, sys System, now func() time.Time, out 
 	if err := writeMarker(markerPath, s.HostID, now); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "hostgate-agent: install verified for host %s (%s written)\n", s.HostID, markerPath)
+	fmt.Fprintf(out, "hostgate-agent: install verified for host %s (%s written; service %s %s)\n",
+		s.HostID, markerPath, ServiceName, startService(sys))
 	return nil
 }
 

@@ -59,6 +59,13 @@ func (f *fakeSystem) InstallService(spec ServiceSpec) error {
 	return nil
 }
 
+func (f *fakeSystem) StartService(name string) error {
+	if name != ServiceName {
+		return errors.New("started " + name)
+	}
+	return f.call("StartService")
+}
+
 func (f *fakeSystem) ServiceExists(string) (bool, error) {
 	return f.serviceExists, f.call("ServiceExists")
 }
@@ -141,12 +148,12 @@ func TestSuccessPathOrderAndFiles(t *testing.T) {
 	if r.code != ExitOK || r.stderr != "" {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
-	want := []string{"CopyExecutable", "WriteSetupFile", "InstallService", "CreateLogonTask", "AddFirewallRule"}
+	want := []string{"CopyExecutable", "WriteSetupFile", "InstallService", "CreateLogonTask", "AddFirewallRule", "StartService"}
 	if !reflect.DeepEqual(sys.calls, want) {
 		t.Errorf("calls %v, want %v", sys.calls, want)
 	}
-	if strings.Count(r.stdout, "\n") != 1 || !strings.Contains(r.stdout, testHostID) {
-		t.Errorf("stdout %q: want one line naming the host", r.stdout)
+	if strings.Count(r.stdout, "\n") != 1 || !strings.Contains(r.stdout, testHostID) || !strings.Contains(r.stdout, "service hostgate-agent started") {
+		t.Errorf("stdout %q: want one line naming the host and the started service", r.stdout)
 	}
 
 	setupPath := filepath.Join(dir, SetupFileName)
@@ -265,8 +272,8 @@ func TestSecondPassOnlyVerifies(t *testing.T) {
 	if r.code != ExitOK || r.stderr != "" || strings.Count(r.stdout, "\n") != 1 {
 		t.Fatalf("second pass: exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
 	}
-	if !reflect.DeepEqual(sys.calls, []string{"ServiceExists"}) {
-		t.Errorf("second pass called %v, want only ServiceExists", sys.calls)
+	if !reflect.DeepEqual(sys.calls, []string{"ServiceExists", "StartService"}) {
+		t.Errorf("second pass called %v, want ServiceExists, StartService", sys.calls)
 	}
 	if _, err := os.Stat(filepath.Join(dir, MarkerFileName)); err != nil {
 		t.Errorf("marker: %v", err)
@@ -489,5 +496,20 @@ func TestOptionsViaRunDefaultPort(t *testing.T) {
 	}
 	if strconv.Itoa(DefaultListenPort) != "23456" {
 		t.Error("default port")
+	}
+}
+
+// TestServiceThatWillNotStartNow: the install is complete (exit 0, marker
+// written) when the service cannot start at once; the line says so.
+func TestServiceThatWillNotStartNow(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	sys := &fakeSystem{failOn: "StartService"}
+	r := runCommand(t, sys, validArgs(dir))
+	if r.code != ExitOK || r.stderr != "" || strings.Count(r.stdout, "\n") != 1 ||
+		!strings.Contains(r.stdout, "not started now") || !strings.Contains(r.stdout, "next boot") {
+		t.Fatalf("exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, MarkerFileName)); err != nil {
+		t.Errorf("marker: %v", err)
 	}
 }

@@ -11,6 +11,8 @@ import (
 
 	"golang.org/x/sys/windows"
 	"golang.org/x/sys/windows/svc/mgr"
+
+	"hostgate/internal/agent/watchdog"
 )
 
 // NewSystem returns the Windows implementation.
@@ -133,6 +135,16 @@ func updateService(h windows.Handle, spec ServiceSpec) error {
 	}
 	d := windows.SERVICE_DESCRIPTION{Description: desc}
 	return windows.ChangeServiceConfig2(h, windows.SERVICE_CONFIG_DESCRIPTION, (*byte)(unsafe.Pointer(&d)))
+}
+
+// StartService starts the service through the service control manager
+// (the watchdog's, which takes a running service as started).
+func (windowsSystem) StartService(name string) error {
+	scm, err := watchdog.NewServices()
+	if err != nil {
+		return err
+	}
+	return scm.Start(name)
 }
 
 func (windowsSystem) ServiceExists(name string) (bool, error) {

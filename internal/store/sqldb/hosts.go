@@ -192,20 +192,40 @@ func (d *DB) Issue(ctx context.Context, owner, id string, iss hosts.Issuance) (h
 
 // issue is Issue on q: on its own, or inside a transaction.
 func (d *DB) issue(ctx context.Context, q queryer, owner, id string, iss hosts.Issuance) (hosts.Host, hosts.Secrets, error) {
+	return d.applyIssuance(ctx, q, "issue credentials", `id = $4 AND user_id = $5`, [2]any{id, owner}, iss, hosts.ErrNotFound)
+}
+
+// applyIssuance applies iss, in one UPDATE, to the undeleted host that
+// where (on $4 and $5, from whereArgs) selects; missing is the error when
+// no host matches.
+func (d *DB) applyIssuance(ctx context.Context, q queryer, op, where string, whereArgs [2]any, iss hosts.Issuance, missing error) (hosts.Host, hosts.Secrets, error) {
 	set := `agent_pubkey = $1, install_token_hash = $2, install_token_expires_at = $3, cred_gen = cred_gen + 1`
-	args := []any{nullBytes(iss.AgentPubKey), nullBytes(iss.InstallTokenHash), d.timeArg(iss.InstallExpiresAt), id, owner}
+	args := []any{nullBytes(iss.AgentPubKey), nullBytes(iss.InstallTokenHash), d.timeArg(iss.InstallExpiresAt), whereArgs[0], whereArgs[1]}
 	if len(iss.SecretSealed) > 0 {
 		set += `, secret_sealed = $6`
 		args = append(args, iss.SecretSealed)
 	}
 	row := q.QueryRowContext(ctx,
-		`UPDATE hosts SET `+set+` WHERE id = $4 AND user_id = $5 AND deleted_at IS NULL
+		`UPDATE hosts SET `+set+` WHERE `+where+` AND deleted_at IS NULL
 		 RETURNING `+hostCols+`, `+secretCols, args...)
 	h, sec, err := scanHostSecrets(row)
-	if err := d.hostResult("issue credentials", err, hosts.ErrNotFound); err != nil {
+	if err := d.hostResult(op, err, missing); err != nil {
 		return hosts.Host{}, hosts.Secrets{}, err
 	}
 	return h, sec, nil
+}
+
+// ExchangeInstallToken applies iss to the undeleted host whose install
+// token is tokenHash and unexpired at now, in one conditional UPDATE, so
+// the old token is spent and the new issuance stored at once; of
+// concurrent callers at most one gets the row (as ConsumeInstallToken).
+// ErrTokenInvalid when no host matches.
+func (d *DB) ExchangeInstallToken(ctx context.Context, tokenHash []byte, now time.Time, iss hosts.Issuance) (hosts.Host, hosts.Secrets, error) {
+	if len(tokenHash) == 0 {
+		return hosts.Host{}, hosts.Secrets{}, hosts.ErrTokenInvalid
+	}
+	return d.applyIssuance(ctx, d.write, "exchange install token", `install_token_hash = $4 AND install_token_expires_at > $5`,
+		[2]any{tokenHash, d.timeArg(now)}, iss, hosts.ErrTokenInvalid)
 }
 
 // ConsumeInstallToken clears the host's install token if it is tokenHash

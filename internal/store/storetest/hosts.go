@@ -36,6 +36,8 @@ var hostsTests = []test{
 	{"ConsumeInstallTokenExpiry", testConsumeInstallTokenExpiry},
 	{"ConsumeInstallTokenSuperseded", testConsumeInstallTokenSuperseded},
 	{"ConsumeInstallTokenRace", testConsumeInstallTokenRace},
+	{"ExchangeInstallToken", testExchangeInstallToken},
+	{"ExchangeInstallTokenRace", testExchangeInstallTokenRace},
 	{"RecordHandshake", testRecordHandshake},
 	{"MarkSeen", testMarkSeen},
 	{"MarkSeenBanned", testMarkSeenBanned},
@@ -514,6 +516,74 @@ func testConsumeInstallTokenRace(t *testing.T, s store.Store) {
 	})
 	if ok := countRace(t, errs, hosts.ErrTokenInvalid); ok != 1 {
 		t.Errorf("%d racing ConsumeInstallToken with one token: got %d successes, want 1", n, ok)
+	}
+}
+
+func testExchangeInstallToken(t *testing.T, s store.Store) {
+	ann, bob := owner(t, s, "ann@example.com"), owner(t, s, "bob@example.com")
+	h := newHost(ann, "web-1", t0)
+	first := issuance("first", t0.Add(15*time.Minute))
+	must(t, "CreateHost", s.CreateHost(t.Context(), h, hosts.Secrets{SecretSealed: sealed(h, 1)}, &first))
+	other := newHost(bob, "bob's", t0)
+	otherIss := issuance("bob", t0.Add(15*time.Minute))
+	must(t, "CreateHost", s.CreateHost(t.Context(), other, hosts.Secrets{SecretSealed: sealed(other, 1)}, &otherIss))
+
+	next := issuance("next", t0.Add(30*time.Minute))
+	for _, c := range []struct {
+		what string
+		hash []byte
+		now  time.Time
+	}{
+		{"an unknown token", hashOf("unknown"), t0},
+		{"a nil hash", nil, t0},
+		{"an expired token", hashOf("first"), t0.Add(15 * time.Minute)},
+	} {
+		_, _, err := s.ExchangeInstallToken(t.Context(), c.hash, c.now, next)
+		checkErr(t, "ExchangeInstallToken of "+c.what, err, hosts.ErrTokenInvalid)
+	}
+	_, sec := hostNow(t, s, h.ID)
+	checkSecrets(t, "secrets after refused exchanges", sec,
+		hosts.Secrets{SecretSealed: sealed(h, 1), AgentPubKey: first.AgentPubKey, CredGen: 1})
+
+	got, sec, err := s.ExchangeInstallToken(t.Context(), hashOf("first"), t0.Add(time.Minute), next)
+	must(t, "ExchangeInstallToken", err)
+	checkHost(t, "exchanged host", got, h)
+	checkSecrets(t, "exchanged host's secrets", sec,
+		hosts.Secrets{SecretSealed: sealed(h, 1), AgentPubKey: next.AgentPubKey, CredGen: 2})
+	_, _, err = s.ExchangeInstallToken(t.Context(), hashOf("first"), t0.Add(time.Minute), issuance("again", t0.Add(time.Hour)))
+	checkErr(t, "ExchangeInstallToken a second time", err, hosts.ErrTokenInvalid)
+	// The old token cannot enrol; the new one can.
+	_, _, err = s.ConsumeInstallToken(t.Context(), h.ID, hashOf("first"), t0.Add(time.Minute))
+	checkErr(t, "ConsumeInstallToken of the exchanged token", err, hosts.ErrTokenInvalid)
+	_, _, err = s.ConsumeInstallToken(t.Context(), h.ID, hashOf("next"), t0.Add(time.Minute))
+	must(t, "ConsumeInstallToken of the new token", err)
+	// Bob's host was not touched.
+	_, sec = hostNow(t, s, other.ID)
+	checkSecrets(t, "other host's secrets", sec,
+		hosts.Secrets{SecretSealed: sealed(other, 1), AgentPubKey: otherIss.AgentPubKey, CredGen: 1})
+
+	// A deleted host's token is dead.
+	must(t, "DeleteHost", s.DeleteHost(t.Context(), bob, other.ID, t0, nil))
+	_, _, err = s.ExchangeInstallToken(t.Context(), hashOf("bob"), t0, next)
+	checkErr(t, "ExchangeInstallToken of a deleted host", err, hosts.ErrTokenInvalid)
+}
+
+func testExchangeInstallTokenRace(t *testing.T, s store.Store) {
+	ann := owner(t, s, "ann@example.com")
+	h := newHost(ann, "web-1", t0)
+	iss := issuance("contested", t0.Add(time.Hour))
+	must(t, "CreateHost", s.CreateHost(t.Context(), h, hosts.Secrets{SecretSealed: sealed(h, 1)}, &iss))
+	const n = 20
+	countRace(t, race(n, func(int) error { return third(s.HostByID(t.Context(), h.ID)) }))
+	errs := race(n, func(i int) error {
+		_, _, err := s.ExchangeInstallToken(t.Context(), hashOf("contested"), t0, issuance(fmt.Sprint("racer ", i), t0.Add(time.Hour)))
+		return err
+	})
+	if ok := countRace(t, errs, hosts.ErrTokenInvalid); ok != 1 {
+		t.Errorf("%d racing ExchangeInstallToken with one token: got %d successes, want 1", n, ok)
+	}
+	if _, sec := hostNow(t, s, h.ID); sec.CredGen != 2 {
+		t.Errorf("CredGen after the race: got %d, want 2", sec.CredGen)
 	}
 }
 

@@ -1,0 +1,93 @@
+package install
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/windows/svc"
+	"golang.org/x/sys/windows/svc/mgr"
+)
+
+// startHelperArg marks the test binary's run by the service manager.
+const startHelperArg = "hostgate-install-start-helper"
+
+// TestStartHelperService is the service TestInstalledServiceStartsAtOnce
+// registers: this test binary, run by the service manager, answers as a
+// service until told to stop. Run any other way, it does nothing.
+func TestStartHelperService(t *testing.T) {
+	if !slices.Contains(flag.Args(), startHelperArg) {
+		t.Skip("only runs under the service manager")
+	}
+	// svc.IsWindowsService is false under Wine, hence the argument.
+	_ = svc.Run("", startHelper{})
+	os.Exit(0)
+}
+
+type startHelper struct{}
+
+func (startHelper) Execute(_ []string, req <-chan svc.ChangeRequest, status chan<- svc.Status) (bool, uint32) {
+	status <- svc.Status{State: svc.Running, Accepts: svc.AcceptStop}
+	for r := range req {
+		switch r.Cmd {
+		case svc.Interrogate:
+			status <- r.CurrentStatus
+		case svc.Stop, svc.Shutdown:
+			status <- svc.Status{State: svc.StopPending}
+			return false, 0
+		}
+	}
+	return false, 0
+}
+
+// TestInstalledServiceStartsAtOnce registers a service as the template
+// install does (InstallService) and starts it as the install now does
+// (StartService), through the real service manager; a second start of
+// the running service is success.
+func TestInstalledServiceStartsAtOnce(t *testing.T) {
+	requireAdmin(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys := windowsSystem{}
+	name := fmt.Sprintf("hostgate-start-test-%d", time.Now().UnixNano())
+	if err := sys.InstallService(ServiceSpec{Name: name, DisplayName: "hostgate start test", Description: "test",
+		ExePath: exe, Args: []string{"-test.run=^TestStartHelperService$", startHelperArg}}); err != nil {
+		t.Fatalf("install: %v", err)
+	}
+	m, err := mgr.Connect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Disconnect()
+	s, err := m.OpenService(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = s.Control(svc.Stop)
+		_ = s.Delete()
+		s.Close()
+	})
+	if err := sys.StartService(name); err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		st, err := s.Query()
+		if err == nil && st.State == svc.Running {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("service not running 30 s after the start (state %v, err %v)", st.State, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err := sys.StartService(name); err != nil {
+		t.Errorf("second start of the running service: %v", err)
+	}
+}

@@ -1,0 +1,122 @@
+package httpapi
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"hostgate/internal/apperr"
+	"hostgate/internal/hosts"
+	"hostgate/internal/installer"
+)
+
+// The one-line install (docs/hosts.md): GET /install/<install token>.ps1
+// or .sh, with no other credential. The token is spent by the fetch,
+// which issues new install credentials for its host (as install-token
+// does) and answers the installer embedding them. Unknown, spent and
+// expired tokens are one 404; a refused fetch (rate, no agent to install)
+// spends nothing. The token never reaches a log: the access log shows
+// the path as /install/[token].ps1.
+
+func (s *Server) oneLineRoutes() {
+	s.raw("GET "+hosts.InstallPath+"{file}", s.oneLineInstaller, huma.Operation{
+		OperationID: "oneLineInstaller", Tags: []string{"hosts"},
+		Summary: "One-line install: the installer for the host of an install token, which this spends",
+		Description: "`{file}` is `<install_token>.ps1` (PowerShell, for `irm <url> | iex` in an elevated PowerShell) or " +
+			"`<install_token>.sh` (POSIX sh, for `curl -fsSL <url> | sudo sh` on Linux). No other credential: the token " +
+			"(single use, INSTALL_TOKEN_TTL) is spent, new install credentials are issued for its host exactly as " +
+			"POST …/install-token does (the previous key pair and install token stop working), and the script embedding " +
+			"them is answered as text/plain. 404 not_found for an unknown, spent or expired token (nothing changes); " +
+			"429 rate_limited past HOSTGATE_INSTALL_RATE_PER_MIN per source address; 503 exe_not_configured when the hub " +
+			"has no agent to install for that script (the token is not spent). HEAD is refused (405), so a probe spends nothing.",
+		Responses: map[string]*huma.Response{
+			"200": {Description: "The installer script (text/plain; charset=utf-8)"},
+			"404": {Description: "not_found"}, "429": {Description: "rate_limited"}, "503": {Description: "exe_not_configured"},
+		},
+	})
+}
+
+func (s *Server) oneLineInstaller(w http.ResponseWriter, r *http.Request) {
+	if err := s.serveOneLine(w, r); err != nil {
+		writeProblem(w, problemFor(s.log, r, err))
+	}
+}
+
+func (s *Server) serveOneLine(w http.ResponseWriter, r *http.Request) error {
+	if r.Method == http.MethodHead {
+		w.Header().Set("Allow", http.MethodGet)
+		return &Problem{Status: 405, Code: "method_not_allowed", Message: "HEAD is not allowed here; allowed: GET"}
+	}
+	token, kind, ok := strings.Cut(r.PathValue("file"), ".")
+	if !ok || (kind != installer.PS1 && kind != "sh") {
+		return apperr.NotFound("installer")
+	}
+	ip := clientIP(r.Context())
+	allowed, first, err := s.cfg.InstallLimit.Allow(r.Context(), ip)
+	if err != nil {
+		return err
+	}
+	if !allowed {
+		if first {
+			s.log.InfoContext(r.Context(), "one-line installer rate limited", "client_ip", ip)
+		}
+		w.Header().Set("Retry-After", "60")
+		return apperr.New(apperr.CodeRateLimited, "too many installer requests from this address; retry in a minute")
+	}
+	// Check what the script needs before the token is spent.
+	var bins []installer.Binary
+	if kind == "sh" {
+		bins = s.linuxBinaries()
+		err = installer.CheckShell(bins)
+	} else {
+		url, sum := s.cfg.Hosts.Exe()
+		err = installer.Check(installer.PS1, url, sum)
+	}
+	if err != nil {
+		return err
+	}
+	c, err := s.cfg.Hosts.RedeemInstallToken(r.Context(), token, ip)
+	if err != nil {
+		return err
+	}
+	s.log.InfoContext(r.Context(), "one-line installer fetched", "host_id", c.HostID, "client_ip", ip, "script", kind)
+	var sc installer.Script
+	if kind == "sh" {
+		sc, err = installer.Shell(c, bins)
+	} else {
+		sc, err = installer.Piped(c)
+	}
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", sc.ContentType)
+	w.Header().Set("Cache-Control", "no-store")
+	_, _ = w.Write(sc.Body)
+	return nil
+}
+
+// linuxBinaries lists the Linux agent binaries the hub serves at
+// /download/, with the addresses the script fetches them from.
+func (s *Server) linuxBinaries() []installer.Binary {
+	var bins []installer.Binary
+	for _, arch := range installer.LinuxArchs {
+		if b, ok := s.cfg.Downloads.Binary("linux", arch); ok {
+			bins = append(bins, installer.Binary{Arch: arch, URL: b.URL(s.cfg.Hosts.APIEndpoint()), SHA256: b.SHA256})
+		}
+	}
+	return bins
+}
+
+// logPath is r's path as the access log shows it: an install token in
+// the path is a credential and is masked.
+func logPath(p string) string {
+	rest, ok := strings.CutPrefix(p, hosts.InstallPath)
+	if !ok || rest == "" {
+		return p
+	}
+	if i := strings.LastIndexByte(rest, '.'); i >= 0 {
+		return hosts.InstallPath + "[token]" + rest[i:]
+	}
+	return hosts.InstallPath + "[token]"
+}

@@ -1,0 +1,158 @@
+package installer
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"hostgate/internal/apperr"
+	"hostgate/internal/hosts"
+)
+
+// Piped renders the PowerShell installer of the one-line install,
+// `irm <hub>/install/<token>.ps1 | iex`: the .ps1 installer made to run
+// inside the user's session (see powerShell).
+func Piped(c hosts.Credentials) (Script, error) {
+	if err := Check(PS1, c.ExeURL, c.ExeSHA256); err != nil {
+		return Script{}, err
+	}
+	return Script{FileName: "install-" + c.HostID + ".ps1", ContentType: "text/plain; charset=utf-8",
+		Body: []byte(powerShell(c, true))}, nil
+}
+
+// Binary is one agent binary the shell installer may download: for
+// linux/Arch, at URL, with SHA256 (64 hexadecimal characters).
+type Binary struct {
+	Arch, URL, SHA256 string
+}
+
+// LinuxArchs are the architectures the shell installer knows, as Go
+// names them; the script maps `uname -m` onto them.
+var LinuxArchs = []string{"amd64", "arm64"}
+
+// CheckShell tells whether Shell can render with bins; callers check
+// before spending the install token.
+func CheckShell(bins []Binary) error {
+	if len(bins) == 0 {
+		return apperr.New(CodeExeNotConfigured, "this hub has no Linux agent binary to install")
+	}
+	return nil
+}
+
+// shellConfig is the agent's --config file as the shell installer hands
+// it to `hostgate-agent install --config -`.
+type shellConfig struct {
+	HostID           string `json:"host_id"`
+	BID              int64  `json:"bid"`
+	SecretKey        string `json:"secret_key"`
+	InstallToken     string `json:"install_token"`
+	AgentPrivkeySeed string `json:"agent_privkey_seed"`
+	AgentPubkey      string `json:"agent_pubkey"`
+	WSURL            string `json:"ws_url"`
+	APIEndpoint      string `json:"api_endpoint"`
+	ListenPort       int    `json:"listen_port"`
+	ReportURL        string `json:"report_url,omitempty"`
+}
+
+// Shell renders the Linux installer of the one-line install,
+// `curl -fsSL <hub>/install/<token>.sh | sudo sh`: a POSIX sh script that
+// picks the binary of bins for the machine's architecture, downloads it
+// (curl, else wget), checks its SHA-256 (sha256sum) and runs its
+// `install` subcommand with the credentials on standard input, never on a
+// command line. The subcommand installs the binary, the configuration and
+// the service (docs/agent.md, On Linux).
+func Shell(c hosts.Credentials, bins []Binary) (Script, error) {
+	if err := CheckShell(bins); err != nil {
+		return Script{}, err
+	}
+	cfg, err := json.Marshal(shellConfig{
+		HostID: c.HostID, BID: c.BID, SecretKey: c.SecretKey, InstallToken: c.InstallToken,
+		AgentPrivkeySeed: c.AgentPrivkeySeed, AgentPubkey: c.AgentPubkey, WSURL: c.WSURL,
+		APIEndpoint: c.APIEndpoint, ListenPort: c.ListenPort, ReportURL: c.URL,
+	})
+	if err != nil {
+		return Script{}, err
+	}
+	var cases strings.Builder
+	for _, b := range bins {
+		fmt.Fprintf(&cases, "\t\t%s) url=%s sum=%s ;;\n", b.Arch, shQuote(b.URL), shQuote(strings.ToLower(b.SHA256)))
+	}
+	body := strings.NewReplacer(
+		"@HOST_ID@", c.HostID,
+		"@BINARIES@", cases.String(),
+		"@CONFIG@", string(cfg),
+	).Replace(shellTemplate)
+	return Script{FileName: "install-" + c.HostID + ".sh", ContentType: "text/plain; charset=utf-8", Body: []byte(body)}, nil
+}
+
+// shQuote makes a POSIX shell single-quoted word.
+func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// shellTemplate is the Linux installer. It needs only POSIX sh, coreutils
+// and curl or wget. Everything runs from one function called on the last
+// line, so a download cut short runs nothing. The credentials reach the
+// agent through a quoted here-document (no expansion; JSON has no line
+// break) on standard input.
+const shellTemplate = `#!/bin/sh
+# hostgate agent installer for host @HOST_ID@ (Linux).
+# Run as root: curl -fsSL <hub>/install/<token>.sh | sudo sh
+# It carries this host's install credentials: keep it private.
+# Environment: HOSTGATE_PREFIX (default /usr/local: the agent goes to
+# $HOSTGATE_PREFIX/bin/hostgate-agent), HOSTGATE_STATE_DIR (default
+# /var/lib/hostgate-agent), HOSTGATE_SERVICE (auto, systemd or detached).
+set -eu
+
+hostgate_fail() {
+	echo "hostgate: $*" >&2
+	exit 1
+}
+
+hostgate_install() {
+	prefix=${HOSTGATE_PREFIX:-/usr/local}
+	state=${HOSTGATE_STATE_DIR:-/var/lib/hostgate-agent}
+	service=${HOSTGATE_SERVICE:-auto}
+	[ "$(uname -s)" = Linux ] || hostgate_fail "this installer is for Linux; on Windows use the PowerShell line"
+	if [ "$(id -u)" != 0 ]; then
+		if [ -z "${HOSTGATE_PREFIX:-}" ] || [ -z "${HOSTGATE_STATE_DIR:-}" ]; then
+			hostgate_fail "run as root (curl -fsSL <url> | sudo sh), or set HOSTGATE_PREFIX and HOSTGATE_STATE_DIR to directories you can write"
+		fi
+		for dir in "$prefix/bin" "$state"; do
+			mkdir -p "$dir" 2>/dev/null && [ -w "$dir" ] || hostgate_fail "$dir is not writable; run as root"
+		done
+	fi
+	machine=$(uname -m)
+	case "$machine" in
+		x86_64|amd64) arch=amd64 ;;
+		aarch64|arm64) arch=arm64 ;;
+		*) hostgate_fail "unsupported architecture $machine" ;;
+	esac
+	url= sum=
+	case "$arch" in
+@BINARIES@	esac
+	[ -n "$url" ] || hostgate_fail "the hub has no agent binary for linux/$arch"
+	mkdir -p "$prefix/bin"
+	# Downloaded beside its destination: /tmp may be mounted noexec.
+	tmp=$(mktemp "$prefix/bin/.hostgate-agent.XXXXXX")
+	trap 'rm -f "$tmp"' EXIT
+	trap 'exit 1' HUP INT TERM
+	echo "hostgate: downloading the agent for linux/$arch"
+	if command -v curl >/dev/null 2>&1; then
+		curl -fsSL -o "$tmp" "$url" || hostgate_fail "download failed: $url"
+	elif command -v wget >/dev/null 2>&1; then
+		wget -q -O "$tmp" "$url" || hostgate_fail "download failed: $url"
+	else
+		hostgate_fail "needs curl or wget"
+	fi
+	got=$(sha256sum "$tmp" | cut -d ' ' -f 1)
+	if [ "$got" != "$sum" ]; then
+		echo "hostgate: the downloaded agent does not match its SHA-256; nothing was installed" >&2
+		exit 4
+	fi
+	chmod 0755 "$tmp"
+	"$tmp" install --prefix "$prefix" --state-dir "$state" --service "$service" --config - <<'HOSTGATE_CONFIG_END'
+@CONFIG@
+HOSTGATE_CONFIG_END
+}
+
+hostgate_install
+`
