@@ -4,6 +4,7 @@
 package hub
 
 import (
+	"encoding/base64"
 	"fmt"
 	"net/netip"
 	"net/url"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"hostgate/internal/admin"
+	"hostgate/internal/passwords"
 	"hostgate/internal/payments"
 )
 
@@ -96,9 +99,9 @@ var options = []option{
 	{Name: "HOSTGATE_ADMIN_PASSWORD", Secret: true, Doc: "Password of that owner admin (only used when creating it).",
 		set: func(c *Config, v string) error { c.AdminPassword = v; return nil }},
 	{Name: "HOSTGATE_SIGNING_KEY", Secret: true, Doc: "Base64 of 32 bytes signing access tokens; unset: generated once and kept in the database.",
-		set: func(c *Config, v string) error { c.SigningKey = v; return nil }},
+		set: func(c *Config, v string) error { return setKey(&c.SigningKey, v) }},
 	{Name: "HOSTGATE_SEALING_KEY", Secret: true, Doc: "Base64 of 32 bytes sealing stored secrets (AES-256-GCM); unset: generated once and kept in the database.",
-		set: func(c *Config, v string) error { c.SealingKey = v; return nil }},
+		set: func(c *Config, v string) error { return setKey(&c.SealingKey, v) }},
 	{Name: "HOSTGATE_TRUSTED_PROXIES", Doc: "Comma-separated CIDRs whose X-Forwarded-For / X-Forwarded-Proto are believed.",
 		set: setProxies},
 	{Name: "HOSTGATE_ALLOWED_ORIGINS", Doc: "Comma-separated browser origins (https://console.example.com) that may open terminal WebSockets and send cookie-authenticated changes, besides the public URL's own.",
@@ -202,6 +205,15 @@ func positiveInt(dst *int, v string) error {
 	return nil
 }
 
+// setKey takes base64 of 32 bytes, or nothing; the value is never echoed.
+func setKey(dst *string, v string) error {
+	if k, err := base64.StdEncoding.DecodeString(v); v != "" && (err != nil || len(k) != 32) {
+		return fmt.Errorf("must be base64 of 32 bytes (head -c 32 /dev/urandom | base64), or unset")
+	}
+	*dst = v
+	return nil
+}
+
 func zeroOrOne(dst *bool, v string) error {
 	switch v {
 	case "0", "":
@@ -232,6 +244,17 @@ func Parse(getenv func(string) string) (Config, error) {
 func (c Config) validate() error {
 	if (c.AdminUsername == "") != (c.AdminPassword == "") {
 		return fmt.Errorf("HOSTGATE_ADMIN_USERNAME and HOSTGATE_ADMIN_PASSWORD must be set together")
+	}
+	if c.AdminUsername != "" {
+		// The rules admin.Service.Create applies, checked before anything
+		// opens, so a weak password is a message and not a half start.
+		name, err := admin.NormalizeUsername(c.AdminUsername)
+		if err != nil {
+			return adminError(err)
+		}
+		if err := passwords.Check(c.AdminPassword, name); err != nil {
+			return adminError(err)
+		}
 	}
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return fmt.Errorf("HOSTGATE_TLS_CERT and HOSTGATE_TLS_KEY must be set together")

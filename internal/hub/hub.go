@@ -81,28 +81,38 @@ type Hub struct {
 	// l1gate answers POST /gateway; Serve prunes its expired nonces.
 	l1gate *l1gate.Service
 	server *httpapi.Server
+	// out hears, in words, where the hub serves (Run's terminal).
+	out io.Writer
 	// bg bounds the work done on behalf of agent connections; Close cancels it.
 	bg     context.Context
 	stopBG context.CancelFunc
 }
 
 // Open opens the store (applying migrations) and coordination and builds
-// every service. It creates the bootstrap owner admin when configured.
-func Open(ctx context.Context, cfg Config, log *slog.Logger) (h *Hub, err error) {
-	h = &Hub{cfg: cfg, log: log}
+// every service. It creates the bootstrap owner admin when configured. A
+// failure that a setting explains is a *SettingError naming it.
+func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error) {
+	h := &Hub{cfg: cfg, log: log}
 	h.bg, h.stopBG = context.WithCancel(context.WithoutCancel(ctx))
 	defer func() {
 		if err != nil {
-			h.Close()
+			// Close what was opened; the cause is what the caller hears.
+			if cerr := h.Close(); cerr != nil {
+				log.Warn("closing after a failed start", "err", cerr)
+			}
 		}
 	}()
-	if h.store, err = store.Open(ctx, cfg.DatabaseURL, cfg.DataDir, log); err != nil {
-		return nil, fmt.Errorf("open store: %w", err)
+	st, err := store.Open(ctx, cfg.DatabaseURL, cfg.DataDir, log)
+	if err != nil {
+		return nil, storeError(cfg, err)
 	}
+	h.store = st
 	h.Metrics = metrics.New()
-	if h.coord, err = openCoord(ctx, cfg, h.Metrics); err != nil {
-		return nil, fmt.Errorf("open coordination: %w", err)
+	co, err := openCoord(ctx, cfg, h.Metrics, log)
+	if err != nil {
+		return nil, coordError(err)
 	}
+	h.coord = co
 	keys, err := keyring.Load(ctx, h.store, cfg.SigningKey, cfg.SealingKey)
 	if err != nil {
 		return nil, err
@@ -115,7 +125,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (h *Hub, err error)
 	if cfg.AdminUsername != "" {
 		created, err := h.Admins.EnsureOwner(ctx, cfg.AdminUsername, cfg.AdminPassword)
 		if err != nil {
-			return nil, fmt.Errorf("bootstrap admin: %w", err)
+			return nil, adminError(err)
 		}
 		if created {
 			log.Info("created owner admin", "username", cfg.AdminUsername)
@@ -181,11 +191,16 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (h *Hub, err error)
 	return h, nil
 }
 
-func openCoord(ctx context.Context, cfg Config, m *metrics.Metrics) (coord.Coord, error) {
+func openCoord(ctx context.Context, cfg Config, m *metrics.Metrics, log *slog.Logger) (coord.Coord, error) {
 	if cfg.RedisURL == "" {
 		return inproc.New(), nil
 	}
-	return coordredis.Open(ctx, cfg.RedisURL, coordredis.WithPrefix(cfg.RedisPrefix), coordredis.WithRoundTrip(m.RedisRoundTrip))
+	coordredis.SetLogger(log)
+	c, err := coordredis.Open(ctx, cfg.RedisURL, coordredis.WithPrefix(cfg.RedisPrefix), coordredis.WithRoundTrip(m.RedisRoundTrip))
+	if err != nil {
+		return nil, err // not a nil *Coord in a non-nil interface
+	}
+	return c, nil
 }
 
 // instrument connects the services to the metrics.
@@ -324,7 +339,8 @@ func (h *Hub) Serve(ctx context.Context, ln net.Listener) error {
 	if h.cfg.TLSCert != "" {
 		cert, err := tls.LoadX509KeyPair(h.cfg.TLSCert, h.cfg.TLSKey)
 		if err != nil {
-			return fmt.Errorf("load TLS key pair: %w", err)
+			return &SettingError{Setting: "HOSTGATE_TLS_CERT", Err: err,
+				Problem: fmt.Sprintf("cannot load the key pair: %v", err), Fix: "check HOSTGATE_TLS_CERT and HOSTGATE_TLS_KEY"}
 		}
 		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
 	}
@@ -335,6 +351,7 @@ func (h *Hub) Serve(ctx context.Context, ln net.Listener) error {
 		}
 		defer stopMetrics()
 	}
+	h.announce(ctx, h.out, ln)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -356,7 +373,8 @@ func (h *Hub) Serve(ctx context.Context, ln net.Listener) error {
 func (h *Hub) serveMetrics(ctx context.Context) (stop func(), err error) {
 	ln, err := net.Listen("tcp", h.cfg.MetricsAddr)
 	if err != nil {
-		return nil, fmt.Errorf("metrics listener: %w", err)
+		return nil, &SettingError{Setting: "HOSTGATE_METRICS_ADDR", Err: err,
+			Problem: fmt.Sprintf("cannot listen on %s: %v", h.cfg.MetricsAddr, rootCause(err)), Fix: "choose another address or unset it"}
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", h.Metrics.Handler())
@@ -392,8 +410,10 @@ func (h *Hub) Close() error {
 	return errors.Join(errs...)
 }
 
-// Run opens the hub, listens on the configured address and serves until ctx ends.
-func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
+// Run opens the hub, listens on the configured address and serves until
+// ctx ends. Once it serves, it tells out (a terminal; nil for none) where,
+// in words.
+func Run(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) error {
 	h, err := Open(ctx, cfg, log)
 	if err != nil {
 		return err
@@ -401,9 +421,10 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	defer h.Close()
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
-		return err
+		return listenError(cfg.Addr, err)
 	}
 	log.Info("hostgate listening", "addr", ln.Addr().String(), "public_url", cfg.PublicURL.String(),
 		"store", h.store.Name(), "coordination", h.coord.Name())
+	h.out = out
 	return h.Serve(ctx, ln)
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"sync"
 	"time"
@@ -117,9 +118,31 @@ func Open(ctx context.Context, rawURL string, opts ...Option) (*Coord, error) {
 	}
 	if err := c.Ping(ctx); err != nil {
 		_ = c.rdb.Close()
-		return nil, err
+		return nil, &UnreachableError{Addr: o.Addr, Err: err}
 	}
 	return c, nil
+}
+
+// UnreachableError is a first ping that failed: Redis at Addr did not
+// answer, or refused the connection's credentials.
+type UnreachableError struct {
+	Addr string
+	Err  error
+}
+
+func (e *UnreachableError) Error() string { return fmt.Sprintf("redis at %s: %v", e.Addr, e.Err) }
+
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// SetLogger sends go-redis's own messages (failed dials of its pool, say),
+// which it otherwise prints to standard error, to log at debug level:
+// the hub reports a Redis outage itself, once, in its own words.
+func SetLogger(log *slog.Logger) { goredis.SetLogger(redisLogger{log}) }
+
+type redisLogger struct{ log *slog.Logger }
+
+func (l redisLogger) Printf(ctx context.Context, format string, v ...any) {
+	l.log.DebugContext(ctx, "redis: "+fmt.Sprintf(format, v...))
 }
 
 func applyDefaults(o *goredis.Options) {
