@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"hostgate/internal/admin"
+	"hostgate/internal/billing"
 	"hostgate/internal/passwords"
 	"hostgate/internal/payments"
 )
@@ -59,6 +60,10 @@ type Config struct {
 	WebhookAllowPrivate bool
 	// WebhookScheduleScale multiplies the webhook retry delays. Test-only.
 	WebhookScheduleScale float64
+
+	// BillingMode ("free", "charging" or "" for the default) is the
+	// billing mode of a new installation; an existing one keeps its own.
+	BillingMode string
 }
 
 // option is one environment variable: the table drives parsing, --help and
@@ -190,6 +195,13 @@ var options = []option{
 		}},
 	{Name: "HOSTGATE_METRICS_ADDR", Doc: "Listen address of the Prometheus /metrics endpoint (e.g. 127.0.0.1:9090); unset serves no metrics. Keep it off the public network.",
 		set: func(c *Config, v string) error { c.MetricsAddr = v; return nil }},
+	{Name: "HOSTGATE_BILLING_MODE", Doc: "free or charging: the billing mode of a new installation (free: run your own fleet without charging). Once a mode is set the store's wins; an owner changes it with step-up.",
+		set: func(c *Config, v string) error {
+			if v == "" {
+				return nil
+			}
+			return oneOf(&c.BillingMode, v, billing.ModeFree, billing.ModeCharging)
+		}},
 	{Name: "HOSTGATE_L1_RATE_PER_MIN", Default: "60", Doc: "POST /gateway requests one source address may send per minute (fixed window, shared by all hub instances); more get 429.",
 		set: func(c *Config, v string) error { return positiveInt(&c.L1RatePerMin, v) }},
 }

@@ -28,6 +28,7 @@ func TestParseRejects(t *testing.T) {
 		{"bad proxy", "HOSTGATE_TRUSTED_PROXIES", "10.0.0.0/8,nonsense"},
 		{"bad level", "HOSTGATE_LOG_LEVEL", "loud"},
 		{"admin without password", "HOSTGATE_ADMIN_USERNAME", "root"},
+		{"bad billing mode", "HOSTGATE_BILLING_MODE", "sometimes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

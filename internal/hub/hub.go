@@ -141,6 +141,9 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 	h.Dispatch = dispatch.New(uuid.NewString(), h.coord, log)
 	h.Hosts.SetDisconnecter(h.Dispatch)
 	h.Billing = billing.NewService(h.store)
+	if err := h.initBillingMode(ctx); err != nil {
+		return nil, err
+	}
 	h.Versions = versions.NewService(h.store)
 	h.admit = agentgw.NewAdmission(cfg.HandshakeConcurrency, cfg.HandshakeRate, int(cfg.HandshakeRate))
 	h.Upgrades = upgrades.NewService(h.store, h.Hosts, h.Versions, h.Dispatch, log)
@@ -201,6 +204,25 @@ func openCoord(ctx context.Context, cfg Config, m *metrics.Metrics, log *slog.Lo
 		return nil, err // not a nil *Coord in a non-nil interface
 	}
 	return c, nil
+}
+
+// initBillingMode applies HOSTGATE_BILLING_MODE to a new installation and
+// says, in the log, what became of it.
+func (h *Hub) initBillingMode(ctx context.Context) error {
+	if h.cfg.BillingMode == "" {
+		return nil
+	}
+	mode, set, err := h.Billing.InitMode(ctx, h.cfg.BillingMode)
+	switch {
+	case err != nil:
+		return fmt.Errorf("billing mode: %w", err)
+	case set:
+		h.log.Info("billing mode set from HOSTGATE_BILLING_MODE on this new installation", "mode", mode)
+	default:
+		h.log.Info("HOSTGATE_BILLING_MODE ignored: this installation already has a billing mode, which an owner changes with step-up (POST /v1/admin/billing/mode)",
+			"mode", mode, "HOSTGATE_BILLING_MODE", h.cfg.BillingMode)
+	}
+	return nil
 }
 
 // instrument connects the services to the metrics.
