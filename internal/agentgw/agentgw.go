@@ -425,10 +425,16 @@ func (h handler) recordHandshake(s *session, hello agentproto.Hello) {
 	if s.recordedOnline && hosts.HandshakeDigest(s.ip, hello.OS, hello.AgentVersion) == s.recorded {
 		return
 	}
-	if err := h.g.hosts.RecordHandshake(h.g.ctx, s.hostID, s.ip, hello.OS, hello.AgentVersion); err != nil {
-		h.g.log.WarnContext(h.g.ctx, "record handshake failed", "host_id", s.hostID, "err", err)
+	ctx, cancel := context.WithTimeout(h.g.ctx, handshakeWriteTimeout)
+	defer cancel()
+	if err := h.g.hosts.RecordHandshake(ctx, s.hostID, s.ip, hello.OS, hello.AgentVersion); err != nil {
+		h.g.log.WarnContext(ctx, "record handshake failed", "host_id", s.hostID, "err", err)
 	}
 }
+
+// handshakeWriteTimeout bounds how long a sick database holds an agent's
+// welcome.
+const handshakeWriteTimeout = 5 * time.Second
 
 // registered records a welcomed and registered session in the host's
 // record and history, and against upgrades and settings in flight. It runs

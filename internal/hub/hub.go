@@ -108,7 +108,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 	}
 	h.store = st
 	h.Metrics = metrics.New()
-	co, err := openCoord(ctx, cfg, h.Metrics, log)
+	co, err := openCoord(ctx, cfg, h.Metrics)
 	if err != nil {
 		return nil, coordError(err)
 	}
@@ -194,11 +194,10 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 	return h, nil
 }
 
-func openCoord(ctx context.Context, cfg Config, m *metrics.Metrics, log *slog.Logger) (coord.Coord, error) {
+func openCoord(ctx context.Context, cfg Config, m *metrics.Metrics) (coord.Coord, error) {
 	if cfg.RedisURL == "" {
 		return inproc.New(), nil
 	}
-	coordredis.SetLogger(log)
 	c, err := coordredis.Open(ctx, cfg.RedisURL, coordredis.WithPrefix(cfg.RedisPrefix), coordredis.WithRoundTrip(m.RedisRoundTrip))
 	if err != nil {
 		return nil, err // not a nil *Coord in a non-nil interface
@@ -436,6 +435,7 @@ func (h *Hub) Close() error {
 // ctx ends. Once it serves, it tells out (a terminal; nil for none) where,
 // in words.
 func Run(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) error {
+	coordredis.SetLogger(log)
 	h, err := Open(ctx, cfg, log)
 	if err != nil {
 		return err

@@ -141,7 +141,9 @@ func Describe(err error, getenv func(string) string) string {
 			continue
 		}
 		for _, secret := range secretsIn(v) {
-			s = strings.ReplaceAll(s, secret, "xxxxx")
+			if len(secret) >= 4 { // shorter, it would garble the words, and it is no real secret
+				s = strings.ReplaceAll(s, secret, "xxxxx")
+			}
 		}
 	}
 	return s

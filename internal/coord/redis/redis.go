@@ -134,15 +134,24 @@ func (e *UnreachableError) Error() string { return fmt.Sprintf("redis at %s: %v"
 
 func (e *UnreachableError) Unwrap() error { return e.Err }
 
-// SetLogger sends go-redis's own messages (failed dials of its pool, say),
-// which it otherwise prints to standard error, to log at debug level:
-// the hub reports a Redis outage itself, once, in its own words.
+// go-redis prints its own messages (each failed dial of its pool, say) to
+// standard error, which would bury the hub's one-line report of a Redis
+// outage; they go to slog's default logger at debug level instead, or to
+// the logger SetLogger names.
+func init() { goredis.SetLogger(redisLogger{}) }
+
+// SetLogger sends go-redis's own messages to log, at debug level. It is
+// process-wide: the hostgate binary calls it, tests leave the default.
 func SetLogger(log *slog.Logger) { goredis.SetLogger(redisLogger{log}) }
 
 type redisLogger struct{ log *slog.Logger }
 
 func (l redisLogger) Printf(ctx context.Context, format string, v ...any) {
-	l.log.DebugContext(ctx, "redis: "+fmt.Sprintf(format, v...))
+	log := l.log
+	if log == nil {
+		log = slog.Default()
+	}
+	log.DebugContext(ctx, "redis: "+fmt.Sprintf(format, v...))
 }
 
 func applyDefaults(o *goredis.Options) {
