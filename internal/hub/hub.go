@@ -218,7 +218,7 @@ func (h *Hub) initBillingMode(ctx context.Context) error {
 	case set:
 		h.log.Info("billing mode set from HOSTGATE_BILLING_MODE on this new installation", "mode", mode)
 	default:
-		h.log.Info("HOSTGATE_BILLING_MODE ignored: this installation already has a billing mode, which an owner changes with step-up (POST /v1/admin/billing/mode)",
+		h.log.Info("HOSTGATE_BILLING_MODE ignored: this installation already has a billing mode; an owner or finance admin changes it with step-up (POST /v1/admin/billing/mode)",
 			"mode", mode, "HOSTGATE_BILLING_MODE", h.cfg.BillingMode)
 	}
 	return nil
@@ -431,20 +431,22 @@ func (h *Hub) Close() error {
 	return errors.Join(errs...)
 }
 
-// Run opens the hub, listens on the configured address and serves until
-// ctx ends. Once it serves, it tells out (a terminal; nil for none) where,
-// in words.
+// Run listens on the configured address, opens the hub and serves until
+// ctx ends. The address comes first, so that a taken port stops the start
+// before anything is written to the store. Once it serves, Run tells out
+// (a terminal; nil for none) where, in words.
 func Run(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) error {
 	coordredis.SetLogger(log)
-	h, err := Open(ctx, cfg, log)
-	if err != nil {
-		return err
-	}
-	defer h.Close()
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return listenError(cfg.Addr, err)
 	}
+	h, err := Open(ctx, cfg, log)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer h.Close()
 	log.Info("hostgate listening", "addr", ln.Addr().String(), "public_url", cfg.PublicURL.String(),
 		"store", h.store.Name(), "coordination", h.coord.Name())
 	h.out = out
