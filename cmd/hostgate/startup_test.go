@@ -41,21 +41,25 @@ func TestStartFailuresAreOneLine(t *testing.T) {
 		env     func(t *testing.T) []string
 		setting string
 		want    []string // in the line besides the setting
+		args    []string // the command; serve when empty
 	}{
-		{"missing database", missingDB, "HOSTGATE_DATABASE_URL", []string{"does not exist on 127.0.0.1:5432", "createdb -h 127.0.0.1 -U postgres hostgate_missing_"}},
+		{"missing database", missingDB, "HOSTGATE_DATABASE_URL", []string{"does not exist on 127.0.0.1:5432", "createdb -h 127.0.0.1 -U postgres hostgate_missing_"}, nil},
 		{"redis down", func(*testing.T) []string { return []string{"HOSTGATE_REDIS_URL=redis://:Redis-Secret-9@127.0.0.1:1/0"} },
-			"HOSTGATE_REDIS_URL", []string{"cannot reach Redis at 127.0.0.1:1", "connection refused"}},
+			"HOSTGATE_REDIS_URL", []string{"cannot reach Redis at 127.0.0.1:1", "connection refused"}, nil},
 		{"weak admin password", func(*testing.T) []string {
 			return []string{"HOSTGATE_ADMIN_USERNAME=admin", "HOSTGATE_ADMIN_PASSWORD=short"}
-		}, "HOSTGATE_ADMIN_PASSWORD", []string{"at least 8 bytes"}},
-		{"port in use", busyAddr, "HOSTGATE_ADDR", []string{"address already in use"}},
+		}, "HOSTGATE_ADMIN_PASSWORD", []string{"at least 8 bytes"}, nil},
+		{"port in use", busyAddr, "HOSTGATE_ADDR", []string{"address already in use"}, nil},
+		{"migrate with a missing database", missingDB, "HOSTGATE_DATABASE_URL", []string{"does not exist on 127.0.0.1:5432"}, []string{"migrate"}},
+		{"admin create with redis down", func(*testing.T) []string { return []string{"HOSTGATE_REDIS_URL=redis://127.0.0.1:1/0"} },
+			"HOSTGATE_REDIS_URL", []string{"cannot reach Redis"}, []string{"admin", "create", "--username", "bob", "--password", "long enough pw"}},
 		{"data dir not a directory", func(t *testing.T) []string {
 			return []string{"HOSTGATE_DATA_DIR=" + bin + "/data"} // under a file
-		}, "HOSTGATE_DATA_DIR", []string{"not a directory"}},
+		}, "HOSTGATE_DATA_DIR", []string{"not a directory"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cmd := command(bin, t.TempDir())
+			cmd := command(bin, t.TempDir(), tt.args...)
 			cmd.Env = append(cmd.Env, "HOSTGATE_LOG_FORMAT=json", "HOSTGATE_ADDR=127.0.0.1:0")
 			cmd.Env = append(cmd.Env, tt.env(t)...)
 			var stdout, stderr bytes.Buffer

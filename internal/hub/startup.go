@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/url"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"hostgate/internal/apperr"
 	coordredis "hostgate/internal/coord/redis"
+	"hostgate/internal/store"
 	"hostgate/internal/store/postgres"
 )
 
@@ -80,6 +82,16 @@ func storeError(cfg Config, err error) error {
 		se.Fix = "start PostgreSQL there or fix the URL"
 	}
 	return se
+}
+
+// Migrate brings the configured store's schema up to date, for
+// `hostgate migrate`; a store that will not open is a *SettingError, as
+// at a start.
+func Migrate(ctx context.Context, cfg Config, log *slog.Logger) error {
+	if err := store.Migrate(ctx, cfg.DatabaseURL, cfg.DataDir, log); err != nil {
+		return storeError(cfg, err)
+	}
+	return nil
 }
 
 // createdb is the command that creates ce's database.
