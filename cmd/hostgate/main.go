@@ -52,7 +52,8 @@ func main() {
 		os.Exit(0)
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "hostgate:", err)
+		// One line naming the setting at fault, secrets blanked.
+		fmt.Fprintln(os.Stderr, "hostgate:", hub.Describe(err, os.Getenv))
 		os.Exit(1)
 	}
 }
@@ -85,7 +86,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return backup(ctx, cfg, args, stdout)
 	}
 	log.Info("starting", hub.Masked(getenv)...)
-	return hub.Run(ctx, cfg, log)
+	return hub.Run(ctx, cfg, log, stderr)
 }
 
 func newLogger(cfg hub.Config, w io.Writer) *slog.Logger {

@@ -7,12 +7,11 @@ import (
 	"log/slog"
 
 	"hostgate/internal/hub"
-	"hostgate/internal/store"
 )
 
 // migrate applies every pending migration; serve does the same at start.
 func migrate(ctx context.Context, cfg hub.Config, log *slog.Logger, stdout io.Writer) error {
-	if err := store.Migrate(ctx, cfg.DatabaseURL, cfg.DataDir, log); err != nil {
+	if err := hub.Migrate(ctx, cfg, log); err != nil {
 		return err
 	}
 	log.Info("migrations applied")

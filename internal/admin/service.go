@@ -111,6 +111,10 @@ func (s *Service) EnsureOwner(ctx context.Context, username, password string) (b
 	return err == nil, err
 }
 
+// AnyAdmin reports whether an admin exists, so that a new installation
+// can say how to create the first one.
+func (s *Service) AnyAdmin(ctx context.Context) (bool, error) { return s.store.AnyAdmin(ctx) }
+
 const wrongLogin = "username or password is incorrect"
 
 // Login checks an admin's password and issues a one-hour token.

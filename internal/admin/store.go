@@ -24,6 +24,8 @@ type Store interface {
 	AdminByID(ctx context.Context, id string) (Admin, error)
 	// SetAdminPasswordHash replaces the stored hash.
 	SetAdminPasswordHash(ctx context.Context, id, hash string) error
+	// AnyAdmin reports whether any admin exists, whatever its status.
+	AnyAdmin(ctx context.Context) (bool, error)
 	// SetAdminStatus sets the status and writes rec in the same
 	// transaction; ErrAdminNotFound.
 	SetAdminStatus(ctx context.Context, id, status string, now time.Time, rec audit.Entry) error

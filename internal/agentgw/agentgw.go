@@ -109,7 +109,8 @@ func (g *Gateway) Upgrade(w http.ResponseWriter, r *http.Request, a hosts.Agent,
 		return
 	}
 	s := &session{g: g, hostID: a.Host.ID, ip: publicIP, socket: socket,
-		recorded: hosts.HandshakeDigest(a.Host.PublicIP, a.Host.OS, a.Host.InstalledVersion)}
+		recorded:       hosts.HandshakeDigest(a.Host.PublicIP, a.Host.OS, a.Host.InstalledVersion),
+		recordedOnline: a.Host.Status == hosts.StatusOnline}
 	socket.Session().Store("", s)
 	_ = socket.SetReadDeadline(time.Now().Add(helloTimeout))
 	go socket.ReadLoop()
@@ -136,8 +137,11 @@ type session struct {
 	// socket's read loop.
 	in inbox
 	// recorded digests the address, OS and version the store holds for
-	// the host (hosts.HandshakeDigest).
-	recorded uint64
+	// the host (hosts.HandshakeDigest), and recordedOnline says whether
+	// its stored status is online: when both still hold at the hello, the
+	// handshake writes nothing.
+	recorded       uint64
+	recordedOnline bool
 	// lastSent is when the hub last wrote to the agent (Unix nanoseconds),
 	// which decides whether a heartbeat needs an answer (ackDue).
 	lastSent atomic.Int64
@@ -386,6 +390,7 @@ func (h handler) hello(s *session, e agentproto.Envelope) {
 		return
 	}
 	s.streams = agentproto.HasStreams(hello.Protocol)
+	h.recordHandshake(s, hello)
 	// The welcome goes out before the session is registered: once
 	// registered, commands may be written to it at any moment, and an
 	// agent ignores everything that comes before its welcome.
@@ -409,16 +414,33 @@ func (h handler) hello(s *session, e agentproto.Envelope) {
 	h.g.work.do(s.hostID, func() { h.registered(s, hello) })
 }
 
+// recordHandshake writes what the agent reported and turns the host
+// online in the store, before the welcome and before the session is
+// registered: no reader sees the host connected while its stored status
+// still says pending or offline (docs/hosts.md). It writes only when the
+// store differs: a fleet reconnecting to a restarted hub within the
+// offline delay costs no writes. A failed write is logged and the agent
+// served anyway; the next liveness flush sets the status.
+func (h handler) recordHandshake(s *session, hello agentproto.Hello) {
+	if s.recordedOnline && hosts.HandshakeDigest(s.ip, hello.OS, hello.AgentVersion) == s.recorded {
+		return
+	}
+	ctx, cancel := context.WithTimeout(h.g.ctx, handshakeWriteTimeout)
+	defer cancel()
+	if err := h.g.hosts.RecordHandshake(ctx, s.hostID, s.ip, hello.OS, hello.AgentVersion); err != nil {
+		h.g.log.WarnContext(ctx, "record handshake failed", "host_id", s.hostID, "err", err)
+	}
+}
+
+// handshakeWriteTimeout bounds how long a sick database holds an agent's
+// welcome.
+const handshakeWriteTimeout = 5 * time.Second
+
 // registered records a welcomed and registered session in the host's
 // record and history, and against upgrades and settings in flight. It runs
 // on the host's worker.
 func (h handler) registered(s *session, hello agentproto.Hello) {
 	ctx := h.g.ctx
-	if hosts.HandshakeDigest(s.ip, hello.OS, hello.AgentVersion) != s.recorded {
-		if err := h.g.hosts.RecordHandshake(ctx, s.hostID, s.ip, hello.OS, hello.AgentVersion); err != nil {
-			h.g.log.WarnContext(ctx, "record handshake failed", "host_id", s.hostID, "err", err)
-		}
-	}
 	h.g.hosts.RecordEvent(ctx, s.hostID, "connected", "agent "+hello.AgentVersion+" from "+s.ip)
 	h.g.upgrades.ObserveVersion(ctx, s.hostID, hello.AgentVersion)
 	h.g.settings.Reconcile(ctx, s.hostID, hello.SettingsFP)

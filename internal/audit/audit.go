@@ -59,6 +59,10 @@ type Actor struct {
 // server rather than through the console: no admin, role "cli".
 var CLIActor = Actor{AdminID: "cli", Role: "cli"}
 
+// ConfigActor is the actor of changes the hub makes from its own
+// configuration at start (HOSTGATE_BILLING_MODE on a new installation).
+var ConfigActor = Actor{AdminID: "config", Role: "config"}
+
 // Entry builds the entry for an action by this actor on a target. ID and
 // CreatedAt are filled by the store.
 func (a Actor) Entry(action, targetType, targetID string) Entry {

@@ -189,7 +189,15 @@ type Store interface {
 	UpdateRule(ctx context.Context, id string, ch RuleChange, rec audit.Entry) (Rule, error)
 	// Summary adds up billing since a moment (the back office's "today").
 	Summary(ctx context.Context, since time.Time) (Summary, error)
-	// BillingMode and SetBillingMode read and write the global mode.
+	// BillingMode and SetBillingMode read and write the global mode;
+	// SetBillingMode also records that the mode was chosen.
 	BillingMode(ctx context.Context) (string, error)
 	SetBillingMode(ctx context.Context, mode string, rec audit.Entry) error
+	// InitBillingMode sets the mode, with rec, and records that it was
+	// chosen, in one transaction, unless a mode was chosen before (here
+	// or by SetBillingMode) or a user exists: a new installation takes
+	// its mode from configuration, an existing one keeps its own. It
+	// returns the mode in force and whether it set it; of concurrent
+	// callers at most one sets it.
+	InitBillingMode(ctx context.Context, mode string, rec audit.Entry) (string, bool, error)
 }

@@ -139,6 +139,24 @@ func (s *Service) SetMode(ctx context.Context, actor audit.Actor, mode string) e
 	return s.store.SetBillingMode(ctx, mode, entry)
 }
 
+// InitMode sets the billing mode of a new installation (no mode chosen
+// yet, no user registered) from configuration, audited as
+// billing.mode_change by the "config" actor. An installation that has a
+// mode keeps it; changing that takes an admin's step-up (SetMode). It
+// returns the mode in force and whether it set it.
+func (s *Service) InitMode(ctx context.Context, mode string) (string, bool, error) {
+	if mode != ModeFree && mode != ModeCharging {
+		return "", false, apperr.New(apperr.CodeInvalidBody, "mode must be free or charging")
+	}
+	old, err := s.store.BillingMode(ctx)
+	if err != nil {
+		return "", false, err
+	}
+	entry := audit.ConfigActor.Entry(audit.ActionBillingModeChange, "billing", "mode").
+		WithDetail(map[string]string{"from": old, "to": mode, "source": "HOSTGATE_BILLING_MODE"})
+	return s.store.InitBillingMode(ctx, mode, entry)
+}
+
 // Today is the billing summary of the current UTC day.
 func (s *Service) Today(ctx context.Context) (Summary, error) {
 	now := s.now().UTC()

@@ -592,7 +592,9 @@ func (s *Service) event(ctx context.Context, hostID, kind, message string) {
 	}
 }
 
-// RecordHandshake notes what a connecting agent reported.
+// RecordHandshake notes what a connecting agent reported, and that it is
+// online: the one status change written as it happens (the others follow
+// the liveness flush and sweep).
 func (s *Service) RecordHandshake(ctx context.Context, hostID, publicIP, os, version string) error {
 	return s.store.RecordHandshake(ctx, hostID, publicIP, clip(os, 128), clip(version, 64), s.now().UTC().Truncate(time.Microsecond))
 }

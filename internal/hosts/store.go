@@ -78,7 +78,8 @@ type Store interface {
 	ExchangeInstallToken(ctx context.Context, tokenHash []byte, now time.Time, iss Issuance) (Host, Secrets, error)
 
 	// RecordHandshake stores what an agent reported when its socket opened:
-	// public IP, OS, agent version, and last_seen/last_online at now.
+	// public IP, OS, agent version, last_seen/last_online at now and,
+	// unless the host is banned, status online.
 	RecordHandshake(ctx context.Context, id, publicIP, os, version string, now time.Time) error
 	// MarkSeen writes a batch of liveness facts: last_seen_at (never moved
 	// back) and status online for hosts that are not banned.

@@ -4,6 +4,7 @@
 package hub
 
 import (
+	"encoding/base64"
 	"fmt"
 	"net/netip"
 	"net/url"
@@ -12,6 +13,9 @@ import (
 	"strings"
 	"time"
 
+	"hostgate/internal/admin"
+	"hostgate/internal/billing"
+	"hostgate/internal/passwords"
 	"hostgate/internal/payments"
 )
 
@@ -62,6 +66,10 @@ type Config struct {
 	WebhookAllowPrivate bool
 	// WebhookScheduleScale multiplies the webhook retry delays. Test-only.
 	WebhookScheduleScale float64
+
+	// BillingMode ("free", "charging" or "" for the default) is the
+	// billing mode of a new installation; an existing one keeps its own.
+	BillingMode string
 }
 
 // option is one environment variable: the table drives parsing, --help and
@@ -102,9 +110,9 @@ var options = []option{
 	{Name: "HOSTGATE_ADMIN_PASSWORD", Secret: true, Doc: "Password of that owner admin (only used when creating it).",
 		set: func(c *Config, v string) error { c.AdminPassword = v; return nil }},
 	{Name: "HOSTGATE_SIGNING_KEY", Secret: true, Doc: "Base64 of 32 bytes signing access tokens; unset: generated once and kept in the database.",
-		set: func(c *Config, v string) error { c.SigningKey = v; return nil }},
+		set: func(c *Config, v string) error { return setKey(&c.SigningKey, v) }},
 	{Name: "HOSTGATE_SEALING_KEY", Secret: true, Doc: "Base64 of 32 bytes sealing stored secrets (AES-256-GCM); unset: generated once and kept in the database.",
-		set: func(c *Config, v string) error { c.SealingKey = v; return nil }},
+		set: func(c *Config, v string) error { return setKey(&c.SealingKey, v) }},
 	{Name: "HOSTGATE_TRUSTED_PROXIES", Doc: "Comma-separated CIDRs whose X-Forwarded-For / X-Forwarded-Proto are believed.",
 		set: setProxies},
 	{Name: "HOSTGATE_ALLOWED_ORIGINS", Doc: "Comma-separated browser origins (https://console.example.com) that may open terminal WebSockets and send cookie-authenticated changes, besides the public URL's own.",
@@ -195,6 +203,13 @@ var options = []option{
 		}},
 	{Name: "HOSTGATE_METRICS_ADDR", Doc: "Listen address of the Prometheus /metrics endpoint (e.g. 127.0.0.1:9090); unset serves no metrics. Keep it off the public network.",
 		set: func(c *Config, v string) error { c.MetricsAddr = v; return nil }},
+	{Name: "HOSTGATE_BILLING_MODE", Doc: "free or charging: the billing mode of a new installation (free: run your own fleet without charging). Once a mode is set the store's wins; an owner changes it with step-up.",
+		set: func(c *Config, v string) error {
+			if v == "" {
+				return nil
+			}
+			return oneOf(&c.BillingMode, v, billing.ModeFree, billing.ModeCharging)
+		}},
 	{Name: "HOSTGATE_L1_RATE_PER_MIN", Default: "60", Doc: "POST /gateway requests one source address may send per minute (fixed window, shared by all hub instances); more get 429.",
 		set: func(c *Config, v string) error { return positiveInt(&c.L1RatePerMin, v) }},
 	{Name: "HOSTGATE_INSTALL_RATE_PER_MIN", Default: "10", Doc: "GET /install/{token}.ps1|.sh (one-line installer) requests one source address may send per minute (fixed window, shared by all hub instances); more get 429.",
@@ -209,6 +224,15 @@ func positiveInt(dst *int, v string) error {
 		return fmt.Errorf("must be a positive integer")
 	}
 	*dst = n
+	return nil
+}
+
+// setKey takes base64 of 32 bytes, or nothing; the value is never echoed.
+func setKey(dst *string, v string) error {
+	if k, err := base64.StdEncoding.DecodeString(v); v != "" && (err != nil || len(k) != 32) {
+		return fmt.Errorf("must be base64 of 32 bytes (head -c 32 /dev/urandom | base64), or unset")
+	}
+	*dst = v
 	return nil
 }
 
@@ -245,6 +269,17 @@ func (c Config) validate() error {
 	}
 	if (c.ExeURL == "") != (c.ExeSHA256 == "") {
 		return fmt.Errorf("GATEWAY_EXE_URL and GATEWAY_EXE_SHA256 must be set together (or neither, to hand out the hub's own agent download)")
+	}
+	if c.AdminUsername != "" {
+		// The rules admin.Service.Create applies, checked before anything
+		// opens, so a weak password is a message and not a half start.
+		name, err := admin.NormalizeUsername(c.AdminUsername)
+		if err != nil {
+			return adminError(err)
+		}
+		if err := passwords.Check(c.AdminPassword, name); err != nil {
+			return adminError(err)
+		}
 	}
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return fmt.Errorf("HOSTGATE_TLS_CERT and HOSTGATE_TLS_KEY must be set together")

@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -29,6 +30,7 @@ func TestParseRejects(t *testing.T) {
 		{"admin without password", "HOSTGATE_ADMIN_USERNAME", "root"},
 		{"exe url without checksum", "GATEWAY_EXE_URL", "https://cdn.example.com/agent.exe"},
 		{"exe checksum without url", "GATEWAY_EXE_SHA256", strings.Repeat("ab", 32)},
+		{"bad billing mode", "HOSTGATE_BILLING_MODE", "sometimes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -66,5 +68,44 @@ func TestConfigurationDocCoversEveryOption(t *testing.T) {
 		if !strings.Contains(Help(), o.Name) {
 			t.Errorf("--help does not list %s", o.Name)
 		}
+	}
+}
+
+func TestParseChecksTheBootstrapAdmin(t *testing.T) {
+	for pw, want := range map[string]string{
+		"short":         "HOSTGATE_ADMIN_PASSWORD: password must be at least 8 bytes; choose one of 8 to 1024 bytes",
+		"password1":     "HOSTGATE_ADMIN_PASSWORD: password is too common",
+		"Administrator": "HOSTGATE_ADMIN_PASSWORD: password is too common",
+	} {
+		_, err := Parse(env(map[string]string{"HOSTGATE_ADMIN_USERNAME": "admin", "HOSTGATE_ADMIN_PASSWORD": pw}))
+		if err == nil || !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), pw) {
+			t.Errorf("password %q: %v, want an error beginning %q that does not echo it", pw, err, want)
+		}
+	}
+	_, err := Parse(env(map[string]string{"HOSTGATE_ADMIN_USERNAME": "a", "HOSTGATE_ADMIN_PASSWORD": "long enough secret"}))
+	if err == nil || !strings.HasPrefix(err.Error(), "HOSTGATE_ADMIN_USERNAME: ") {
+		t.Errorf("username %q: %v, want an error naming HOSTGATE_ADMIN_USERNAME", "a", err)
+	}
+	_, err = Parse(env(map[string]string{"HOSTGATE_SIGNING_KEY": "c2hvcnQ="}))
+	if err == nil || !strings.HasPrefix(err.Error(), "HOSTGATE_SIGNING_KEY: ") || strings.Contains(err.Error(), "c2hvcnQ=") {
+		t.Errorf("short signing key: %v, want an error naming HOSTGATE_SIGNING_KEY", err)
+	}
+}
+
+func TestDescribeHidesSecrets(t *testing.T) {
+	e := env(map[string]string{
+		"HOSTGATE_DATABASE_URL":   "postgres://app:p%40ss-word@db/x",
+		"HOSTGATE_REDIS_URL":      "redis://:r3dis-pw@cache:6379/0",
+		"HOSTGATE_ADMIN_PASSWORD": "admin-pw-123",
+	})
+	err := errors.New("dial postgres://app:p%40ss-word@db/x (password p@ss-word)\nredis r3dis-pw, admin admin-pw-123")
+	got := Describe(err, e)
+	for _, s := range []string{"p%40ss-word", "p@ss-word", "r3dis-pw", "admin-pw-123", "\n"} {
+		if strings.Contains(got, s) {
+			t.Errorf("Describe = %q, contains %q", got, s)
+		}
+	}
+	if !strings.Contains(got, "postgres://app:xxxxx@db/x") {
+		t.Errorf("Describe = %q, want the URL kept with its password blanked", got)
 	}
 }

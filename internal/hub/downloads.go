@@ -2,7 +2,6 @@ package hub
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"hostgate/internal/agentdist"
@@ -93,7 +92,8 @@ func downloadsReady(dist *agentdist.Dist) string {
 func openDist(cfg Config) (*agentdist.Dist, error) {
 	d, err := agentdist.Open(cfg.AgentDir)
 	if err != nil {
-		return nil, fmt.Errorf("HOSTGATE_AGENT_DIR: %w", err)
+		return nil, &SettingError{Setting: "HOSTGATE_AGENT_DIR", Err: err, Problem: message(err),
+			Fix: "point it at a directory of agent binaries (docs/agent.md, Downloads), or unset it to serve the agents built into the hub"}
 	}
 	return d, nil
 }

@@ -83,33 +83,43 @@ type Hub struct {
 	// dist is the agent binaries served at /download/.
 	dist   *agentdist.Dist
 	server *httpapi.Server
+	// out hears, in words, where the hub serves (Run's terminal).
+	out io.Writer
 	// bg bounds the work done on behalf of agent connections; Close cancels it.
 	bg     context.Context
 	stopBG context.CancelFunc
 }
 
 // Open opens the store (applying migrations) and coordination and builds
-// every service. It creates the bootstrap owner admin when configured.
-func Open(ctx context.Context, cfg Config, log *slog.Logger) (h *Hub, err error) {
+// every service. It creates the bootstrap owner admin when configured. A
+// failure that a setting explains is a *SettingError naming it.
+func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error) {
 	dist, err := openDist(cfg)
 	if err != nil {
 		return nil, err
 	}
 	exeURL, exeSHA256, exe := agentExe(cfg, dist)
-	h = &Hub{cfg: cfg, log: log, dist: dist}
+	h := &Hub{cfg: cfg, log: log, dist: dist}
 	h.bg, h.stopBG = context.WithCancel(context.WithoutCancel(ctx))
 	defer func() {
 		if err != nil {
-			h.Close()
+			// Close what was opened; the cause is what the caller hears.
+			if cerr := h.Close(); cerr != nil {
+				log.Warn("closing after a failed start", "err", cerr)
+			}
 		}
 	}()
-	if h.store, err = store.Open(ctx, cfg.DatabaseURL, cfg.DataDir, log); err != nil {
-		return nil, fmt.Errorf("open store: %w", err)
+	st, err := store.Open(ctx, cfg.DatabaseURL, cfg.DataDir, log)
+	if err != nil {
+		return nil, storeError(cfg, err)
 	}
+	h.store = st
 	h.Metrics = metrics.New()
-	if h.coord, err = openCoord(ctx, cfg, h.Metrics); err != nil {
-		return nil, fmt.Errorf("open coordination: %w", err)
+	co, err := openCoord(ctx, cfg, h.Metrics)
+	if err != nil {
+		return nil, coordError(err)
 	}
+	h.coord = co
 	keys, err := keyring.Load(ctx, h.store, cfg.SigningKey, cfg.SealingKey)
 	if err != nil {
 		return nil, err
@@ -122,7 +132,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (h *Hub, err error)
 	if cfg.AdminUsername != "" {
 		created, err := h.Admins.EnsureOwner(ctx, cfg.AdminUsername, cfg.AdminPassword)
 		if err != nil {
-			return nil, fmt.Errorf("bootstrap admin: %w", err)
+			return nil, adminError(err)
 		}
 		if created {
 			log.Info("created owner admin", "username", cfg.AdminUsername)
@@ -138,6 +148,9 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (h *Hub, err error)
 	h.Dispatch = dispatch.New(uuid.NewString(), h.coord, log)
 	h.Hosts.SetDisconnecter(h.Dispatch)
 	h.Billing = billing.NewService(h.store)
+	if err := h.initBillingMode(ctx); err != nil {
+		return nil, err
+	}
 	h.Versions = versions.NewService(h.store)
 	h.admit = agentgw.NewAdmission(cfg.HandshakeConcurrency, cfg.HandshakeRate, int(cfg.HandshakeRate))
 	h.Upgrades = upgrades.NewService(h.store, h.Hosts, h.Versions, h.Dispatch, log)
@@ -196,7 +209,30 @@ func openCoord(ctx context.Context, cfg Config, m *metrics.Metrics) (coord.Coord
 	if cfg.RedisURL == "" {
 		return inproc.New(), nil
 	}
-	return coordredis.Open(ctx, cfg.RedisURL, coordredis.WithPrefix(cfg.RedisPrefix), coordredis.WithRoundTrip(m.RedisRoundTrip))
+	c, err := coordredis.Open(ctx, cfg.RedisURL, coordredis.WithPrefix(cfg.RedisPrefix), coordredis.WithRoundTrip(m.RedisRoundTrip))
+	if err != nil {
+		return nil, err // not a nil *Coord in a non-nil interface
+	}
+	return c, nil
+}
+
+// initBillingMode applies HOSTGATE_BILLING_MODE to a new installation and
+// says, in the log, what became of it.
+func (h *Hub) initBillingMode(ctx context.Context) error {
+	if h.cfg.BillingMode == "" {
+		return nil
+	}
+	mode, set, err := h.Billing.InitMode(ctx, h.cfg.BillingMode)
+	switch {
+	case err != nil:
+		return fmt.Errorf("billing mode: %w", err)
+	case set:
+		h.log.Info("billing mode set from HOSTGATE_BILLING_MODE on this new installation", "mode", mode)
+	default:
+		h.log.Info("HOSTGATE_BILLING_MODE ignored: this installation already has a billing mode; an owner or finance admin changes it with step-up (POST /v1/admin/billing/mode)",
+			"mode", mode, "HOSTGATE_BILLING_MODE", h.cfg.BillingMode)
+	}
+	return nil
 }
 
 // instrument connects the services to the metrics.
@@ -336,7 +372,8 @@ func (h *Hub) Serve(ctx context.Context, ln net.Listener) error {
 	if h.cfg.TLSCert != "" {
 		cert, err := tls.LoadX509KeyPair(h.cfg.TLSCert, h.cfg.TLSKey)
 		if err != nil {
-			return fmt.Errorf("load TLS key pair: %w", err)
+			return &SettingError{Setting: "HOSTGATE_TLS_CERT", Err: err,
+				Problem: fmt.Sprintf("cannot load the key pair: %v", err), Fix: "check HOSTGATE_TLS_CERT and HOSTGATE_TLS_KEY"}
 		}
 		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
 	}
@@ -347,6 +384,7 @@ func (h *Hub) Serve(ctx context.Context, ln net.Listener) error {
 		}
 		defer stopMetrics()
 	}
+	h.announce(ctx, h.out, ln)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -368,7 +406,8 @@ func (h *Hub) Serve(ctx context.Context, ln net.Listener) error {
 func (h *Hub) serveMetrics(ctx context.Context) (stop func(), err error) {
 	ln, err := net.Listen("tcp", h.cfg.MetricsAddr)
 	if err != nil {
-		return nil, fmt.Errorf("metrics listener: %w", err)
+		return nil, &SettingError{Setting: "HOSTGATE_METRICS_ADDR", Err: err,
+			Problem: fmt.Sprintf("cannot listen on %s: %v", h.cfg.MetricsAddr, rootCause(err)), Fix: "choose another address or unset it"}
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", h.Metrics.Handler())
@@ -404,18 +443,24 @@ func (h *Hub) Close() error {
 	return errors.Join(errs...)
 }
 
-// Run opens the hub, listens on the configured address and serves until ctx ends.
-func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
+// Run listens on the configured address, opens the hub and serves until
+// ctx ends. The address comes first, so that a taken port stops the start
+// before anything is written to the store. Once it serves, Run tells out
+// (a terminal; nil for none) where, in words.
+func Run(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) error {
+	coordredis.SetLogger(log)
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return listenError(cfg.Addr, err)
+	}
 	h, err := Open(ctx, cfg, log)
 	if err != nil {
+		ln.Close()
 		return err
 	}
 	defer h.Close()
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return err
-	}
 	log.Info("hostgate listening", "addr", ln.Addr().String(), "public_url", cfg.PublicURL.String(),
 		"store", h.store.Name(), "coordination", h.coord.Name(), "agent_downloads", downloadsReady(h.dist))
+	h.out = out
 	return h.Serve(ctx, ln)
 }

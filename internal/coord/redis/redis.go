@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"sync"
 	"time"
@@ -117,9 +118,40 @@ func Open(ctx context.Context, rawURL string, opts ...Option) (*Coord, error) {
 	}
 	if err := c.Ping(ctx); err != nil {
 		_ = c.rdb.Close()
-		return nil, err
+		return nil, &UnreachableError{Addr: o.Addr, Err: err}
 	}
 	return c, nil
+}
+
+// UnreachableError is a first ping that failed: Redis at Addr did not
+// answer, or refused the connection's credentials.
+type UnreachableError struct {
+	Addr string
+	Err  error
+}
+
+func (e *UnreachableError) Error() string { return fmt.Sprintf("redis at %s: %v", e.Addr, e.Err) }
+
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// go-redis prints its own messages (each failed dial of its pool, say) to
+// standard error, which would bury the hub's one-line report of a Redis
+// outage; they go to slog's default logger at debug level instead, or to
+// the logger SetLogger names.
+func init() { goredis.SetLogger(redisLogger{}) }
+
+// SetLogger sends go-redis's own messages to log, at debug level. It is
+// process-wide: the hostgate binary calls it, tests leave the default.
+func SetLogger(log *slog.Logger) { goredis.SetLogger(redisLogger{log}) }
+
+type redisLogger struct{ log *slog.Logger }
+
+func (l redisLogger) Printf(ctx context.Context, format string, v ...any) {
+	log := l.log
+	if log == nil {
+		log = slog.Default()
+	}
+	log.DebugContext(ctx, "redis: "+fmt.Sprintf(format, v...))
 }
 
 func applyDefaults(o *goredis.Options) {

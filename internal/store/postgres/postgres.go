@@ -65,7 +65,7 @@ func Open(ctx context.Context, url string) (*sqldb.DB, error) {
 	db.SetConnMaxLifetime(maxLifetime)
 	db.SetConnMaxIdleTime(maxIdleTime)
 	if err := db.PingContext(ctx); err != nil {
-		return nil, errors.Join(fmt.Errorf("postgres: connect: %w", err), db.Close())
+		return nil, errors.Join(connectError(cfg, err), db.Close())
 	}
 	if _, err := Migrate(ctx, db); err != nil {
 		return nil, errors.Join(err, db.Close())
@@ -98,7 +98,8 @@ func Migrate(ctx context.Context, db *sql.DB) ([]string, error) {
 func poolSize(raw string) (string, int, error) {
 	u, err := neturl.Parse(raw)
 	if err != nil {
-		return "", 0, fmt.Errorf("postgres: parse database URL: %w", err)
+		// Not err: it quotes the URL, password and all.
+		return "", 0, errors.New("postgres: the database URL is not a valid URL (percent-encode special characters in the password)")
 	}
 	q := u.Query()
 	v, ok := q["pool_max_conns"]

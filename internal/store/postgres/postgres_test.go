@@ -2,6 +2,8 @@ package postgres_test
 
 import (
 	"database/sql"
+	"errors"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -132,4 +134,28 @@ func BenchmarkIdleFlush(b *testing.B) {
 	}
 	defer db.Close()
 	storetest.BenchmarkIdleFlush(b, db)
+}
+
+// TestOpenClassifiesConnectFailures checks that a missing database and a
+// closed port come back as a ConnectError with the reason, for the hub's
+// one-line start-up error.
+func TestOpenClassifiesConnectFailures(t *testing.T) {
+	u, err := url.Parse(pgtest.NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/hostgate_no_such_db"
+	missing := u.String()
+	u.Host = "127.0.0.1:1"
+	closed := u.String()
+	for _, tt := range []struct {
+		url  string
+		want error
+	}{{missing, postgres.ErrNoDatabase}, {closed, postgres.ErrUnreachable}} {
+		_, err := postgres.Open(t.Context(), tt.url)
+		ce, ok := errors.AsType[*postgres.ConnectError](err)
+		if !ok || !errors.Is(err, tt.want) || ce.Database != "hostgate_no_such_db" {
+			t.Errorf("Open(%s) = %v, want a ConnectError for hostgate_no_such_db that is %v", tt.url, err, tt.want)
+		}
+	}
 }

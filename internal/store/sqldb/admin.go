@@ -54,6 +54,16 @@ func (d *DB) AdminByID(ctx context.Context, id string) (admin.Admin, error) {
 	return d.adminResult(scanAdmin(row))
 }
 
+// AnyAdmin reports whether the store holds an admin, whatever its status.
+func (d *DB) AnyAdmin(ctx context.Context) (bool, error) {
+	var n int
+	err := d.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM admins LIMIT 1) a`).Scan(&n)
+	if err != nil {
+		return false, d.errorf("look for an admin", err)
+	}
+	return n > 0, nil
+}
+
 // adminResult maps a missing row to ErrAdminNotFound.
 func (d *DB) adminResult(a admin.Admin, err error) (admin.Admin, error) {
 	if errors.Is(err, sql.ErrNoRows) {

@@ -321,17 +321,52 @@ func (d *DB) BillingMode(ctx context.Context) (string, error) {
 	return m, nil
 }
 
-// SetBillingMode implements billing.Store: the mode and its audit entry
-// in one transaction.
+// SetBillingMode implements billing.Store: the mode, the record that it
+// was chosen and its audit entry in one transaction.
 func (d *DB) SetBillingMode(ctx context.Context, mode string, rec audit.Entry) error {
 	return d.withTx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO settings (key, value) VALUES ('billing_mode', $1)
-			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, mode)
-		if err != nil {
-			return d.errorf("set billing mode", err)
+		for _, kv := range [][2]string{{"billing_mode", mode}, {modeChosen, "admin"}} {
+			_, err := tx.ExecContext(ctx, `INSERT INTO settings (key, value) VALUES ($1, $2)
+				ON CONFLICT (key) DO UPDATE SET value = excluded.value`, kv[0], kv[1])
+			if err != nil {
+				return d.errorf("set billing mode", err)
+			}
 		}
 		return d.insertAudit(ctx, tx, withAuditDefaults(rec, time.Now()))
 	})
+}
+
+// modeChosen is the settings key present once a billing mode was chosen,
+// by an admin ("admin") or by the configuration of a new installation
+// ("config"); the migrations' default mode is not a choice.
+const modeChosen = "billing_mode_chosen"
+
+// InitBillingMode implements billing.Store. The insert of the chosen
+// mark is the decision: it happens at most once, and not once users exist.
+func (d *DB) InitBillingMode(ctx context.Context, mode string, rec audit.Entry) (string, bool, error) {
+	var set bool
+	err := d.withTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO settings (key, value)
+			SELECT '`+modeChosen+`', 'config' WHERE NOT EXISTS (SELECT 1 FROM users)
+			ON CONFLICT (key) DO NOTHING`)
+		if err != nil {
+			return d.errorf("init billing mode", err)
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return err
+		}
+		set = true
+		if _, err := tx.ExecContext(ctx, `INSERT INTO settings (key, value) VALUES ('billing_mode', $1)
+			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, mode); err != nil {
+			return d.errorf("init billing mode", err)
+		}
+		return d.insertAudit(ctx, tx, withAuditDefaults(rec, time.Now()))
+	})
+	if err != nil {
+		return "", false, err
+	}
+	current, err := d.BillingMode(ctx)
+	return current, set, err
 }
 
 // CreateRule implements billing.Store.

@@ -257,13 +257,15 @@ func laterOf(column, arg string) string {
 	return `CASE WHEN ` + column + ` IS NULL OR ` + column + ` < ` + arg + ` THEN ` + arg + ` ELSE ` + column + ` END`
 }
 
-// RecordHandshake stores what the agent reported, and moves last_seen_at
-// and last_online_at up to now (never back). It leaves the status to the
-// heartbeats. ErrNotFound for an unknown or deleted host.
+// RecordHandshake stores what the agent reported, moves last_seen_at
+// and last_online_at up to now (never back) and, unless the host is
+// banned, sets status online. ErrNotFound for an unknown or deleted host.
 func (d *DB) RecordHandshake(ctx context.Context, id, publicIP, os, version string, now time.Time) error {
 	res, err := d.write.ExecContext(ctx,
 		`UPDATE hosts SET public_ip = $1, os = $2, installed_version = $3,
-		 last_seen_at = `+laterOf("last_seen_at", "$4")+`, last_online_at = `+laterOf("last_online_at", "$4")+`
+		 last_seen_at = `+laterOf("last_seen_at", "$4")+`,
+		 last_online_at = CASE WHEN status = 'banned' THEN last_online_at ELSE `+laterOf("last_online_at", "$4")+` END,
+		 status = CASE WHEN status = 'banned' THEN status ELSE 'online' END
 		 WHERE id = $5 AND deleted_at IS NULL`,
 		publicIP, os, version, d.timeArg(now), id)
 	if err != nil {

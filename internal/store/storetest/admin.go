@@ -14,6 +14,7 @@ var adminTests = []test{
 	{"SetPasswordHash", testAdminSetPasswordHash},
 	{"Roles", testAdminRoles},
 	{"SetAdminStatus", testAdminSetStatus},
+	{"AnyAdmin", testAnyAdmin},
 }
 
 func newAdmin(username string, role admin.Role) admin.Admin {
@@ -104,5 +105,21 @@ func testAdminSetStatus(t *testing.T, s store.Store) {
 	must(t, "AdminCredentials", err)
 	if got.Status != admin.StatusActive {
 		t.Errorf("status after enabling: got %q, want %q", got.Status, admin.StatusActive)
+	}
+}
+
+func testAnyAdmin(t *testing.T, s store.Store) {
+	found, err := s.AnyAdmin(t.Context())
+	must(t, "AnyAdmin of an empty store", err)
+	if found {
+		t.Error("AnyAdmin of an empty store = true")
+	}
+	a := newAdmin("root", admin.Viewer)
+	a.Status = admin.StatusDisabled
+	must(t, "CreateAdmin", s.CreateAdmin(t.Context(), a, "h"))
+	found, err = s.AnyAdmin(t.Context())
+	must(t, "AnyAdmin", err)
+	if !found {
+		t.Error("AnyAdmin with a (disabled) admin = false")
 	}
 }

@@ -25,6 +25,47 @@ var billingTests = []test{
 	{"EventsPage", testEventsPage},
 	{"SeededRules", testSeededRules},
 	{"RulesTakeEffectAtOnce", testRulesTakeEffect},
+	{"InitBillingMode", testInitBillingMode},
+	{"InitBillingModeWithUsers", testInitBillingModeWithUsers},
+	{"InitBillingModeAfterAdmin", testInitBillingModeAfterAdmin},
+}
+
+// initMode calls InitBillingMode and checks what it reports and stores.
+func initMode(t *testing.T, s store.Store, mode, want string, wantSet bool) {
+	t.Helper()
+	got, set, err := s.InitBillingMode(t.Context(), mode, entry("config", audit.ActionBillingModeChange, "billing"))
+	must(t, "InitBillingMode", err)
+	stored, err := s.BillingMode(t.Context())
+	must(t, "BillingMode", err)
+	if got != want || set != wantSet || stored != want {
+		t.Errorf("InitBillingMode(%s) = %s, %v (stored %s), want %s, %v", mode, got, set, stored, want, wantSet)
+	}
+}
+
+// testInitBillingMode: the first choice of a new store sets the mode,
+// once; a later one (a restart with another value) changes nothing.
+func testInitBillingMode(t *testing.T, s store.Store) {
+	initMode(t, s, billing.ModeFree, billing.ModeFree, true)
+	initMode(t, s, billing.ModeCharging, billing.ModeFree, false)
+	initMode(t, s, billing.ModeFree, billing.ModeFree, false)
+	_, n, err := s.ListAudit(t.Context(), audit.Filter{Action: audit.ActionBillingModeChange}, paging.Page{Limit: 10})
+	must(t, "ListAudit", err)
+	if n != 1 {
+		t.Errorf("%d audit rows, want 1 (the mode set once)", n)
+	}
+}
+
+// testInitBillingModeWithUsers: a store that already serves users keeps
+// its mode, though nobody chose it.
+func testInitBillingModeWithUsers(t *testing.T, s store.Store) {
+	owner(t, s, "ann@example.com")
+	initMode(t, s, billing.ModeFree, billing.ModeCharging, false)
+}
+
+// testInitBillingModeAfterAdmin: an admin's choice wins over configuration.
+func testInitBillingModeAfterAdmin(t *testing.T, s store.Store) {
+	must(t, "SetBillingMode", s.SetBillingMode(t.Context(), billing.ModeCharging, entry("a", audit.ActionBillingModeChange, "billing")))
+	initMode(t, s, billing.ModeFree, billing.ModeCharging, false)
 }
 
 func testRulesTakeEffect(t *testing.T, s store.Store) {

@@ -594,14 +594,24 @@ func testRecordHandshake(t *testing.T, s store.Store) {
 	must(t, "RecordHandshake", s.RecordHandshake(t.Context(), h.ID, "203.0.113.9", "linux/amd64", "1.2.3", at))
 	h.PublicIP, h.OS, h.InstalledVersion = "203.0.113.9", "linux/amd64", "1.2.3"
 	h.LastSeenAt, h.LastOnlineAt = &at, &at
+	h.Status = hosts.StatusOnline // at once, not at the next liveness flush
 	got, _ := hostNow(t, s, h.ID)
-	checkHost(t, "host after handshake", got, h) // status stays pending: heartbeats move it
+	checkHost(t, "host after handshake", got, h)
 
 	// An earlier handshake time does not move the times back.
 	must(t, "RecordHandshake", s.RecordHandshake(t.Context(), h.ID, "203.0.113.10", "windows", "1.2.4", t0))
 	h.PublicIP, h.OS, h.InstalledVersion = "203.0.113.10", "windows", "1.2.4"
 	got, _ = hostNow(t, s, h.ID)
 	checkHost(t, "host after an earlier handshake", got, h)
+
+	// A banned host stays banned, and its last_online_at stays.
+	_, err := s.SetBanned(t.Context(), h.ID, true, entry("a", audit.ActionHostBan, "host"))
+	must(t, "SetBanned", err)
+	later := at.Add(time.Minute)
+	must(t, "RecordHandshake of a banned host", s.RecordHandshake(t.Context(), h.ID, "203.0.113.10", "windows", "1.2.4", later))
+	h.Status, h.LastSeenAt = hosts.StatusBanned, &later
+	got, _ = hostNow(t, s, h.ID)
+	checkHost(t, "banned host after a handshake", got, h)
 }
 
 func testMarkSeen(t *testing.T, s store.Store) {
