@@ -124,6 +124,9 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 	if err != nil {
 		return nil, err
 	}
+	if keys, err = keys.Accept(cfg.SigningKeysAccepted, cfg.SealingKeysAccepted); err != nil {
+		return nil, err
+	}
 	hasher := passwords.NewHasher(passwords.Default)
 	h.forgets = recent.NewBus(h.coord, log)
 	h.lockouts = []*lockout.Guard{lockout.New(h.store, lockout.Default, "user"), lockout.New(h.store, lockout.Default, "admin")}
