@@ -28,7 +28,6 @@ import (
 	"hostgate/internal/dispatch"
 	"hostgate/internal/hosts"
 	"hostgate/internal/httpapi"
-	"hostgate/internal/keyring"
 	"hostgate/internal/l1config"
 	"hostgate/internal/l1gate"
 	"hostgate/internal/lockout"
@@ -120,11 +119,8 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 		return nil, coordError(err)
 	}
 	h.coord = co
-	keys, err := keyring.Load(ctx, h.store, cfg.SigningKey, cfg.SealingKey)
+	keys, err := openKeys(ctx, cfg, h.store)
 	if err != nil {
-		return nil, err
-	}
-	if keys, err = keys.Accept(cfg.SigningKeysAccepted, cfg.SealingKeysAccepted); err != nil {
 		return nil, err
 	}
 	hasher := passwords.NewHasher(passwords.Default)
