@@ -3,6 +3,7 @@ package hub_test
 import (
 	"crypto/rand"
 	"encoding/base64"
+	"maps"
 	"testing"
 	"time"
 
@@ -124,4 +125,39 @@ func TestKeyRotation(t *testing.T) {
 			t.Errorf("delivery secrets under the new key alone: %v", err)
 		}
 	})
+}
+
+// TestKeyRotationMixedFleet: during step 2's rolling restart, an instance
+// still in step 1 and one already in step 2 share one database; each
+// honours the other's tokens and opens the other's sealed secrets.
+func TestKeyRotationMixedFleet(t *testing.T) {
+	_, oldSign := newKey(t)
+	_, oldSeal := newKey(t)
+	_, newSign := newKey(t)
+	_, newSeal := newKey(t)
+	step1 := hubtest.Start(t, hubtest.Scaled,
+		hubtest.WithEnv("HOSTGATE_SIGNING_KEY", oldSign), hubtest.WithEnv("HOSTGATE_SEALING_KEY", oldSeal),
+		hubtest.WithEnv("HOSTGATE_SIGNING_KEYS_ACCEPTED", newSign), hubtest.WithEnv("HOSTGATE_SEALING_KEYS_ACCEPTED", newSeal))
+	env := maps.Clone(step1.Env)
+	env["HOSTGATE_ADDR"], env["HOSTGATE_DATA_DIR"] = "127.0.0.1:0", t.TempDir()
+	delete(env, "HOSTGATE_PUBLIC_URL")
+	env["HOSTGATE_SIGNING_KEY"], env["HOSTGATE_SIGNING_KEYS_ACCEPTED"] = newSign, oldSign
+	env["HOSTGATE_SEALING_KEY"], env["HOSTGATE_SEALING_KEYS_ACCEPTED"] = newSeal, oldSeal
+	step2 := hubtest.StartEnv(t, env)
+
+	hubs := []*hubtest.Hub{step1, step2}
+	for i, maker := range hubs {
+		u := maker.Register(t)
+		var hs struct{ ID string }
+		maker.Client(t).As(u.AccessToken).Do("POST", "/v1/user/hosts", map[string]any{"name": "mixed"}).Want(t, 200, "").JSON(t, &hs)
+		for j, other := range hubs {
+			c := other.Client(t).As(u.AccessToken)
+			if r := c.Do("GET", "/v1/user/me", nil); r.Status != 200 {
+				t.Errorf("token of step %d on step %d: %d %s", i+1, j+1, r.Status, r.Body)
+			}
+			if r := c.Do("POST", "/v1/user/hosts/"+hs.ID+"/install-token", nil); r.Status != 200 {
+				t.Errorf("host sealed by step %d, install-token on step %d: %d %s", i+1, j+1, r.Status, r.Body)
+			}
+		}
+	}
 }
