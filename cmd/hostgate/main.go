@@ -29,6 +29,10 @@ Usage:
                                    create an admin (roles: owner, operator, finance, viewer)
   hostgate admin disable USERNAME  refuse the admin's sign-in and tokens (within a second)
   hostgate admin enable USERNAME   let a disabled admin sign in again
+  hostgate keys generate           print a new random key (base64 of 32 bytes) for
+                                   the key settings below
+  hostgate keys reseal             re-seal every stored secret under the current
+                                   sealing key (key rotation; runs beside serving hubs)
   hostgate --help                  this text
 
 Environment:
@@ -67,6 +71,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage+hub.Help())
 		return flag.ErrHelp
+	case "keys":
+		if len(args) > 0 && args[0] == "generate" {
+			// Needs no configuration: a key for a hub yet to be set up.
+			return keysGenerate(args[1:], stdout)
+		}
+		if len(args) == 0 || args[0] != "reseal" {
+			return fmt.Errorf("%s", keysUsage)
+		}
 	case "serve", "migrate", "admin", "backup":
 	default:
 		fmt.Fprint(stderr, usage+hub.Help())
@@ -84,6 +96,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return adminCommand(ctx, cfg, log, args, stdout, stderr)
 	case "backup":
 		return backup(ctx, cfg, args, stdout)
+	case "keys":
+		return keysReseal(ctx, cfg, log, args[1:], stdout)
 	}
 	log.Info("starting", hub.Masked(getenv)...)
 	return hub.Run(ctx, cfg, log, stderr)

@@ -53,6 +53,12 @@ func TestStartFailuresAreOneLine(t *testing.T) {
 		{"migrate with a missing database", missingDB, "HOSTGATE_DATABASE_URL", []string{"does not exist on 127.0.0.1:5432"}, []string{"migrate"}},
 		{"admin create with redis down", func(*testing.T) []string { return []string{"HOSTGATE_REDIS_URL=redis://127.0.0.1:1/0"} },
 			"HOSTGATE_REDIS_URL", []string{"cannot reach Redis"}, []string{"admin", "create", "--username", "bob", "--password", "long enough pw"}},
+		{"malformed accepted signing keys", func(*testing.T) []string {
+			return []string{"HOSTGATE_SIGNING_KEYS_ACCEPTED=" + goodKey + ",Acc-Secret-9"}
+		}, "HOSTGATE_SIGNING_KEYS_ACCEPTED", []string{"entry 2 is not base64 of 32 bytes"}, nil},
+		{"keys reseal with malformed accepted sealing keys", func(*testing.T) []string {
+			return []string{"HOSTGATE_SEALING_KEYS_ACCEPTED=Acc-Secret-9," + goodKey}
+		}, "HOSTGATE_SEALING_KEYS_ACCEPTED", []string{"entry 1 is not base64 of 32 bytes"}, []string{"keys", "reseal"}},
 		{"data dir not a directory", func(t *testing.T) []string {
 			return []string{"HOSTGATE_DATA_DIR=" + bin + "/data"} // under a file
 		}, "HOSTGATE_DATA_DIR", []string{"not a directory"}, nil},
@@ -93,7 +99,7 @@ func TestStartFailuresAreOneLine(t *testing.T) {
 				}
 			}
 			all := stdout.String() + stderr.String()
-			for _, bad := range []string{"panic", "goroutine", "Db-Secret-9", "Redis-Secret-9", "=short"} {
+			for _, bad := range []string{"panic", "goroutine", "Db-Secret-9", "Redis-Secret-9", "=short", "Acc-Secret-9", goodKey} {
 				if strings.Contains(all, bad) {
 					t.Errorf("output contains %q:\n%s", bad, all)
 				}
@@ -102,6 +108,9 @@ func TestStartFailuresAreOneLine(t *testing.T) {
 		})
 	}
 }
+
+// goodKey is a well-formed key that must never be printed.
+const goodKey = "bprXbRf8Dv8GlQ+E6VyqLdR/tCkBwoJp7HDXcppmWrU="
 
 // nonLogLines are the lines of out that are not JSON log records.
 func nonLogLines(out string) []string {

@@ -15,23 +15,28 @@ import (
 
 	"hostgate/internal/admin"
 	"hostgate/internal/billing"
+	"hostgate/internal/keyring"
 	"hostgate/internal/passwords"
 	"hostgate/internal/payments"
 )
 
 // Config is the hub's configuration, read once from the environment.
 type Config struct {
-	Addr           string
-	DataDir        string
-	PublicURL      *url.URL
-	DatabaseURL    string
-	RedisURL       string
-	RedisPrefix    string
-	AdminUsername  string
-	AdminPassword  string
-	SigningKey     string
-	SealingKey     string
-	TrustedProxies []netip.Prefix
+	Addr          string
+	DataDir       string
+	PublicURL     *url.URL
+	DatabaseURL   string
+	RedisURL      string
+	RedisPrefix   string
+	AdminUsername string
+	AdminPassword string
+	SigningKey    string
+	SealingKey    string
+	// SigningKeysAccepted and SealingKeysAccepted are older (or coming)
+	// keys, verify-only and open-only: key rotation.
+	SigningKeysAccepted [][]byte
+	SealingKeysAccepted [][]byte
+	TrustedProxies      []netip.Prefix
 	// AllowedOrigins are browser origins, besides the public URL's own,
 	// whose pages may open terminal WebSockets.
 	AllowedOrigins []string
@@ -113,6 +118,10 @@ var options = []option{
 		set: func(c *Config, v string) error { return setKey(&c.SigningKey, v) }},
 	{Name: "HOSTGATE_SEALING_KEY", Secret: true, Doc: "Base64 of 32 bytes sealing stored secrets (AES-256-GCM); unset: generated once and kept in the database.",
 		set: func(c *Config, v string) error { return setKey(&c.SealingKey, v) }},
+	{Name: "HOSTGATE_SIGNING_KEYS_ACCEPTED", Secret: true, Doc: "Comma-separated base64 32-byte keys whose tokens are also accepted (verify only): key rotation, docs/operations-guide.md.",
+		set: func(c *Config, v string) error { return setKeys(&c.SigningKeysAccepted, v) }},
+	{Name: "HOSTGATE_SEALING_KEYS_ACCEPTED", Secret: true, Doc: "Comma-separated base64 32-byte keys whose sealed values are also opened (never used to seal): key rotation, then hostgate keys reseal.",
+		set: func(c *Config, v string) error { return setKeys(&c.SealingKeysAccepted, v) }},
 	{Name: "HOSTGATE_TRUSTED_PROXIES", Doc: "Comma-separated CIDRs whose X-Forwarded-For / X-Forwarded-Proto are believed.",
 		set: setProxies},
 	{Name: "HOSTGATE_ALLOWED_ORIGINS", Doc: "Comma-separated browser origins (https://console.example.com) that may open terminal WebSockets and send cookie-authenticated changes, besides the public URL's own.",
@@ -233,6 +242,15 @@ func setKey(dst *string, v string) error {
 		return fmt.Errorf("must be base64 of 32 bytes (head -c 32 /dev/urandom | base64), or unset")
 	}
 	*dst = v
+	return nil
+}
+
+func setKeys(dst *[][]byte, v string) error {
+	keys, err := keyring.ParseKeys(v)
+	if err != nil {
+		return fmt.Errorf("must be comma-separated base64 of 32 bytes each (hostgate keys generate), or unset: %w", err)
+	}
+	*dst = keys
 	return nil
 }
 

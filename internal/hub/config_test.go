@@ -1,6 +1,8 @@
 package hub
 
 import (
+	"bytes"
+	"encoding/base64"
 	"errors"
 	"os"
 	"strings"
@@ -89,6 +91,44 @@ func TestParseChecksTheBootstrapAdmin(t *testing.T) {
 	_, err = Parse(env(map[string]string{"HOSTGATE_SIGNING_KEY": "c2hvcnQ="}))
 	if err == nil || !strings.HasPrefix(err.Error(), "HOSTGATE_SIGNING_KEY: ") || strings.Contains(err.Error(), "c2hvcnQ=") {
 		t.Errorf("short signing key: %v, want an error naming HOSTGATE_SIGNING_KEY", err)
+	}
+}
+
+func TestParseAcceptedKeys(t *testing.T) {
+	good := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{1}, 32))
+	good2 := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{2}, 32))
+	c, err := Parse(env(map[string]string{
+		"HOSTGATE_SIGNING_KEYS_ACCEPTED": good + "," + good2,
+		"HOSTGATE_SEALING_KEYS_ACCEPTED": good2,
+	}))
+	if err != nil || len(c.SigningKeysAccepted) != 2 || len(c.SealingKeysAccepted) != 1 {
+		t.Fatalf("Parse: got %d, %d keys, %v, want 2, 1, nil", len(c.SigningKeysAccepted), len(c.SealingKeysAccepted), err)
+	}
+	short := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{3}, 31))
+	for _, name := range []string{"HOSTGATE_SIGNING_KEYS_ACCEPTED", "HOSTGATE_SEALING_KEYS_ACCEPTED"} {
+		for _, v := range []string{"s3cr3t-not-base64!", good + "," + short, short + "," + good} {
+			e := env(map[string]string{name: v})
+			_, err := Parse(e)
+			if err == nil || !strings.HasPrefix(err.Error(), name+": ") {
+				t.Errorf("%s bad list: %v, want an error naming it", name, err)
+				continue
+			}
+			line := Describe(err, e)
+			if strings.Contains(line, "\n") {
+				t.Errorf("%s: Describe = %q, want one line", name, line)
+			}
+			for _, part := range append(strings.Split(v, ","), v) {
+				if strings.Contains(err.Error(), part) || strings.Contains(line, part) {
+					t.Errorf("%s: error %q echoes the value", name, line)
+				}
+			}
+		}
+	}
+	masked := Masked(env(map[string]string{"HOSTGATE_SIGNING_KEYS_ACCEPTED": good, "HOSTGATE_SEALING_KEYS_ACCEPTED": good2}))
+	for _, kv := range masked {
+		if s, _ := kv.(string); strings.Contains(s, good) || strings.Contains(s, good2) {
+			t.Errorf("Masked shows an accepted key: %v", masked)
+		}
 	}
 }
 

@@ -28,7 +28,6 @@ import (
 	"hostgate/internal/dispatch"
 	"hostgate/internal/hosts"
 	"hostgate/internal/httpapi"
-	"hostgate/internal/keyring"
 	"hostgate/internal/l1config"
 	"hostgate/internal/l1gate"
 	"hostgate/internal/lockout"
@@ -120,7 +119,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 		return nil, coordError(err)
 	}
 	h.coord = co
-	keys, err := keyring.Load(ctx, h.store, cfg.SigningKey, cfg.SealingKey)
+	keys, err := openKeys(ctx, cfg, h.store)
 	if err != nil {
 		return nil, err
 	}

@@ -176,7 +176,8 @@ func secretsIn(v string) []string {
 		// An unparsable URL: hide everything after the scheme.
 		return []string{v[i+3:]}
 	}
-	return []string{v}
+	// A list (accepted keys): each entry too, in case one is quoted alone.
+	return append([]string{v}, strings.Split(v, ",")...)
 }
 
 // announce prints where the hub listens and, on a new installation, how

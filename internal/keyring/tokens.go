@@ -58,6 +58,7 @@ func (k *Keyring) SignToken(c Claims, ttl time.Duration) (string, Claims, error)
 		SessionID: c.SessionID,
 		Role:      c.Role,
 	})
+	tok.Header["kid"] = k.kid
 	s, err := tok.SignedString(k.signing)
 	return s, c, err
 }
@@ -68,7 +69,7 @@ func (k *Keyring) ParseToken(token, kind string) (Claims, error) {
 		return Claims{}, ErrToken
 	}
 	var jc jwtClaims
-	_, err := jwt.ParseWithClaims(token, &jc, func(*jwt.Token) (any, error) { return k.signing, nil },
+	_, err := jwt.ParseWithClaims(token, &jc, k.verificationKey,
 		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
 		jwt.WithIssuer(issuer),
 		jwt.WithAudience(kind),
@@ -84,4 +85,29 @@ func (k *Keyring) ParseToken(token, kind string) (Claims, error) {
 		Kind: kind, Subject: jc.Subject, SessionID: jc.SessionID, Role: jc.Role,
 		IssuedAt: jc.IssuedAt.Time, ExpiresAt: jc.ExpiresAt.Time,
 	}, nil
+}
+
+// verificationKey picks the key a token is verified with: the one its kid
+// names among the current and accepted keys. A token without kid (issued
+// before tokens carried one) is tried against the current key, then the
+// accepted ones. Any other kid, unknown or not a string, is refused.
+func (k *Keyring) verificationKey(t *jwt.Token) (any, error) {
+	raw, present := t.Header["kid"]
+	if !present {
+		keys := make([]jwt.VerificationKey, 0, 1+len(k.acceptedSigning))
+		keys = append(keys, k.signing)
+		for _, key := range k.acceptedSigning {
+			keys = append(keys, key)
+		}
+		return jwt.VerificationKeySet{Keys: keys}, nil
+	}
+	kid, ok := raw.(string)
+	if !ok {
+		return nil, ErrToken
+	}
+	key, ok := k.verify[kid]
+	if !ok {
+		return nil, ErrToken
+	}
+	return key, nil
 }

@@ -169,7 +169,7 @@ func TestParseTokenAcceptsTheBatteryBase(t *testing.T) {
 		header map[string]any
 	}{
 		{name: "plain"},
-		{name: "kid header ignored", header: map[string]any{"kid": "whatever"}},
+		{name: "kid of the signing key", header: map[string]any{"kid": KeyID(k.signing)}},
 		{name: "jku header ignored", header: map[string]any{"jku": "https://attacker.example/jwks.json"}},
 	}
 	for _, tt := range tests {

@@ -38,6 +38,7 @@ type Store interface {
 	l1gate.Store
 	lockout.Store
 	keyring.Store
+	keyring.ResealStore
 	l1config.Store
 	upgrades.Store
 	versions.Store

@@ -33,6 +33,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("admin", func(t *testing.T) { runAll(t, open, adminTests) })
 	t.Run("audit", func(t *testing.T) { runAll(t, open, auditTests) })
 	t.Run("keys", func(t *testing.T) { runAll(t, open, keysTests) })
+	t.Run("reseal", func(t *testing.T) { runAll(t, open, resealTests) })
 	t.Run("hosts", func(t *testing.T) { runAll(t, open, hostsTests) })
 	t.Run("apikeys", func(t *testing.T) { runAll(t, open, apikeysTests) })
 	t.Run("billing", func(t *testing.T) { runAll(t, open, billingTests) })

@@ -1,0 +1,80 @@
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"hostgate/internal/keyring"
+)
+
+var _ keyring.ResealStore = (*DB)(nil)
+
+// sealedColumns are, by kind, the table and column of each sealed value;
+// the row's id is its aad.
+var sealedColumns = map[string]struct{ table, column string }{
+	keyring.SealedHostSecret:      {"hosts", "secret_sealed"},
+	keyring.SealedDeliverySecrets: {"webhook_deliveries", "secrets_sealed"},
+}
+
+func sealedColumn(kind string) (table, column string, err error) {
+	c, ok := sealedColumns[kind]
+	if !ok {
+		return "", "", fmt.Errorf("store: unknown sealed kind %q", kind)
+	}
+	return c.table, c.column, nil
+}
+
+// SealedValues implements keyring.ResealStore: every row, deleted hosts
+// and finished deliveries included.
+func (d *DB) SealedValues(ctx context.Context, kind, after string, limit int) ([]keyring.Sealed, error) {
+	table, column, err := sealedColumn(kind)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := d.read.QueryContext(ctx,
+		`SELECT id, `+column+` FROM `+table+` WHERE id > $1 ORDER BY id LIMIT $2`, after, limit)
+	if err != nil {
+		return nil, d.errorf("sealed values", err)
+	}
+	vals, err := collect(rows, func(r rowScanner) (keyring.Sealed, error) {
+		var s keyring.Sealed
+		err := r.Scan(&s.ID, &s.Value)
+		return s, err
+	})
+	if err != nil {
+		return nil, d.errorf("sealed values", err)
+	}
+	return vals, nil
+}
+
+// ReplaceSealed implements keyring.ResealStore. Each update is
+// conditional on the value read, so a row a serving hub rewrote meanwhile
+// keeps the hub's value.
+func (d *DB) ReplaceSealed(ctx context.Context, kind string, rs []keyring.Replacement) (int, error) {
+	table, column, err := sealedColumn(kind)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	err = d.withTx(ctx, func(tx *sql.Tx) error {
+		n = 0
+		for _, r := range rs {
+			res, err := tx.ExecContext(ctx,
+				`UPDATE `+table+` SET `+column+` = $1 WHERE id = $2 AND `+column+` = $3`, r.New, r.ID, r.Old)
+			if err != nil {
+				return d.errorf("replace sealed value", err)
+			}
+			k, err := res.RowsAffected()
+			if err != nil {
+				return d.errorf("replace sealed value", err)
+			}
+			n += int(k)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
+}
