@@ -51,17 +51,26 @@ type updateHostIn struct {
 	}
 }
 
-// liveItems adds the live connection state to hosts.
+// liveItems adds the live connection state to hosts, read in one batch.
 func (s *Server) liveItems(ctx context.Context, hs []hosts.Host) ([]HostListItem, error) {
+	on, err := s.cfg.Dispatch.OnlineMany(ctx, hostIDs(hs, func(h hosts.Host) string { return h.ID }))
+	if err != nil {
+		return nil, err
+	}
 	items := make([]HostListItem, len(hs))
 	for i, h := range hs {
-		on, err := s.cfg.Dispatch.Online(ctx, h.ID)
-		if err != nil {
-			return nil, err
-		}
-		items[i] = HostListItem{Host: h, Online: on}
+		items[i] = HostListItem{Host: h, Online: on[h.ID]}
 	}
 	return items, nil
+}
+
+// hostIDs is the id of each of hs.
+func hostIDs[T any](hs []T, id func(T) string) []string {
+	ids := make([]string, len(hs))
+	for i, h := range hs {
+		ids[i] = id(h)
+	}
+	return ids
 }
 
 func (s *Server) listHosts(ctx context.Context, owner string) (*hostItemsOut, error) {
