@@ -29,6 +29,7 @@ var hostsTests = []test{
 	{"DeletedHostInvisible", testDeletedHostInvisible},
 	{"DeleteHostAudit", testDeleteHostAudit},
 	{"ListOwnedHosts", testListOwnedHosts},
+	{"PageOwnedHosts", testPageOwnedHosts},
 	{"UpdateHost", testUpdateHost},
 	{"Issue", testIssue},
 	{"IssueRotatesSecret", testIssueRotatesSecret},
