@@ -33,7 +33,6 @@ func seedPageFleet(t *testing.T, s store.Store) (ann string, byName map[string]h
 	return ann, byName, bobs
 }
 
-
 // idsByName sorts the hosts named by id in dir (1 or -1).
 func idsByName(byName map[string]hosts.Host, dir int, names ...string) []string {
 	ids := make([]string, len(names))
