@@ -64,7 +64,7 @@ func TestUserHostListQuery(t *testing.T) {
 			{"q=bob", nil, 0, 50, 0},
 			{"sort=created_at&limit=2&offset=1", []string{"DB-1", "web-2"}, 4, 2, 1},
 			{"sort=-created_at&offset=4", nil, 4, 50, 4},
-			{"status=pending&sort=-name", []string{"web-1", "DB-1", "web-2"}, 3, 50, 0},
+			{"status=pending&sort=-name", []string{"web-2", "web-1", "DB-1"}, 3, 50, 0},
 			{"sort=-last_seen_at&limit=1", []string{"agent"}, 4, 1, 0},
 		} {
 			p := get(tt.query)
