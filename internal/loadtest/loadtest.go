@@ -14,9 +14,9 @@ import (
 
 // Result summarises one run.
 type Result struct {
-	Calls    int
-	Errors   int
-	Duration time.Duration
+	Calls         int
+	Errors        int
+	Duration      time.Duration
 	P50, P95, P99 time.Duration
 	// FirstError is the first failure's text, if any.
 	FirstError string
