@@ -147,7 +147,8 @@ var ownedOrders = map[hosts.Sort]string{
 }
 
 // PageOwnedHosts returns a page of the owner's undeleted hosts matching f,
-// in f's order, with the count of all matches. The query is a literal
+// in f's order, with the count of all matches (read from host_counts,
+// kept by triggers, when nothing is filtered). The query is a literal
 // substring of the name (LIKE's wildcards escaped) or an exact id.
 func (d *DB) PageOwnedHosts(ctx context.Context, owner string, f hosts.OwnedFilter, p paging.Page) ([]hosts.Host, int, error) {
 	order, ok := ownedOrders[f.Sort]
@@ -168,8 +169,13 @@ func (d *DB) PageOwnedHosts(ctx context.Context, owner string, f hosts.OwnedFilt
 	if f.Status != "" {
 		w.add(`status = $%d`, string(f.Status))
 	}
-	return listPage(ctx, d, "hosts", hostCols, "hosts", w, order, p,
-		func(r rowScanner) (hosts.Host, error) { return scanHost(r) })
+	scan := func(r rowScanner) (hosts.Host, error) { return scanHost(r) }
+	if f.Query == "" && f.Status == "" {
+		// Every undeleted host matches: host_counts has the total.
+		return listPageCounted(ctx, d, "hosts", hostCols, "hosts", w, order, p, scan,
+			`SELECT coalesce(max(n), 0) FROM host_counts WHERE user_id = $1`, owner)
+	}
+	return listPage(ctx, d, "hosts", hostCols, "hosts", w, order, p, scan)
 }
 
 // UpdateHost sets name and listen port of the owner's host; ErrNotFound.

@@ -30,6 +30,7 @@ var hostsTests = []test{
 	{"DeleteHostAudit", testDeleteHostAudit},
 	{"ListOwnedHosts", testListOwnedHosts},
 	{"PageOwnedHosts", testPageOwnedHosts},
+	{"PageOwnedHostsTotal", testPageOwnedHostsTotal},
 	{"UpdateHost", testUpdateHost},
 	{"Issue", testIssue},
 	{"IssueRotatesSecret", testIssueRotatesSecret},

@@ -115,3 +115,34 @@ func testPageOwnedHosts(t *testing.T, s store.Store) {
 		t.Errorf("PageOwnedHosts of an unknown owner: got %d hosts total %d, want none", len(none), total)
 	}
 }
+
+// testPageOwnedHostsTotal follows the unfiltered total (kept apart from the
+// hosts by the store) through creates, a bid clash, deletes by the owner
+// and by an admin, and a deletion refused.
+func testPageOwnedHostsTotal(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	ann, bob := owner(t, s, "ann@example.com"), owner(t, s, "bob@example.com")
+	wantTotal := func(who string, want int) {
+		t.Helper()
+		_, total, err := s.PageOwnedHosts(ctx, who, hosts.OwnedFilter{}, paging.Page{Limit: 1})
+		must(t, "PageOwnedHosts", err)
+		if total != want {
+			t.Fatalf("PageOwnedHosts total: got %d, want %d", total, want)
+		}
+	}
+	wantTotal(ann, 0)
+	a := createHost(t, s, newHost(ann, "a", t0))
+	b := createHost(t, s, newHost(ann, "b", t0))
+	createHost(t, s, newHost(bob, "c", t0))
+	clash := newHost(ann, "clash", t0)
+	clash.BID = a.BID
+	checkErr(t, "CreateHost with a taken bid", s.CreateHost(ctx, clash, hosts.Secrets{SecretSealed: sealed(clash, 1)}, nil), hosts.ErrBIDTaken)
+	wantTotal(ann, 2)
+	must(t, "DeleteHost", s.DeleteHost(ctx, ann, a.ID, t0, nil))
+	checkErr(t, "DeleteHost again", s.DeleteHost(ctx, ann, a.ID, t0, nil), hosts.ErrNotFound)
+	checkErr(t, "DeleteHost of another owner", s.DeleteHost(ctx, bob, b.ID, t0, nil), hosts.ErrNotFound)
+	wantTotal(ann, 1)
+	must(t, "DeleteHost by an admin", s.DeleteHost(ctx, "", b.ID, t0, nil))
+	wantTotal(ann, 0)
+	wantTotal(bob, 1)
+}
