@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"hostgate/internal/hubtest"
@@ -81,7 +82,17 @@ func TestUserHostListQuery(t *testing.T) {
 
 		for _, q := range []string{"limit=0", "limit=201", "limit=x", "offset=-1", "offset=100001",
 			"status=connected", "sort=bid", "sort=+name", fmt.Sprintf("q=%0255d", 0)} {
-			c.Do("GET", "/v1/user/hosts?"+q, nil).Want(t, 400, "invalid_query")
+			var e struct{ Message string }
+			c.Do("GET", "/v1/user/hosts?"+q, nil).Want(t, 400, "invalid_query").JSON(t, &e)
+			if name, _, _ := strings.Cut(q, "="); !strings.Contains(e.Message, name) {
+				t.Errorf("?%s: message %q does not name %s", q, e.Message, name)
+			}
+		}
+		// Another user sees none of these hosts, paged or not.
+		var other hostPage
+		h.Client(t).As(bob.AccessToken).Do("GET", "/v1/user/hosts?q=web", nil).Want(t, 200, "").JSON(t, &other)
+		if g := pageNames(other); !slices.Equal(g, []string{"web-bob"}) || other.Total != 1 {
+			t.Errorf("bob ?q=web: got %v total %d, want only web-bob", g, other.Total)
 		}
 	})
 }
