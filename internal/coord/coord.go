@@ -47,6 +47,11 @@ type Coord interface {
 	RefreshPresence(ctx context.Context, instanceID string, hostIDs []string, ttl time.Duration) error
 	// Presence returns the instance holding hostID's agent, if any.
 	Presence(ctx context.Context, hostID string) (instanceID string, ok bool, err error)
+	// PresenceMany returns the instance holding each host of hostIDs that
+	// has live presence, in one round trip; hosts without presence are
+	// absent from the map. A page of a host list reads its live state
+	// with it, never one Presence per host.
+	PresenceMany(ctx context.Context, hostIDs []string) (map[string]string, error)
 	// ClearPresence removes the presence of each host in hostIDs that
 	// instanceID still holds, so a late disconnect never erases a newer
 	// connection elsewhere; many hosts in one round trip.

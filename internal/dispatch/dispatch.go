@@ -266,6 +266,33 @@ func (d *Dispatcher) Online(ctx context.Context, hostID string) (bool, error) {
 	return ok, err
 }
 
+// OnlineMany reports which of hostIDs have their agent connected to any
+// instance: the ones held here, then one coordination read for the rest.
+func (d *Dispatcher) OnlineMany(ctx context.Context, hostIDs []string) (map[string]bool, error) {
+	on := make(map[string]bool, len(hostIDs))
+	rest := make([]string, 0, len(hostIDs))
+	d.mu.Lock()
+	for _, h := range hostIDs {
+		if d.conns[h].conn != nil {
+			on[h] = true
+		} else {
+			rest = append(rest, h)
+		}
+	}
+	d.mu.Unlock()
+	if len(rest) == 0 {
+		return on, nil
+	}
+	held, err := d.coord.PresenceMany(ctx, rest)
+	if err != nil {
+		return nil, err
+	}
+	for h := range held {
+		on[h] = true
+	}
+	return on, nil
+}
+
 // CountOnline counts connected agents cluster-wide.
 func (d *Dispatcher) CountOnline(ctx context.Context) (int64, error) {
 	return d.coord.CountPresence(ctx)

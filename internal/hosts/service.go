@@ -11,6 +11,7 @@ import (
 	"hash/fnv"
 	"log/slog"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -247,6 +248,21 @@ func (s *Service) List(ctx context.Context, owner string) ([]Host, error) {
 		hs = []Host{}
 	}
 	return hs, err
+}
+
+// Page returns a page of the owner's hosts matching f, in f's order, with
+// the count of all matches; invalid_query names a bad status or sort.
+func (s *Service) Page(ctx context.Context, owner string, f OwnedFilter, p paging.Page) (paging.Result[Host], error) {
+	switch f.Status {
+	case "", StatusPending, StatusOnline, StatusStale, StatusOffline, StatusBanned:
+	default:
+		return paging.Result[Host]{}, apperr.New(apperr.CodeInvalidQuery, "status: unknown status")
+	}
+	if f.Sort != "" && !slices.Contains(Sorts, f.Sort) {
+		return paging.Result[Host]{}, apperr.New(apperr.CodeInvalidQuery, "sort: unknown order")
+	}
+	items, total, err := s.store.PageOwnedHosts(ctx, owner, f, p)
+	return paging.NewResult(items, total, p), err
 }
 
 // Get returns the owner's host.

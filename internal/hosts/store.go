@@ -27,6 +27,34 @@ type Filter struct {
 	Status Status
 }
 
+// OwnedFilter narrows and orders one user's host list. Query matches the
+// name as a case-insensitive substring, or the id exactly. Status matches
+// the stored status exactly. Empty fields match everything; an empty Sort
+// is SortNewest.
+type OwnedFilter struct {
+	Query  string
+	Status Status
+	Sort   Sort
+}
+
+// Sort orders a user's host list: a column, descending with a leading "-".
+// Ties break on the id in the same direction. A host never seen sorts as
+// the oldest by last_seen_at.
+type Sort string
+
+// The orders of a user's host list.
+const (
+	SortName         Sort = "name"
+	SortNameDesc     Sort = "-name"
+	SortCreated      Sort = "created_at"
+	SortNewest       Sort = "-created_at"
+	SortLastSeen     Sort = "last_seen_at"
+	SortLastSeenDesc Sort = "-last_seen_at"
+)
+
+// Sorts lists every Sort, for validation and documentation.
+var Sorts = []Sort{SortName, SortNameDesc, SortCreated, SortNewest, SortLastSeen, SortLastSeenDesc}
+
 // AdminHost is a host with its owner's email, for the admin console.
 type AdminHost struct {
 	Host
@@ -51,6 +79,9 @@ type Store interface {
 	OwnedHost(ctx context.Context, owner, id string) (Host, error)
 	// ListOwnedHosts returns all the owner's hosts, newest first.
 	ListOwnedHosts(ctx context.Context, owner string) ([]Host, error)
+	// PageOwnedHosts returns a page of the owner's hosts that match f, in
+	// f's order, and the count of all matches, from one snapshot.
+	PageOwnedHosts(ctx context.Context, owner string, f OwnedFilter, p paging.Page) ([]Host, int, error)
 	// UpdateHost sets name and listen port of the owner's host and returns it.
 	UpdateHost(ctx context.Context, owner, id, name string, listenPort int) (Host, error)
 	// DeleteHost soft-deletes the host (owner "" means any owner, for

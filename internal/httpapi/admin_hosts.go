@@ -62,13 +62,13 @@ func (s *Server) adminListHosts(ctx context.Context, in *adminListHostsIn) (*adm
 	if err != nil {
 		return nil, err
 	}
+	on, err := s.cfg.Dispatch.OnlineMany(ctx, hostIDs(res.Items, func(h hosts.AdminHost) string { return h.ID }))
+	if err != nil {
+		return nil, err
+	}
 	items := make([]AdminHostItem, len(res.Items))
 	for i, h := range res.Items {
-		on, err := s.cfg.Dispatch.Online(ctx, h.ID)
-		if err != nil {
-			return nil, err
-		}
-		items[i] = AdminHostItem{AdminHost: h, WSConnected: on, Online: on}
+		items[i] = AdminHostItem{AdminHost: h, WSConnected: on[h.ID], Online: on[h.ID]}
 	}
 	out := &adminHostsOut{}
 	out.Body.Result = paging.Result[AdminHostItem]{Items: items, Total: res.Total, Limit: res.Limit, Offset: res.Offset}

@@ -19,8 +19,38 @@ type HostListItem struct {
 
 type hostItemsOut struct {
 	Body struct {
-		Items []HostListItem `json:"items"`
+		Items  []HostListItem `json:"items"`
+		Total  *int           `json:"total,omitempty" doc:"Hosts matching the query; present when any of q, status, sort, limit, offset is given"`
+		Limit  *int           `json:"limit,omitempty" doc:"The page size used; present with total"`
+		Offset *int           `json:"offset,omitempty" doc:"The items skipped; present with total"`
 	}
+}
+
+// userListHostsIn is the optional query of GET /v1/user/hosts. With none
+// of it the answer is every host as {items} (the answer before paging);
+// with any of it, one page as {items, total, limit, offset}.
+type userListHostsIn struct {
+	Q      string `query:"q" maxLength:"254" doc:"Host name contains this (case-insensitive), or the host id is exactly this"`
+	Status string `query:"status" enum:"pending,online,stale,offline,banned" doc:"Only hosts in this stored status (docs/hosts.md); the live agent connection is each item's online"`
+	Sort   string `query:"sort" enum:"name,-name,created_at,-created_at,last_seen_at,-last_seen_at" doc:"Order; a leading - is descending (default -created_at, newest first). Never-seen hosts sort as the oldest by last_seen_at"`
+	PageParams
+	paged bool
+}
+
+// userListQuery names the parameters that turn on paging.
+var userListQuery = []string{"q", "status", "sort", "limit", "offset"}
+
+// Resolve notes whether any paging or filter parameter was sent, even
+// empty, before huma fills in the defaults.
+func (in *userListHostsIn) Resolve(ctx huma.Context) []error {
+	u := ctx.URL()
+	q := u.Query()
+	for _, name := range userListQuery {
+		if q.Has(name) {
+			in.paged = true
+		}
+	}
+	return nil
 }
 
 type hostOut struct{ Body hosts.Host }
@@ -51,17 +81,26 @@ type updateHostIn struct {
 	}
 }
 
-// liveItems adds the live connection state to hosts.
+// liveItems adds the live connection state to hosts, read in one batch.
 func (s *Server) liveItems(ctx context.Context, hs []hosts.Host) ([]HostListItem, error) {
+	on, err := s.cfg.Dispatch.OnlineMany(ctx, hostIDs(hs, func(h hosts.Host) string { return h.ID }))
+	if err != nil {
+		return nil, err
+	}
 	items := make([]HostListItem, len(hs))
 	for i, h := range hs {
-		on, err := s.cfg.Dispatch.Online(ctx, h.ID)
-		if err != nil {
-			return nil, err
-		}
-		items[i] = HostListItem{Host: h, Online: on}
+		items[i] = HostListItem{Host: h, Online: on[h.ID]}
 	}
 	return items, nil
+}
+
+// hostIDs is the id of each of hs.
+func hostIDs[T any](hs []T, id func(T) string) []string {
+	ids := make([]string, len(hs))
+	for i, h := range hs {
+		ids[i] = id(h)
+	}
+	return ids
 }
 
 func (s *Server) listHosts(ctx context.Context, owner string) (*hostItemsOut, error) {
@@ -74,15 +113,31 @@ func (s *Server) listHosts(ctx context.Context, owner string) (*hostItemsOut, er
 	return out, err
 }
 
+func (s *Server) userListHosts(ctx context.Context, in *userListHostsIn) (*hostItemsOut, error) {
+	owner := userOf(ctx).UserID
+	if !in.paged {
+		return s.listHosts(ctx, owner)
+	}
+	f := hosts.OwnedFilter{Query: in.Q, Status: hosts.Status(in.Status), Sort: hosts.Sort(in.Sort)}
+	res, err := s.cfg.Hosts.Page(ctx, owner, f, in.page())
+	if err != nil {
+		return nil, err
+	}
+	out := &hostItemsOut{}
+	if out.Body.Items, err = s.liveItems(ctx, res.Items); err != nil {
+		return nil, err
+	}
+	out.Body.Total, out.Body.Limit, out.Body.Offset = &res.Total, &res.Limit, &res.Offset
+	return out, nil
+}
+
 func (s *Server) userHostRoutes() {
 	tags := []string{"hosts"}
 	user := func(method, path, id, summary string) huma.Operation {
 		return huma.Operation{OperationID: id, Method: method, Path: path, Summary: summary, Tags: tags, Security: userSecurity}
 	}
-	op(s, user(http.MethodGet, "/v1/user/hosts", "userListHosts", "List my hosts"),
-		func(ctx context.Context, _ *struct{}) (*hostItemsOut, error) {
-			return s.listHosts(ctx, userOf(ctx).UserID)
-		})
+	op(s, user(http.MethodGet, "/v1/user/hosts", "userListHosts",
+		"List my hosts: all of them, or one page searched, filtered and sorted"), s.userListHosts)
 	op(s, user(http.MethodPost, "/v1/user/hosts", "userCreateHost", "Create a host"), s.userCreateHost)
 	op(s, user(http.MethodGet, "/v1/user/hosts/{id}", "userGetHost", "Get a host and whether its agent is connected"), s.userGetHost)
 	op(s, user(http.MethodPut, "/v1/user/hosts/{id}", "userUpdateHost", "Rename a host or change its listen port"), s.userUpdateHost)

@@ -14,10 +14,10 @@ import (
 
 // Result summarises one run.
 type Result struct {
-	Calls    int
-	Errors   int
-	Duration time.Duration
-	P50, P99 time.Duration
+	Calls         int
+	Errors        int
+	Duration      time.Duration
+	P50, P95, P99 time.Duration
 	// FirstError is the first failure's text, if any.
 	FirstError string
 }
@@ -81,7 +81,7 @@ func Run(ctx context.Context, concurrency int, d time.Duration, warmup int, call
 	}
 	wg.Wait()
 	r := Result{Calls: len(latencies), Errors: errs, Duration: time.Since(start), FirstError: first}
-	r.P50, r.P99 = Percentile(latencies, 50), Percentile(latencies, 99)
+	r.P50, r.P95, r.P99 = Percentile(latencies, 50), Percentile(latencies, 95), Percentile(latencies, 99)
 	return r
 }
 

@@ -173,3 +173,71 @@ func wantPresenceCount(t *testing.T, c coord.Coord, want int64) {
 		t.Fatalf("CountPresence: got %d, want %d", got, want)
 	}
 }
+
+func presenceMany(t *testing.T, c coord.Coord, ids []string) map[string]string {
+	t.Helper()
+	got, err := c.PresenceMany(t.Context(), ids)
+	if err != nil {
+		t.Fatalf("PresenceMany(%d hosts): got error %v, want nil", len(ids), err)
+	}
+	if got == nil {
+		t.Fatalf("PresenceMany(%d hosts): got a nil map, want an empty one", len(ids))
+	}
+	return got
+}
+
+func testPresenceManyEmpty(t *testing.T, c coord.Coord) {
+	must(t, c.SetPresence(t.Context(), key(t, "host"), "inst-a", long))
+	for _, ids := range [][]string{nil, {}} {
+		if got := presenceMany(t, c, ids); len(got) != 0 {
+			t.Fatalf("PresenceMany(%v): got %v, want empty", ids, got)
+		}
+	}
+}
+
+// testPresenceManyMissing mixes live, never-set, expired and cleared hosts,
+// and a host asked for twice.
+func testPresenceManyMissing(t *testing.T, c coord.Coord) {
+	ctx := t.Context()
+	live, gone, cleared, never := key(t, "live"), key(t, "gone"), key(t, "cleared"), key(t, "never")
+	must(t, c.SetPresence(ctx, live, "inst-a", long))
+	must(t, c.SetPresence(ctx, gone, "inst-b", short))
+	must(t, c.SetPresence(ctx, cleared, "inst-b", long))
+	must(t, c.ClearPresence(ctx, "inst-b", []string{cleared}))
+	eventually(t, "the short presence to expire", func() bool {
+		_, ok := presence(t, c, gone)
+		return !ok
+	})
+	got := presenceMany(t, c, []string{never, live, gone, cleared, live})
+	want := map[string]string{live: "inst-a"}
+	if len(got) != len(want) || got[live] != "inst-a" {
+		t.Fatalf("PresenceMany: got %v, want %v", got, want)
+	}
+}
+
+// testPresenceManyBatch reads more hosts than one chunk of a batched
+// implementation, across two instances, and agrees with Presence.
+func testPresenceManyBatch(t *testing.T, c coord.Coord) {
+	ctx := t.Context()
+	const n = 2500
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = key(t, "host-"+strconv.Itoa(i))
+	}
+	must(t, c.RefreshPresence(ctx, "inst-a", ids[:n/2], long))
+	must(t, c.RefreshPresence(ctx, "inst-b", ids[n/2:n-100], long))
+	got := presenceMany(t, c, ids)
+	if len(got) != n-100 {
+		t.Fatalf("PresenceMany(%d hosts): got %d present, want %d", n, len(got), n-100)
+	}
+	for i, h := range ids {
+		want := map[bool]string{true: "inst-a", false: "inst-b"}[i < n/2]
+		if i >= n-100 {
+			want = ""
+		}
+		if got[h] != want {
+			t.Fatalf("PresenceMany[%d]: got %q, want %q", i, got[h], want)
+		}
+	}
+	wantPresence(t, c, ids[0], "inst-a", true)
+}

@@ -47,6 +47,21 @@ func (c *Coord) Presence(_ context.Context, hostID string) (string, bool, error)
 	return p.instance, true, nil
 }
 
+// PresenceMany returns the live holders of hostIDs under one lock.
+func (c *Coord) PresenceMany(_ context.Context, hostIDs []string) (map[string]string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.now()
+	out := make(map[string]string, len(hostIDs))
+	for _, h := range hostIDs {
+		p, ok := c.presence[h]
+		if ok && now.Before(p.expires) {
+			out[h] = p.instance
+		}
+	}
+	return out, nil
+}
+
 // ClearPresence deletes each host's presence that instanceID holds (or
 // that has expired anyway), under one lock.
 func (c *Coord) ClearPresence(_ context.Context, instanceID string, hostIDs []string) error {

@@ -154,6 +154,28 @@ func (c *Coord) Presence(ctx context.Context, hostID string) (string, bool, erro
 	return v, true, nil
 }
 
+// PresenceMany reads the holders of hostIDs with MGET, one round trip per
+// presenceChunk hosts (a page of a host list is one).
+func (c *Coord) PresenceMany(ctx context.Context, hostIDs []string) (map[string]string, error) {
+	out := make(map[string]string, len(hostIDs))
+	for chunk := range slices.Chunk(hostIDs, presenceChunk) {
+		keys := make([]string, len(chunk))
+		for i, h := range chunk {
+			keys[i] = c.presenceKey(h)
+		}
+		vals, err := c.rdb.MGet(ctx, keys...).Result()
+		if err != nil {
+			return nil, fmt.Errorf("redis: presence many: %w", err)
+		}
+		for i, v := range vals {
+			if s, ok := v.(string); ok {
+				out[chunk[i]] = s
+			}
+		}
+	}
+	return out, nil
+}
+
 // ClearPresence deletes each host's presence that instanceID holds,
 // compare and delete in one script per chunk of presenceChunk hosts.
 func (c *Coord) ClearPresence(ctx context.Context, instanceID string, hostIDs []string) error {

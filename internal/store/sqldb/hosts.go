@@ -133,6 +133,51 @@ func (d *DB) ListOwnedHosts(ctx context.Context, owner string) ([]hosts.Host, er
 	return hs, nil
 }
 
+// ownedOrders are the ORDER BY clauses of hosts.Sort, each served by an
+// index of migration 0013 (or hosts_owner_newest): never-seen hosts (NULL)
+// come first ascending and last descending, the default of SQLite and the
+// order of PostgreSQL's hosts_owner_last_seen.
+var ownedOrders = map[hosts.Sort]string{
+	hosts.SortName:         "name ASC, id ASC",
+	hosts.SortNameDesc:     "name DESC, id DESC",
+	hosts.SortCreated:      "created_at ASC, id ASC",
+	hosts.SortNewest:       "created_at DESC, id DESC",
+	hosts.SortLastSeen:     "last_seen_at ASC NULLS FIRST, id ASC",
+	hosts.SortLastSeenDesc: "last_seen_at DESC NULLS LAST, id DESC",
+}
+
+// PageOwnedHosts returns a page of the owner's undeleted hosts matching f,
+// in f's order, with the count of all matches (read from host_counts,
+// kept by triggers, when nothing is filtered). The query is a literal
+// substring of the name (LIKE's wildcards escaped) or an exact id.
+func (d *DB) PageOwnedHosts(ctx context.Context, owner string, f hosts.OwnedFilter, p paging.Page) ([]hosts.Host, int, error) {
+	order, ok := ownedOrders[f.Sort]
+	if f.Sort == "" {
+		order, ok = ownedOrders[hosts.SortNewest], true
+	}
+	if !ok {
+		return nil, 0, fmt.Errorf("%s: list hosts: unknown sort %q", d.dialect.Name, f.Sort)
+	}
+	var w where
+	w.add(`user_id = $%d`, owner)
+	w.addSQL(`deleted_at IS NULL`)
+	if f.Query != "" {
+		w.add(`(lower(name) LIKE $%d ESCAPE '!'`, "%"+escapeLike(strings.ToLower(f.Query))+"%")
+		w.conds[len(w.conds)-1] += fmt.Sprintf(` OR id = $%d)`, len(w.args)+1)
+		w.args = append(w.args, f.Query)
+	}
+	if f.Status != "" {
+		w.add(`status = $%d`, string(f.Status))
+	}
+	scan := func(r rowScanner) (hosts.Host, error) { return scanHost(r) }
+	if f.Query == "" && f.Status == "" {
+		// Every undeleted host matches: host_counts has the total.
+		return listPageCounted(ctx, d, "hosts", hostCols, "hosts", w, order, p, scan,
+			`SELECT coalesce(max(n), 0) FROM host_counts WHERE user_id = $1`, owner)
+	}
+	return listPage(ctx, d, "hosts", hostCols, "hosts", w, order, p, scan)
+}
+
 // UpdateHost sets name and listen port of the owner's host; ErrNotFound.
 func (d *DB) UpdateHost(ctx context.Context, owner, id, name string, listenPort int) (hosts.Host, error) {
 	row := d.write.QueryRowContext(ctx,

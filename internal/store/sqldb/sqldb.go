@@ -302,10 +302,17 @@ func parseTimeText(s string) (time.Time, error) {
 // in order, from one snapshot; what names the rows in errors.
 func listPage[T any](ctx context.Context, d *DB, what, cols, from string, w where, order string, p paging.Page,
 	scan func(rowScanner) (T, error)) ([]T, int, error) {
+	return listPageCounted(ctx, d, what, cols, from, w, order, p, scan, `SELECT count(*) FROM `+from+w.sql(), w.args...)
+}
+
+// listPageCounted is listPage with the total read by countQuery instead
+// of a count of the matches, for a total kept elsewhere.
+func listPageCounted[T any](ctx context.Context, d *DB, what, cols, from string, w where, order string, p paging.Page,
+	scan func(rowScanner) (T, error), countQuery string, countArgs ...any) ([]T, int, error) {
 	var items []T
 	var total int
 	err := d.readTx(ctx, func(tx *sql.Tx) error {
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM `+from+w.sql(), w.args...).Scan(&total); err != nil {
+		if err := tx.QueryRowContext(ctx, countQuery, countArgs...).Scan(&total); err != nil {
 			return d.errorf("count "+what, err)
 		}
 		page, args := w.page(p)

@@ -29,6 +29,8 @@ var hostsTests = []test{
 	{"DeletedHostInvisible", testDeletedHostInvisible},
 	{"DeleteHostAudit", testDeleteHostAudit},
 	{"ListOwnedHosts", testListOwnedHosts},
+	{"PageOwnedHosts", testPageOwnedHosts},
+	{"PageOwnedHostsTotal", testPageOwnedHostsTotal},
 	{"UpdateHost", testUpdateHost},
 	{"Issue", testIssue},
 	{"IssueRotatesSecret", testIssueRotatesSecret},
