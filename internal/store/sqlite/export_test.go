@@ -1,0 +1,5 @@
+package sqlite
+
+// MigrationFiles are the embedded migrations, for tests that apply only
+// some of them (storetest.MigrationBackfillsHostCounts).
+var MigrationFiles = migrationFiles
