@@ -1,5 +1,5 @@
-// Package coord is the hub's shared, ephemeral state: flags that expire,
-// single-use tickets, windowed counters, and messages between instances.
+// Package coord is the hub's shared, ephemeral state: single-use tickets,
+// windowed counters, agent presence, and messages between instances.
 // Everything here may be lost without losing committed work; durable state
 // lives in the store. Security state (ended sessions, disabled accounts,
 // login lockouts) is the store's too: coordination only carries the news
@@ -16,16 +16,9 @@ import (
 )
 
 // Coord is the coordination service. Keys are chosen by callers and are
-// namespaced by them ("revoked:sid:…"); implementations may add a prefix.
+// namespaced by them ("terminals:ticket:…"); implementations may add a prefix.
 // Secrets are never used as keys: callers hash them first.
 type Coord interface {
-	// SetFlag makes key present for ttl, replacing any earlier expiry.
-	SetFlag(ctx context.Context, key string, ttl time.Duration) error
-	// HasFlag reports whether key is present and not expired.
-	HasFlag(ctx context.Context, key string) (bool, error)
-	// ClearFlag removes key; clearing a missing key is not an error.
-	ClearFlag(ctx context.Context, key string) error
-
 	// PutTicket stores value under key for ttl.
 	PutTicket(ctx context.Context, key string, value []byte, ttl time.Duration) error
 	// TakeTicket atomically reads and deletes key, so of any number of
@@ -35,10 +28,6 @@ type Coord interface {
 	// Incr adds one to the counter at key and returns the new count. The
 	// counter disappears window after its first increment (a fixed window).
 	Incr(ctx context.Context, key string, window time.Duration) (int64, error)
-	// Count returns the counter's current value, 0 when absent.
-	Count(ctx context.Context, key string) (int64, error)
-	// ResetCount deletes the counter at key.
-	ResetCount(ctx context.Context, key string) error
 
 	// SetPresence records that hostID's agent is connected to instanceID,
 	// for ttl; the holder refreshes it while the connection lives.

@@ -1,4 +1,4 @@
-// Package inproc is the coord.Coord for the embedded single-node hub: flags,
+// Package inproc is the coord.Coord for the embedded single-node hub:
 // tickets, counters and presence live in maps in this process and die with
 // it, which is fine because coord state may always be lost. Publish fans out
 // to this process's subscribers only.
@@ -32,7 +32,6 @@ type Coord struct {
 	now func() time.Time // injectable so tests control expiry
 
 	mu       sync.Mutex
-	flags    map[string]time.Time // key → expiry
 	tickets  map[string]ticket
 	counters map[string]counter
 	presence map[string]presence                   // host id → holder
@@ -63,13 +62,12 @@ type presence struct {
 func New() *Coord { return newCoord(time.Now, janitorInterval) }
 
 // NewWithClock returns a Coord whose expiries follow now, so that tests of
-// other packages can age tickets and flags without waiting.
+// other packages can age tickets and counters without waiting.
 func NewWithClock(now func() time.Time) *Coord { return newCoord(now, janitorInterval) }
 
 func newCoord(now func() time.Time, every time.Duration) *Coord {
 	c := &Coord{
 		now:      now,
-		flags:    map[string]time.Time{},
 		tickets:  map[string]ticket{},
 		counters: map[string]counter{},
 		presence: map[string]presence{},
@@ -79,37 +77,6 @@ func newCoord(now func() time.Time, every time.Duration) *Coord {
 	}
 	go c.janitor(every)
 	return c
-}
-
-// SetFlag makes key present for ttl, replacing any earlier expiry.
-func (c *Coord) SetFlag(_ context.Context, key string, ttl time.Duration) error {
-	if ttl <= 0 {
-		return fmtErr("set flag", errBadTTL)
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.flags[key] = c.now().Add(ttl)
-	return nil
-}
-
-// HasFlag reports whether key is present and not expired.
-func (c *Coord) HasFlag(_ context.Context, key string) (bool, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	exp, ok := c.flags[key]
-	if ok && !c.now().Before(exp) {
-		delete(c.flags, key)
-		return false, nil
-	}
-	return ok, nil
-}
-
-// ClearFlag removes key; clearing a missing key is not an error.
-func (c *Coord) ClearFlag(_ context.Context, key string) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.flags, key)
-	return nil
 }
 
 // PutTicket stores a copy of value under key for ttl.
@@ -160,29 +127,6 @@ func (c *Coord) Incr(_ context.Context, key string, window time.Duration) (int64
 	ct.n++
 	c.counters[key] = ct
 	return ct.n, nil
-}
-
-// Count returns the counter's current value, 0 when absent or expired.
-func (c *Coord) Count(_ context.Context, key string) (int64, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	ct, ok := c.counters[key]
-	if !ok {
-		return 0, nil
-	}
-	if !c.now().Before(ct.expires) {
-		delete(c.counters, key)
-		return 0, nil
-	}
-	return ct.n, nil
-}
-
-// ResetCount deletes the counter at key.
-func (c *Coord) ResetCount(_ context.Context, key string) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.counters, key)
-	return nil
 }
 
 // Ping reports an error only after Close.
@@ -238,7 +182,6 @@ func (c *Coord) prune() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.now()
-	maps.DeleteFunc(c.flags, func(_ string, exp time.Time) bool { return !now.Before(exp) })
 	maps.DeleteFunc(c.tickets, func(_ string, tk ticket) bool { return !now.Before(tk.expires) })
 	maps.DeleteFunc(c.counters, func(_ string, ct counter) bool { return !now.Before(ct.expires) })
 	maps.DeleteFunc(c.presence, func(_ string, p presence) bool { return !now.Before(p.expires) })

@@ -40,18 +40,17 @@ func TestJanitorPrunes(t *testing.T) {
 	t.Cleanup(func() { _ = c.Close() })
 	ctx := t.Context()
 
-	must(t, c.SetFlag(ctx, "flag:old", time.Minute))
 	must(t, c.PutTicket(ctx, "ticket:old", []byte("v"), time.Minute))
 	_, err := c.Incr(ctx, "counter:old", time.Minute)
 	must(t, err)
 	must(t, c.SetPresence(ctx, "host:old", "inst", time.Minute))
 	clock.advance(2 * time.Minute)
-	must(t, c.SetFlag(ctx, "flag:live", time.Minute))
+	must(t, c.PutTicket(ctx, "ticket:live", []byte("v"), time.Minute))
 	must(t, c.SetPresence(ctx, "host:live", "inst", time.Minute))
 
-	waitFor(t, func() bool { return sizes(c) == [4]int{1, 0, 0, 1} })
-	if !flagStored(c, "flag:live") {
-		t.Fatalf("live flag: got pruned, want kept")
+	waitFor(t, func() bool { return sizes(c) == [3]int{1, 0, 1} })
+	if !ticketStored(c, "ticket:live") {
+		t.Fatalf("live ticket: got pruned, want kept")
 	}
 }
 
@@ -99,7 +98,7 @@ func TestPresenceExpiryFakeClock(t *testing.T) {
 	// An expired entry goes even when a non-holder clears it.
 	clock.advance(time.Minute)
 	must(t, c.ClearPresence(ctx, "other", []string{"h2"}))
-	if got := sizes(c)[3]; got != 1 {
+	if got := sizes(c)[2]; got != 1 {
 		t.Fatalf("presence entries: got %d, want 1", got)
 	}
 	wantCountPresence(t, c, 0)
@@ -168,16 +167,16 @@ func wantCountPresence(t *testing.T, c *Coord, want int64) {
 	}
 }
 
-func sizes(c *Coord) [4]int {
+func sizes(c *Coord) [3]int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return [4]int{len(c.flags), len(c.tickets), len(c.counters), len(c.presence)}
+	return [3]int{len(c.tickets), len(c.counters), len(c.presence)}
 }
 
-func flagStored(c *Coord, k string) bool {
+func ticketStored(c *Coord, k string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	_, ok := c.flags[k]
+	_, ok := c.tickets[k]
 	return ok
 }
 

@@ -183,34 +183,6 @@ func redactURLError(err error) error {
 
 func (c *Coord) key(k string) string { return c.prefix + k }
 
-// SetFlag makes key present for ttl, replacing any earlier expiry.
-func (c *Coord) SetFlag(ctx context.Context, key string, ttl time.Duration) error {
-	if ttl <= 0 {
-		return fmt.Errorf("redis: set flag: %w", errBadTTL)
-	}
-	if err := c.rdb.Set(ctx, c.key(key), "1", atLeastMs(ttl)).Err(); err != nil {
-		return fmt.Errorf("redis: set flag: %w", err)
-	}
-	return nil
-}
-
-// HasFlag reports whether key is present and not expired.
-func (c *Coord) HasFlag(ctx context.Context, key string) (bool, error) {
-	n, err := c.rdb.Exists(ctx, c.key(key)).Result()
-	if err != nil {
-		return false, fmt.Errorf("redis: has flag: %w", err)
-	}
-	return n > 0, nil
-}
-
-// ClearFlag removes key; clearing a missing key is not an error.
-func (c *Coord) ClearFlag(ctx context.Context, key string) error {
-	if err := c.rdb.Del(ctx, c.key(key)).Err(); err != nil {
-		return fmt.Errorf("redis: clear flag: %w", err)
-	}
-	return nil
-}
-
 // PutTicket stores value under key for ttl.
 func (c *Coord) PutTicket(ctx context.Context, key string, value []byte, ttl time.Duration) error {
 	if ttl <= 0 {
@@ -247,26 +219,6 @@ func (c *Coord) Incr(ctx context.Context, key string, window time.Duration) (int
 		return 0, fmt.Errorf("redis: incr: %w", err)
 	}
 	return n, nil
-}
-
-// Count returns the counter's current value, 0 when absent.
-func (c *Coord) Count(ctx context.Context, key string) (int64, error) {
-	n, err := c.rdb.Get(ctx, c.key(key)).Int64()
-	if errors.Is(err, goredis.Nil) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, fmt.Errorf("redis: count: %w", err)
-	}
-	return n, nil
-}
-
-// ResetCount deletes the counter at key.
-func (c *Coord) ResetCount(ctx context.Context, key string) error {
-	if err := c.rdb.Del(ctx, c.key(key)).Err(); err != nil {
-		return fmt.Errorf("redis: reset count: %w", err)
-	}
-	return nil
 }
 
 // Ping asks Redis for PONG on a pooled or freshly dialled connection, so it
