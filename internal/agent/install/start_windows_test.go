@@ -1,15 +1,15 @@
 package install
 
 import (
-	"flag"
 	"fmt"
 	"os"
-	"slices"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/windows/svc"
 	"golang.org/x/sys/windows/svc/mgr"
+
+	"hostgate/internal/agent/svctest"
 )
 
 // startHelperArg marks the test binary's run by the service manager.
@@ -18,30 +18,7 @@ const startHelperArg = "hostgate-install-start-helper"
 // TestStartHelperService is the service TestInstalledServiceStartsAtOnce
 // registers: this test binary, run by the service manager, answers as a
 // service until told to stop. Run any other way, it does nothing.
-func TestStartHelperService(t *testing.T) {
-	if !slices.Contains(flag.Args(), startHelperArg) {
-		t.Skip("only runs under the service manager")
-	}
-	// svc.IsWindowsService is false under Wine, hence the argument.
-	_ = svc.Run("", startHelper{})
-	os.Exit(0)
-}
-
-type startHelper struct{}
-
-func (startHelper) Execute(_ []string, req <-chan svc.ChangeRequest, status chan<- svc.Status) (bool, uint32) {
-	status <- svc.Status{State: svc.Running, Accepts: svc.AcceptStop}
-	for r := range req {
-		switch r.Cmd {
-		case svc.Interrogate:
-			status <- r.CurrentStatus
-		case svc.Stop, svc.Shutdown:
-			status <- svc.Status{State: svc.StopPending}
-			return false, 0
-		}
-	}
-	return false, 0
-}
+func TestStartHelperService(t *testing.T) { svctest.Serve(t, startHelperArg, 0) }
 
 // TestInstalledServiceStartsAtOnce registers a service as the template
 // install does (InstallService) and starts it as the install now does

@@ -2,18 +2,18 @@ package watchdog
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"slices"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/windows"
 	"golang.org/x/sys/windows/svc"
 	"golang.org/x/sys/windows/svc/mgr"
+
+	"hostgate/internal/agent/svctest"
 )
 
 // underWine reports whether the test runs under Wine, whose service
@@ -28,30 +28,7 @@ const helperArg = "hostgate-watchdog-service-helper"
 // TestServiceHelper is the service the SCM test starts: this test binary,
 // run by the service manager, answers as a service until told to stop.
 // Run any other way, it does nothing.
-func TestServiceHelper(t *testing.T) {
-	if !slices.Contains(flag.Args(), helperArg) {
-		t.Skip("only runs under the service manager")
-	}
-	// svc.IsWindowsService is false under Wine, hence the argument.
-	_ = svc.Run("", helperService{})
-	os.Exit(0)
-}
-
-type helperService struct{}
-
-func (helperService) Execute(_ []string, req <-chan svc.ChangeRequest, status chan<- svc.Status) (bool, uint32) {
-	status <- svc.Status{State: svc.Running, Accepts: svc.AcceptStop}
-	for r := range req {
-		switch r.Cmd {
-		case svc.Interrogate:
-			status <- r.CurrentStatus
-		case svc.Stop, svc.Shutdown:
-			status <- svc.Status{State: svc.StopPending}
-			return false, 0
-		}
-	}
-	return false, 0
-}
+func TestServiceHelper(t *testing.T) { svctest.Serve(t, helperArg, 0) }
 
 // TestSCMStartsStoppedService registers this test binary as a service and
 // lets the watchdog start it through the real service manager.

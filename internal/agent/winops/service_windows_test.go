@@ -2,7 +2,6 @@ package winops
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"slices"
@@ -11,8 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/windows"
-	"golang.org/x/sys/windows/svc"
 
+	"hostgate/internal/agent/svctest"
 	"hostgate/internal/agentproto"
 )
 
@@ -153,33 +152,7 @@ const helperArg = "hostgate-winops-service-helper"
 // TestServiceHelper is the service the start/stop test registers: this
 // test binary, run by the service manager, answers as a service until
 // told to stop. Run any other way, it does nothing.
-func TestServiceHelper(t *testing.T) {
-	if !slices.Contains(flag.Args(), helperArg) {
-		t.Skip("only runs under the service manager")
-	}
-	// svc.IsWindowsService is false under Wine, hence the argument.
-	_ = svc.Run("", helperService{})
-	os.Exit(0)
-}
-
-type helperService struct{}
-
-func (helperService) Execute(_ []string, req <-chan svc.ChangeRequest, status chan<- svc.Status) (bool, uint32) {
-	status <- svc.Status{State: svc.StartPending}
-	time.Sleep(100 * time.Millisecond)
-	status <- svc.Status{State: svc.Running, Accepts: svc.AcceptStop}
-	for r := range req {
-		switch r.Cmd {
-		case svc.Interrogate:
-			status <- r.CurrentStatus
-		case svc.Stop, svc.Shutdown:
-			status <- svc.Status{State: svc.StopPending}
-			time.Sleep(100 * time.Millisecond)
-			return false, 0
-		}
-	}
-	return false, 0
-}
+func TestServiceHelper(t *testing.T) { svctest.Serve(t, helperArg, 100*time.Millisecond) }
 
 // TestServiceStartStopRestart drives a real service (this test binary)
 // through the service manager.
