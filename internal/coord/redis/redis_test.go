@@ -299,10 +299,17 @@ func rawClient(t *testing.T) *goredis.Client {
 func wantKeys(t *testing.T, prefix string, want ...string) {
 	t.Helper()
 	rdb := rawClient(t)
+	// SCAN may return a key more than once (while Redis rehashes the
+	// keyspace), so the keys are collected as a set.
+	seen := map[string]bool{}
 	var got []string
 	iter := rdb.Scan(t.Context(), 0, prefix+"*", 100).Iterator()
 	for iter.Next(t.Context()) {
-		got = append(got, strings.TrimPrefix(iter.Val(), prefix))
+		k := strings.TrimPrefix(iter.Val(), prefix)
+		if !seen[k] {
+			seen[k] = true
+			got = append(got, k)
+		}
 	}
 	must(t, iter.Err())
 	if strings.Join(sorted(got), ",") != strings.Join(want, ",") {
