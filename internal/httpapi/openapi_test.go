@@ -1,7 +1,9 @@
 package httpapi_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -196,3 +198,23 @@ func resolve(doc map[string]any, v any) any {
 func asMap(v any) map[string]any { m, _ := v.(map[string]any); return m }
 
 func asSlice(v any) []any { s, _ := v.([]any); return s }
+
+// TestOpenAPIFileIsCurrent: docs/openapi.json, from which the console
+// generates its TypeScript types, is exactly what the hub serves.
+func TestOpenAPIFileIsCurrent(t *testing.T) {
+	h := hubtest.Start(t, hubtest.Embedded)
+	served := h.Client(t).Do("GET", "/v1/openapi.json", nil).Want(t, 200, "").Body
+	var want bytes.Buffer
+	if err := json.Indent(&want, served, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	want.WriteByte('\n')
+	got, err := os.ReadFile("../../docs/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want.Bytes()) {
+		t.Errorf("docs/openapi.json differs from the document the hub serves at /v1/openapi.json; " +
+			"run `go run ./cmd/hostgate openapi > docs/openapi.json` and commit it")
+	}
+}

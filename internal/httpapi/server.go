@@ -353,3 +353,16 @@ func ok() *OK {
 	o.Body.OK = true
 	return o
 }
+
+// Document is the OpenAPI document a hub of this version serves at
+// /v1/openapi.json, indented, keys in a stable order, ending in a newline:
+// what `hostgate openapi` prints and docs/openapi.json holds. It opens
+// nothing: the routes are registered without any service behind them.
+func Document(version string) ([]byte, error) {
+	s := New(Config{Version: version, Log: slog.New(slog.DiscardHandler)})
+	b, err := json.MarshalIndent(s.OpenAPI(), "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
