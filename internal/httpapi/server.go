@@ -282,7 +282,12 @@ func op[I, O any](s *Server, o huma.Operation, h func(context.Context, *I) (*O, 
 	huma.Register(s.api, o, func(ctx context.Context, in *I) (*O, error) {
 		out, err := h(ctx, in)
 		if err != nil {
-			return nil, problemFor(s.log, requestFor(ctx), err)
+			p := problemFor(s.log, requestFor(ctx), err)
+			if he, ok := errors.AsType[huma.HeadersError](err); ok {
+				// Headers an error carries (a cookie to clear) still go out.
+				return nil, huma.ErrorWithHeaders(p, he.GetHeaders())
+			}
+			return nil, p
 		}
 		return out, nil
 	})
