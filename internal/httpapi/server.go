@@ -143,6 +143,7 @@ func New(cfg Config) *Server {
 	s.clientOpRoutes()
 	s.userBillingRoutes()
 	s.rechargeRoutes()
+	s.dummyCheckoutRoutes()
 	s.billingModeRoutes()
 	s.installerRoutes()
 	s.downloadRoutes()
