@@ -47,8 +47,8 @@ export function useSignOut() {
     mutationFn: () => api.post<unknown>('/v1/public/auth/logout', {}),
     onSettled: () => {
       noteSession(false);
-      qc.clear();
       void navigate('/signin', { replace: true });
+      qc.clear();
     },
     meta: { errorShownInline: true },
   });
