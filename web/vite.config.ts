@@ -18,11 +18,42 @@ function keepGitkeep(): Plugin {
   };
 }
 
+// Libraries only the host and terminal pages need: the build fails when one
+// of them lands in the JS the first page loads (the entry chunk and its
+// static imports), which would blow the bundle budget.
+const LAZY_ONLY = ['/node_modules/@xterm/', '/node_modules/uplot/'];
+
+function lazyOnly(): Plugin {
+  return {
+    name: 'hostgate-lazy-only',
+    apply: 'build',
+    generateBundle(_opts, bundle) {
+      const chunks = new Map(
+        Object.values(bundle)
+          .filter((c) => c.type === 'chunk')
+          .map((c) => [c.fileName, c]),
+      );
+      const seen = new Set<string>();
+      const visit = (name: string) => {
+        const c = chunks.get(name);
+        if (!c || seen.has(name)) return;
+        seen.add(name);
+        c.imports.forEach(visit);
+      };
+      for (const c of chunks.values()) if (c.isEntry) visit(c.fileName);
+      for (const name of seen) {
+        const bad = chunks.get(name)?.moduleIds.find((id) => LAZY_ONLY.some((l) => id.includes(l)));
+        if (bad) this.error(`${bad} is in the first page's JS (${name}): import it only from a lazy page`);
+      }
+    },
+  };
+}
+
 // A hub started by hand (see FOUNDATION.md) answers /v1 during `npm run dev`.
 const hub = process.env.HOSTGATE_HUB ?? 'http://127.0.0.1:18091';
 
 export default defineConfig({
-  plugins: [react(), keepGitkeep()],
+  plugins: [react(), lazyOnly(), keepGitkeep()],
   build: {
     outDir,
     emptyOutDir: true,
