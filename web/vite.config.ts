@@ -1,4 +1,5 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { resolve } from 'node:path';
 import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
@@ -49,11 +50,29 @@ function lazyOnly(): Plugin {
   };
 }
 
+// The hub sends <file>.gz to browsers that accept gzip (docs/console.md):
+// write one beside each text asset worth compressing.
+function precompress(): Plugin {
+  return {
+    name: 'hostgate-precompress',
+    apply: 'build',
+    closeBundle() {
+      const dir = resolve(outDir, 'assets');
+      for (const name of readdirSync(dir)) {
+        if (!/\.(js|css|svg)$/.test(name)) continue;
+        const raw = readFileSync(resolve(dir, name));
+        if (raw.length < 1024) continue;
+        writeFileSync(resolve(dir, name + '.gz'), gzipSync(raw, { level: 9 }));
+      }
+    },
+  };
+}
+
 // A hub started by hand (see FOUNDATION.md) answers /v1 during `npm run dev`.
 const hub = process.env.HOSTGATE_HUB ?? 'http://127.0.0.1:18091';
 
 export default defineConfig({
-  plugins: [react(), lazyOnly(), keepGitkeep()],
+  plugins: [react(), lazyOnly(), precompress(), keepGitkeep()],
   build: {
     outDir,
     emptyOutDir: true,
