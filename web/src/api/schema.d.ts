@@ -1255,6 +1255,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/public/payments/dummy/{order_no}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The dummy provider's checkout page for an order (development and tests only)
+         * @description Only with HOSTGATE_PAYMENT_DUMMY=1, else 404. Shows the order number and amount and a "Pay (test provider)" button, a form posting to the same path.
+         */
+        get: operations["dummyCheckoutPage"];
+        put?: never;
+        /**
+         * Pay an order with the dummy provider (development and tests only)
+         * @description Only with HOSTGATE_PAYMENT_DUMMY=1, else 404. The checkout page's form: pays the order exactly as the dummy notification does (credited once however often) and answers a page saying it is paid. 409 order_not_payable for a refunded order.
+         */
+        post: operations["dummyCheckoutPay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/public/webhooks/payment/{provider}": {
         parameters: {
             query?: never;
@@ -2426,7 +2450,7 @@ export interface components {
             /** Format: date-time */
             expires_at: string;
             order_no: string;
-            /** @description Where the customer pays (the gateway's page; with only the dummy provider, its notification address) */
+            /** @description Where the customer pays: the gateway's page; with only the dummy provider, its checkout page (docs/billing.md) */
             pay_url: string;
             /** Format: double */
             tokens: number;
@@ -5410,6 +5434,66 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Problem"];
                 };
+            };
+        };
+    };
+    dummyCheckoutPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The order's number, as createRecharge answered it */
+                order_no: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An HTML page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": unknown;
+                };
+            };
+            /** @description not_found without HOSTGATE_PAYMENT_DUMMY=1; order_not_found for an unknown order */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    dummyCheckoutPay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The order's number, as createRecharge answered it */
+                order_no: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An HTML page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": unknown;
+                };
+            };
+            /** @description not_found without HOSTGATE_PAYMENT_DUMMY=1; order_not_found for an unknown order */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
