@@ -61,16 +61,12 @@ export default function HostsPage() {
   const typed = q.trim();
   useEffect(() => {
     const id = setTimeout(() => {
-      setSp(
-        (cur) => {
-          const p = hostParamsFromSearch(cur);
-          return (p.q ?? '') === typed ? cur : hostParamsToSearch({ ...p, q: typed || undefined, offset: 0 });
-        },
-        { replace: true },
-      );
+      // Read the address bar as it is now; navigate only when the search changed.
+      if ((hostParamsFromSearch(new URLSearchParams(window.location.search)).q ?? '') === typed) return;
+      update({ q: typed || undefined, offset: 0 });
     }, 300);
     return () => clearTimeout(id);
-  }, [typed, setSp]);
+  }, [typed, update]);
 
   const filtered = Boolean(params.q || params.status);
   const columns: ColumnsType<HostListItem> = [
