@@ -239,7 +239,7 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 	for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
 		probe := r.Clone(r.Context())
 		probe.Method = m
-		if _, pattern := s.mux.Handler(probe); pattern != "" && pattern != "/" {
+		if _, pattern := s.mux.Handler(probe); pattern != "" && pattern != "/" && pattern != consolePattern {
 			allow = append(allow, m)
 		}
 	}
