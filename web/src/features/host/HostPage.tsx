@@ -209,8 +209,11 @@ function HostHeader({ host, online, upgrade }: { host: Host; online: boolean; up
             {host.last_online_at ? fmt.dateTime(host.last_online_at) : t('common.never')}
           </Descriptions.Item>
           <Descriptions.Item label={t('host.fact.id')}>
-            <Typography.Text copyable={{ text: host.id, tooltips: [t('common.copy'), t('common.copied')] }} style={{ wordBreak: 'break-all' }}>
-              <code>{host.id}</code>
+            <Typography.Text
+              copyable={{ text: host.id, tooltips: [t('common.copy'), t('common.copied')] }}
+              style={{ wordBreak: 'break-all', fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace', fontSize: 12 }}
+            >
+              {host.id}
             </Typography.Text>
           </Descriptions.Item>
         </Descriptions>

@@ -6,7 +6,7 @@ import type uPlot from 'uplot';
 import { useFormat, useI18n } from '../../i18n';
 import { ErrorState } from '../../ui/ErrorState';
 import { useMetrics } from './hooks';
-import { formatRate, rateUnit, toSeries } from './metricsData';
+import { axisTimeOptions, formatRate, rateUnit, toSeries } from './metricsData';
 import { UPlotChart } from './UPlotChart';
 
 const LIMITS = [60, 360, 1440] as const;
@@ -30,12 +30,16 @@ export function MetricsChart({ hostId }: { hostId: string }) {
 
   const xAxis = useMemo<uPlot.Axis>(
     () => ({
-      values: (_u, splits) => splits.map((v) => fmt.time(v * 1000)),
+      values: (u, splits) => {
+        const span = (u.scales.x?.max ?? 0) - (u.scales.x?.min ?? 0);
+        const f = new Intl.DateTimeFormat(lang, axisTimeOptions(span));
+        return splits.map((v) => f.format(v * 1000));
+      },
       stroke: '#595959',
       grid: { stroke: '#f0f0f0' },
       ticks: { stroke: '#f0f0f0' },
     }),
-    [fmt],
+    [lang],
   );
   const xSeries = useMemo<uPlot.Series>(
     () => ({ label: t('host.metrics.time'), value: (_u, v) => (v == null ? '—' : fmt.dateTime(v * 1000)) }),

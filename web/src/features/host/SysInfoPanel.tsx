@@ -52,7 +52,7 @@ function SysInfoView({ info }: { info: SystemInfo }) {
   const platform = [info.platform, info.platform_version].filter(Boolean).join(' ');
   return (
     <>
-      <Descriptions size="small" column={{ xs: 1, sm: 1, md: 2 }} bordered>
+      <Descriptions size="small" column={{ xs: 1, sm: 2, md: 2, lg: 2, xl: 1, xxl: 2 }} bordered>
         <Descriptions.Item label={t('host.sysinfo.hostname')}>{info.hostname || '—'}</Descriptions.Item>
         <Descriptions.Item label={t('host.sysinfo.os')}>
           {[info.os, info.arch].filter(Boolean).join(' / ') || '—'}

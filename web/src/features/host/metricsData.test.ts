@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Metrics } from '../../api/types';
-import { formatRate, rateUnit, toSeries } from './metricsData';
+import { axisTimeOptions, formatRate, rateUnit, toSeries } from './metricsData';
 
 const m = (at: string, cpu: number, rx = 0): Metrics => ({
   at,
@@ -45,5 +45,13 @@ describe('rates', () => {
     expect(formatRate('en', 1536)).toBe('1.5 KB/s');
     expect(formatRate('en', 12)).toBe('12 B/s');
     expect(formatRate('en', undefined)).toBe('—');
+  });
+});
+
+describe('axisTimeOptions', () => {
+  it('shows seconds for short spans and dates for long ones', () => {
+    expect(axisTimeOptions(60)).toHaveProperty('second');
+    expect(axisTimeOptions(3600)).not.toHaveProperty('second');
+    expect(axisTimeOptions(3 * 86400)).toHaveProperty('day');
   });
 });

@@ -55,3 +55,10 @@ export function formatRate(locale: string, bps: number | null | undefined): stri
   const n = new Intl.NumberFormat(locale, { maximumFractionDigits: div === 1 ? 0 : 1 }).format(bps / div);
   return `${n} ${unit}`;
 }
+
+/** Intl options for time-axis labels: seconds for short spans, the date for long ones. */
+export function axisTimeOptions(spanSeconds: number): Intl.DateTimeFormatOptions {
+  if (spanSeconds < 15 * 60) return { hour: '2-digit', minute: '2-digit', second: '2-digit' };
+  if (spanSeconds < 36 * 3600) return { hour: '2-digit', minute: '2-digit' };
+  return { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' };
+}
