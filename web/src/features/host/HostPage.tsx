@@ -63,7 +63,7 @@ function HostView({ id }: { id: string }) {
         <Result
           status="404"
           title={t('host.notFound.title')}
-          subTitle={errorMessage(q.error)}
+          subTitle={t('host.notFound.text')}
           extra={
             <Link to="/hosts">
               <ArrowLeftOutlined /> {t('host.back')}
