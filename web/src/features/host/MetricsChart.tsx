@@ -39,7 +39,7 @@ export function MetricsChart({ hostId }: { hostId: string }) {
         const f = new Intl.DateTimeFormat(lang, axisTimeOptions(span));
         return splits.map((v) => f.format(v * 1000));
       },
-      space: 80,
+      space: 60,
       stroke: '#595959',
       grid: { stroke: '#f0f0f0' },
       ticks: { stroke: '#f0f0f0' },
