@@ -77,9 +77,9 @@ async function renderAt(routes: (url: string) => Response) {
 
 const q = (sel: string) => document.querySelector(sel);
 
-/** Lets queries settle until check() passes (or 5 s pass). */
+/** Lets queries settle until check() passes (or about 15 s pass). */
 async function until(check: () => boolean) {
-  for (let i = 0; i < 250 && !check(); i++) {
+  for (let i = 0; i < 750 && !check(); i++) {
     await act(async () => {
       await new Promise((r) => setTimeout(r, 20));
     });
@@ -87,7 +87,7 @@ async function until(check: () => boolean) {
 }
 
 describe('HostPage', () => {
-  it('shows an offline host with its parts and a dead delivery', { timeout: 20_000 }, async () => {
+  it('shows an offline host with its parts and a dead delivery', { timeout: 40_000 }, async () => {
     await renderAt((url) => {
       if (url.includes('/metrics')) return json(200, { items: [] });
       if (url.includes('/webhook-deliveries'))
@@ -130,7 +130,7 @@ describe('HostPage', () => {
     expect(q('[data-testid=credentials-panel]')).toBeNull();
   });
 
-  it('says host not found on a 404, with a way back', { timeout: 20_000 }, async () => {
+  it('says host not found on a 404, with a way back', { timeout: 40_000 }, async () => {
     await renderAt(() => json(404, { error: 'not_found', message: 'host not found' }));
     await until(() => Boolean(document.body.textContent?.includes('Host not found')));
     expect(document.body.textContent).toContain('Host not found');
