@@ -8,21 +8,10 @@ import type { Credentials } from '../../api/types';
 import { useFormat, useI18n } from '../../i18n';
 import { CopyButton } from '../../ui/CopyButton';
 import { credentialsJson } from './credentials';
+import { saveBlob } from './download';
 
 export type CredentialsSource = 'created' | 'reissued' | 'rotated';
 
-
-/** Saves text as a file through a Blob URL (revoked once the download has started). */
-function downloadText(text: string, name: string) {
-  const url = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
 
 function Block({
   text,
@@ -106,7 +95,7 @@ export function CredentialsPanel({
       <Flex gap={8} wrap="wrap">
         <Button
           icon={<DownloadOutlined />}
-          onClick={() => downloadText(json + '\n', 'credentials.json')}
+          onClick={() => saveBlob(new Blob([json + '\n'], { type: 'application/json' }), 'credentials.json')}
           data-testid="credentials-download"
         >
           {t('host.creds.download')}

@@ -1,7 +1,16 @@
 // The host page (/hosts/:id): live status and details, install credentials,
 // system information, metrics, L1 configuration and webhook deliveries.
-import { ArrowLeftOutlined, CodeOutlined, DeleteOutlined, DownloadOutlined, EditOutlined, KeyOutlined, SyncOutlined } from '@ant-design/icons';
-import { Alert, Badge, Button, Card, Col, Descriptions, Flex, Result, Row, Skeleton, Space, Tag, Tooltip, Typography } from 'antd';
+import {
+  ArrowLeftOutlined,
+  CodeOutlined,
+  DeleteOutlined,
+  DownloadOutlined,
+  EditOutlined,
+  KeyOutlined,
+  LoadingOutlined,
+  SyncOutlined,
+} from '@ant-design/icons';
+import { Alert, App, Badge, Button, Card, Col, Descriptions, Flex, Result, Row, Skeleton, Space, Tag, Tooltip, Typography } from 'antd';
 import { useEffect, useRef, useState } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router';
 import { ApiError, errorMessage, seg } from '../../api/client';
@@ -11,6 +20,7 @@ import { useFormat, useI18n } from '../../i18n';
 import { ErrorState } from '../../ui/ErrorState';
 import { useConfirm } from '../../ui/useConfirm';
 import { CredentialsPanel, type CredentialsSource } from './CredentialsPanel';
+import { downloadFrom } from './download';
 import { DeliveriesTable } from './DeliveriesTable';
 import { EditHostDialog } from './HostDialogs';
 import { useDeleteHost, useHost, useReissueInstallToken, useRotateSecret } from './hooks';
@@ -247,6 +257,9 @@ function InstallCard({
   const confirm = useConfirm();
   const reissue = useReissueInstallToken(host.id);
   const rotate = useRotateSecret(host.id);
+  const { message } = App.useApp();
+  const [downloading, setDownloading] = useState(false);
+  const installerPath = `/v1/user/hosts/${seg(host.id)}/installer`;
 
   return (
     <Flex vertical gap={16}>
@@ -294,11 +307,21 @@ function InstallCard({
         </Flex>
         <Typography.Paragraph style={{ marginBottom: 4 }}>
           <a
-            href={`/v1/user/hosts/${seg(host.id)}/installer`}
+            href={installerPath}
             download={`install-${host.id}.ps1`}
             data-testid="installer-download"
+            aria-busy={downloading}
+            onClick={(e) => {
+              if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
+              e.preventDefault();
+              if (downloading) return;
+              setDownloading(true);
+              downloadFrom(installerPath, `install-${host.id}.ps1`)
+                .catch((err: unknown) => void message.error(errorMessage(err), 6))
+                .finally(() => setDownloading(false));
+            }}
           >
-            <DownloadOutlined /> {t('host.install.installer')}
+            {downloading ? <LoadingOutlined /> : <DownloadOutlined />} {t('host.install.installer')}
           </a>
         </Typography.Paragraph>
         <Typography.Text type="secondary">{t('host.install.installerHint')}</Typography.Text>
