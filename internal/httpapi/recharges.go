@@ -82,7 +82,9 @@ func (s *Server) rechargeRoutes() {
 		Tags: []string{"public"}, Summary: "Payment provider notification",
 		Description: "`fourthparty`: form-encoded, EPay-signed; answers the text SUCCESS. `dummy` (only with " +
 			"HOSTGATE_PAYMENT_DUMMY=1, else 404): JSON {order_no, amount_cny}; answers {ok, credited}. " +
-			"A paid order credits once however often it is notified."})
+			"A paid order credits once however often it is notified.",
+		Parameters: []*huma.Param{{Name: "provider", In: "path", Required: true,
+			Schema: &huma.Schema{Type: "string", Enum: []any{payments.ProviderDummy, payments.ProviderFourthParty}}}}})
 }
 
 func (s *Server) createRecharge(ctx context.Context, in *rechargeIn) (*rechargeOut, error) {

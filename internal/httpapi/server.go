@@ -11,9 +11,11 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -122,6 +124,7 @@ func New(cfg Config) *Server {
 	hc.Formats = map[string]huma.Format{"application/json": strictJSON, "json": strictJSON}
 	hc.Info.Description = "Remote host control hub. Every non-2xx answer is {error, message}; see docs/api.md."
 	hc.Components.SecuritySchemes = securitySchemes()
+	hc.Components.Schemas = huma.NewMapRegistry("#/components/schemas/", schemaName)
 	s.api = humago.New(recorder{s}, hc)
 
 	s.healthRoutes()
@@ -189,14 +192,58 @@ func (s *Server) record(pattern string) {
 }
 
 // raw registers a plain handler (streams, upgrades, non-JSON bodies) and
-// documents it by hand. pattern is "METHOD /path".
+// documents it by hand. pattern is "METHOD /path"; each {name} in the path
+// the doc does not declare is declared here as a required string path
+// parameter, so the document never names a parameter it leaves undefined.
 func (s *Server) raw(pattern string, h http.HandlerFunc, doc huma.Operation) {
 	doc.Method, doc.Path = cut(pattern)
 	if doc.Responses == nil {
 		doc.Responses = map[string]*huma.Response{"200": {Description: "OK"}}
 	}
+	doc.Parameters = withPathParams(doc.Path, doc.Parameters)
 	s.api.OpenAPI().AddOperation(&doc)
 	recorder{s}.HandleFunc(pattern, h)
+}
+
+// withPathParams adds to params a required in:path parameter for each
+// {name} of path they lack. {id} is a host id (uuid), as in every route
+// that names one.
+func withPathParams(path string, params []*huma.Param) []*huma.Param {
+	for _, name := range pathParams(path) {
+		if slices.ContainsFunc(params, func(p *huma.Param) bool { return p.In == "path" && p.Name == name }) {
+			continue
+		}
+		p := &huma.Param{Name: name, In: "path", Required: true, Schema: &huma.Schema{Type: "string"}}
+		if name == "id" {
+			p.Schema.Format, p.Description = "uuid", "Host id"
+		}
+		params = append(params, p)
+	}
+	return params
+}
+
+// pathParams lists the names of the {name} segments of an OpenAPI path.
+func pathParams(path string) []string {
+	var names []string
+	for seg := range strings.SplitSeq(path, "/") {
+		if name, ok := strings.CutPrefix(seg, "{"); ok {
+			names = append(names, strings.TrimSuffix(name, "}"))
+		}
+	}
+	return names
+}
+
+// schemaName is huma's schema namer, kept to the names OpenAPI allows
+// (^[a-zA-Z0-9._-]+$): a generic type over any ("opBody[interface {}]")
+// is named …Any, and any other character is dropped.
+func schemaName(t reflect.Type, hint string) string {
+	name := strings.ReplaceAll(huma.DefaultSchemaNamer(t, hint), "Interface {}", "Any")
+	return strings.Map(func(r rune) rune {
+		if r < utf8.RuneSelf && (r == '.' || r == '_' || r == '-' || unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			return r
+		}
+		return -1
+	}, name)
 }
 
 // cut splits a "METHOD /path" mux pattern.
@@ -305,4 +352,17 @@ func ok() *OK {
 	o := &OK{}
 	o.Body.OK = true
 	return o
+}
+
+// Document is the OpenAPI document a hub of this version serves at
+// /v1/openapi.json, indented, keys in a stable order, ending in a newline:
+// what `hostgate openapi` prints and docs/openapi.json holds. It opens
+// nothing: the routes are registered without any service behind them.
+func Document(version string) ([]byte, error) {
+	s := New(Config{Version: version, Log: slog.New(slog.DiscardHandler)})
+	b, err := json.MarshalIndent(s.OpenAPI(), "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
 }
