@@ -222,13 +222,39 @@ func (b *Browser) WaitVisible(id string, limit time.Duration) {
 // Click clicks the (first visible) element of a test id.
 func (b *Browser) Click(id string) {
 	b.t.Helper()
-	b.run(15*time.Second, "click "+id, chromedp.Click(chromedp.CSS(tid(id))))
+	b.ClickSel(tid(id))
 }
 
-// ClickSel clicks the first element of a CSS selector (once visible).
+// settledJS resolves once the first visible element of a selector has kept
+// its place for three animation frames and is the element hit at its
+// centre (no dialog opening or closing over it, no animation moving it), or
+// after 3 s, so that a click lands on it.
+const settledJS = `new Promise(resolve => {
+	const sel = %q, start = performance.now();
+	let last = '', same = 0;
+	const tick = () => {
+		const el = [...document.querySelectorAll(sel)].find(e => e.getClientRects().length > 0);
+		if (el) {
+			const r = el.getBoundingClientRect(), k = [r.x, r.y, r.width, r.height].join();
+			const hit = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+			same = k === last && hit && (el === hit || el.contains(hit) || hit.contains(el)) ? same + 1 : 0;
+			last = k;
+		}
+		if (same >= 3 || performance.now() - start > 3000) resolve(same >= 3);
+		else requestAnimationFrame(tick);
+	};
+	requestAnimationFrame(tick);
+})`
+
+// ClickSel clicks the first element of a CSS selector once it is visible
+// and settled.
 func (b *Browser) ClickSel(sel string) {
 	b.t.Helper()
-	b.run(15*time.Second, "click "+sel, chromedp.Click(chromedp.CSS(sel)))
+	b.run(15*time.Second, "click "+sel,
+		chromedp.WaitVisible(chromedp.CSS(sel)),
+		chromedp.ScrollIntoView(chromedp.CSS(sel)),
+		discard(chromedp.Evaluate[bool](fmt.Sprintf(settledJS, sel), chromedp.EvalAwaitPromise)),
+		chromedp.Click(chromedp.CSS(sel)))
 }
 
 // Type replaces the value of an input with a test id by typing text.
@@ -398,7 +424,7 @@ func (b *Browser) Choose(id, want string) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	b.run(10*time.Second, "choose "+want+" in "+id, chromedp.Click(chromedp.CSS(`[data-e2e-pick]`)))
+	b.ClickSel(`[data-e2e-pick]`)
 }
 
 // Resize changes the viewport, as a window resize would.
