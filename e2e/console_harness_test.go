@@ -20,7 +20,9 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // Desktop and phone viewports of the screenshots.
@@ -482,7 +484,41 @@ func (b *Browser) TypeTerminal(keys string) {
 	b.run(15*time.Second, "type into the terminal",
 		chromedp.WaitReady(chromedp.CSS(sel)),
 		discard(chromedp.Evaluate[bool](fmt.Sprintf(`(() => { %s.focus(); return document.activeElement === %s; })()`, jsq(sel), jsq(sel)))),
-		chromedp.KeyEvent(keys))
+		typeKeys(keys))
+}
+
+// typeKeys types at the focused element as a keyboard does (and as
+// Puppeteer's keyboard.type does): per key a keyDown that carries the text,
+// then a keyUp. chromedp's KeyEvent adds a separate char event, which
+// xterm.js takes as a second key press and echoes every character twice.
+func typeKeys(keys string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		for _, r := range keys {
+			evs := kb.Encode(r)
+			var text, unmod string
+			for _, e := range evs {
+				if e.Type == input.DispatchKeyEventTypeChar {
+					text, unmod = e.Text, e.UnmodifiedText
+				}
+			}
+			for _, e := range evs {
+				switch e.Type {
+				case input.DispatchKeyEventTypeChar:
+					continue
+				case input.DispatchKeyEventTypeKeyDown:
+					if text != "" {
+						e.Text, e.UnmodifiedText = text, unmod
+					} else {
+						e.Type = input.DispatchKeyEventTypeRawKeyDown
+					}
+				}
+				if _, err := chromedp.Call(ctx, input.DispatchKeyEvent, *e); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
 }
 
 // WaitTerminal polls until the terminal's text matches re and returns the
