@@ -1,0 +1,157 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ApiError, api, noteSession, setSessionEndedHandler, withQuery } from './client';
+
+type Handler = (url: string, init: RequestInit) => Response | Promise<Response>;
+
+function json(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+}
+
+let calls: { url: string; init: RequestInit }[];
+let ended: { reason: string; had: boolean }[];
+
+function mockFetch(h: Handler) {
+  vi.stubGlobal(
+    'fetch',
+    vi.fn((url: string, init: RequestInit) => {
+      calls.push({ url, init });
+      return Promise.resolve(h(url, init));
+    }),
+  );
+}
+
+beforeEach(() => {
+  calls = [];
+  ended = [];
+  noteSession(false);
+  setSessionEndedHandler((reason, had) => ended.push({ reason, had }));
+});
+
+afterEach(() => vi.unstubAllGlobals());
+
+describe('errors', () => {
+  it('turns {error, message} into an ApiError with the message in words', async () => {
+    mockFetch(() => json(402, { error: 'insufficient_balance', message: 'Your balance is too low.' }));
+    const err = await api.post('/v1/user/hosts', { name: 'x' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ status: 402, code: 'insufficient_balance', message: 'Your balance is too low.' });
+  });
+
+  it('falls back to the status when the body is not JSON', async () => {
+    mockFetch(() => new Response('oops', { status: 502, statusText: 'Bad Gateway' }));
+    await expect(api.get('/v1/public/health')).rejects.toMatchObject({ status: 502, code: 'http_502', message: 'Bad Gateway' });
+  });
+
+  it('reports a network failure as an ApiError with status 0', async () => {
+    vi.stubGlobal('fetch', vi.fn(() => Promise.reject(new TypeError('Failed to fetch'))));
+    await expect(api.get('/v1/user/me')).rejects.toMatchObject({ status: 0, code: 'network' });
+  });
+
+  it('sends JSON with the session cookies and no token header', async () => {
+    mockFetch(() => json(200, { ok: true }));
+    await api.put('/v1/user/me', { display_name: 'A' });
+    const { init } = calls[0]!;
+    expect(init.credentials).toBe('same-origin');
+    expect(init.body).toBe('{"display_name":"A"}');
+    expect((init.headers as Record<string, string>)['Content-Type']).toBe('application/json');
+    expect((init.headers as Record<string, string>).Authorization).toBeUndefined();
+  });
+
+  it('ends the session as suspended on 403 account_suspended from /v1/user', async () => {
+    mockFetch(() => json(403, { error: 'account_suspended', message: 'Account suspended' }));
+    await expect(api.get('/v1/user/me')).rejects.toMatchObject({ code: 'account_suspended' });
+    expect(ended).toEqual([{ reason: 'suspended', had: false }]);
+  });
+
+  it('does not refresh on a 401 from a public route (wrong password)', async () => {
+    mockFetch(() => json(401, { error: 'invalid_credentials', message: 'Wrong email or password' }));
+    await expect(api.post('/v1/public/auth/login', {})).rejects.toMatchObject({ message: 'Wrong email or password' });
+    expect(calls).toHaveLength(1);
+    expect(ended).toEqual([]);
+  });
+});
+
+describe('silent refresh', () => {
+  it('refreshes once and retries the request', async () => {
+    let fresh = false;
+    mockFetch((url) => {
+      if (url === '/v1/public/auth/refresh') {
+        fresh = true;
+        return json(200, { user: {} });
+      }
+      return fresh ? json(200, { id: 'u1' }) : json(401, { error: 'invalid_token', message: 'expired' });
+    });
+    await expect(api.get('/v1/user/me')).resolves.toEqual({ id: 'u1' });
+    expect(calls.map((c) => c.url)).toEqual(['/v1/user/me', '/v1/public/auth/refresh', '/v1/user/me']);
+    expect(calls[1]!.init.body).toBe('{}');
+    expect(ended).toEqual([]);
+  });
+
+  it('shares one refresh between concurrent 401s (single flight)', async () => {
+    let fresh = false;
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    mockFetch(async (url) => {
+      if (url === '/v1/public/auth/refresh') {
+        await gate;
+        fresh = true;
+        return json(200, {});
+      }
+      return fresh ? json(200, { url }) : json(401, { error: 'invalid_token', message: 'expired' });
+    });
+    const all = Promise.all([api.get('/v1/user/me'), api.get('/v1/user/hosts'), api.get('/v1/user/billing/balance')]);
+    await vi.waitFor(() => expect(calls.filter((c) => c.url === '/v1/public/auth/refresh')).toHaveLength(1));
+    release();
+    const res = await all;
+    expect(res).toHaveLength(3);
+    expect(calls.filter((c) => c.url === '/v1/public/auth/refresh')).toHaveLength(1);
+  });
+
+  it('ends the session when the refresh fails, after a session was seen', async () => {
+    let n = 0;
+    mockFetch((url) => {
+      if (url === '/v1/public/auth/refresh') return json(401, { error: 'invalid_token', message: 'gone' });
+      return n++ === 0 ? json(200, { id: 'u1' }) : json(401, { error: 'invalid_token', message: 'revoked' });
+    });
+    await api.get('/v1/user/me');
+    await expect(api.get('/v1/user/me')).rejects.toMatchObject({ status: 401 });
+    expect(ended).toEqual([{ reason: 'ended', had: true }]);
+  });
+
+  it('tells the handler a visitor never had a session', async () => {
+    mockFetch((url) =>
+      url === '/v1/public/auth/refresh'
+        ? json(401, { error: 'unauthorized', message: 'no' })
+        : json(401, { error: 'unauthorized', message: 'no' }),
+    );
+    await expect(api.get('/v1/user/me')).rejects.toBeInstanceOf(ApiError);
+    expect(ended).toEqual([{ reason: 'ended', had: false }]);
+  });
+
+  it('ends the session as suspended when the refresh says account_suspended', async () => {
+    mockFetch((url) =>
+      url === '/v1/public/auth/refresh'
+        ? json(403, { error: 'account_suspended', message: 'suspended' })
+        : json(401, { error: 'invalid_token', message: 'revoked' }),
+    );
+    noteSession(true);
+    await expect(api.get('/v1/user/hosts')).rejects.toBeInstanceOf(ApiError);
+    expect(ended).toEqual([{ reason: 'suspended', had: true }]);
+  });
+
+  it('retries only once: a second 401 ends the session', async () => {
+    mockFetch((url) => (url === '/v1/public/auth/refresh' ? json(200, {}) : json(401, { error: 'invalid_token', message: 'x' })));
+    await expect(api.get('/v1/user/me')).rejects.toMatchObject({ status: 401 });
+    expect(calls.map((c) => c.url)).toEqual(['/v1/user/me', '/v1/public/auth/refresh', '/v1/user/me']);
+    expect(ended).toHaveLength(1);
+  });
+});
+
+describe('withQuery', () => {
+  it('leaves out empty values', () => {
+    expect(withQuery('/v1/user/hosts', { q: '', status: undefined, limit: 20, offset: 0, sort: '-name' })).toBe(
+      '/v1/user/hosts?limit=20&offset=0&sort=-name',
+    );
+    expect(withQuery('/x', {})).toBe('/x');
+  });
+});

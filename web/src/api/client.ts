@@ -1,0 +1,167 @@
+// The one fetch wrapper: JSON in and out, the session cookies (gw_at, gw_rt)
+// carried by the browser, every non-2xx turned into one ApiError, and the
+// silent refresh of the access token on a 401 from /v1/user/*.
+
+/** An error the hub (or the network) reported; `message` is shown to people. */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+
+  constructor(status: number, code: string, message: string) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/** Why a session ended; the value of /session-ended?reason=. */
+export type SessionEndReason = 'ended' | 'suspended';
+
+type Query = Record<string, string | number | boolean | undefined | null>;
+
+export interface RequestOptions {
+  query?: Query;
+  body?: unknown;
+  signal?: AbortSignal;
+}
+
+type SessionEndedHandler = (reason: SessionEndReason, hadSession: boolean) => void;
+
+let onSessionEnded: SessionEndedHandler = () => {};
+let refreshing: Promise<boolean> | null = null;
+let hadSession = false;
+
+/**
+ * Sets what happens when a session can no longer be refreshed (the app
+ * clears its cache and navigates). `hadSession` tells whether this page ever
+ * had a working session: a visitor who never signed in goes to the sign-in
+ * page rather than to "your session ended".
+ */
+export function setSessionEndedHandler(fn: SessionEndedHandler): void {
+  onSessionEnded = fn;
+}
+
+/** Records that the page has (after sign-in) or no longer has (after sign-out) a session. */
+export function noteSession(active: boolean): void {
+  hadSession = active;
+}
+
+/** Builds a path with its query string; empty values are left out. */
+export function withQuery(path: string, query?: Query): string {
+  if (!query) return path;
+  const qs = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) {
+    if (v !== undefined && v !== null && v !== '') qs.set(k, String(v));
+  }
+  const s = qs.toString();
+  return s ? `${path}?${s}` : path;
+}
+
+async function send(method: string, path: string, opts: RequestOptions): Promise<Response> {
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  let body: string | undefined;
+  if (opts.body !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    body = JSON.stringify(opts.body);
+  }
+  try {
+    return await fetch(withQuery(path, opts.query), {
+      method,
+      headers,
+      body,
+      credentials: 'same-origin',
+      signal: opts.signal,
+    });
+  } catch (err) {
+    if (err instanceof DOMException && err.name === 'AbortError') throw err;
+    throw new ApiError(0, 'network', 'The hub could not be reached. Check your connection and try again.');
+  }
+}
+
+/** Reads `{error, message}` from a failed response, falling back to the status text. */
+export async function toApiError(res: Response): Promise<ApiError> {
+  let code = 'http_' + res.status;
+  let message = res.statusText || `Request failed (${res.status})`;
+  try {
+    const data = (await res.json()) as { error?: unknown; message?: unknown };
+    if (typeof data.error === 'string') code = data.error;
+    if (typeof data.message === 'string' && data.message) message = data.message;
+  } catch {
+    // not JSON: keep the status text
+  }
+  return new ApiError(res.status, code, message);
+}
+
+async function parse<T>(res: Response): Promise<T> {
+  if (res.status === 204) return undefined as T;
+  const text = await res.text();
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
+/**
+ * Asks the hub for a fresh access token with the refresh cookie. Concurrent
+ * callers share one request (single flight). Resolves true on success; on a
+ * suspended account the session ends as "suspended".
+ */
+export function refreshSession(): Promise<boolean> {
+  refreshing ??= (async () => {
+    try {
+      const res = await send('POST', '/v1/public/auth/refresh', { body: {} });
+      if (res.ok) return true;
+      const err = await toApiError(res);
+      endSession(err.code === 'account_suspended' ? 'suspended' : 'ended');
+      return false;
+    } catch {
+      endSession('ended');
+      return false;
+    } finally {
+      refreshing = null;
+    }
+  })();
+  return refreshing;
+}
+
+function endSession(reason: SessionEndReason): void {
+  const had = hadSession;
+  hadSession = false;
+  onSessionEnded(reason, had);
+}
+
+/** Sends one request; see the file comment for the 401 handling. */
+export async function request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+  let res = await send(method, path, opts);
+  const isUser = path.startsWith('/v1/user/');
+  if (res.status === 401 && isUser) {
+    if (!(await refreshSession())) throw await toApiError(res);
+    res = await send(method, path, opts);
+    if (res.status === 401) {
+      endSession('ended');
+      throw await toApiError(res);
+    }
+  }
+  if (!res.ok) {
+    const err = await toApiError(res);
+    if (isUser && err.code === 'account_suspended') endSession('suspended');
+    throw err;
+  }
+  if (isUser) hadSession = true;
+  return parse<T>(res);
+}
+
+export const api = {
+  get: <T>(path: string, query?: Query, signal?: AbortSignal) => request<T>('GET', path, { query, signal }),
+  post: <T>(path: string, body: unknown = {}) => request<T>('POST', path, { body }),
+  put: <T>(path: string, body: unknown) => request<T>('PUT', path, { body }),
+  delete: <T>(path: string) => request<T>('DELETE', path),
+};
+
+/** Turns anything thrown into words for a person. */
+export function errorMessage(err: unknown): string {
+  if (err instanceof ApiError) return err.message;
+  if (err instanceof Error && err.message) return err.message;
+  return 'Something went wrong.';
+}
+
+/** Encodes one path segment (ids come from URLs and people). */
+export const seg = (s: string): string => encodeURIComponent(s);

@@ -1,0 +1,24 @@
+// Every TanStack Query key the console uses, in one place, so an
+// invalidation always names the same key the query used. Keys are arrays
+// that start with the resource; invalidating a prefix (e.g. qk.hosts.all)
+// refreshes every query under it.
+import type { HostListParams, PageParams } from '../lib/paging';
+
+export const qk = {
+  me: ['me'] as const,
+  balance: ['billing', 'balance'] as const,
+  hosts: {
+    all: ['hosts'] as const,
+    list: (p: HostListParams) => ['hosts', 'list', p] as const,
+    detail: (id: string) => ['hosts', 'detail', id] as const,
+    metrics: (id: string, limit: number) => ['hosts', 'detail', id, 'metrics', limit] as const,
+    sysinfo: (id: string) => ['hosts', 'detail', id, 'sysinfo'] as const,
+    deliveries: (id: string, limit: number) => ['hosts', 'detail', id, 'deliveries', limit] as const,
+  },
+  apiKeys: ['api-keys'] as const,
+  billing: {
+    all: ['billing'] as const,
+    events: (p: PageParams) => ['billing', 'events', p] as const,
+    recharges: (p: PageParams & { status?: string }) => ['billing', 'recharges', p] as const,
+  },
+};

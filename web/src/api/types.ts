@@ -1,0 +1,41 @@
+// Names for the generated schema types the console uses. Never hand-write a
+// response shape: add an alias here instead.
+import type { components } from './schema';
+
+type S = components['schemas'];
+
+export type User = S['User'];
+export type AuthResp = S['AuthResp'];
+export type Balance = S['BalanceOutBody'];
+export type BillingEvent = S['BillingEvent'];
+export type BillingEventPage = S['ResultBillingEvent'];
+export type Recharge = S['Recharge'];
+export type RechargeStatus = Recharge['status'];
+export type RechargeCreated = S['RechargeOutBody'];
+export type RechargePage = S['ResultRecharge'];
+export type Host = S['Host'];
+export type HostListItem = S['HostListItem'];
+export type HostPage = S['HostItemsOutBody'];
+export type HostWithState = S['HostWithStateOutBody'];
+export type CreateHostBody = S['CreateHostBody'];
+export type UpdateHostBody = S['UpdateHostInBody'];
+export type Credentials = S['Credentials'];
+export type ApiKey = S['Key'];
+export type ApiKeyCreated = S['Created'];
+export type Metrics = S['Metrics'];
+export type SystemInfo = S['SystemInfo'];
+export type Upgrade = S['Upgrade'];
+export type DeliveryRow = S['DeliveryRow'];
+export type L1Config = S['L1ConfigBody'];
+export type TicketOut = S['TicketOutBody'];
+export type Problem = S['Problem'];
+
+/** The paged list envelope every paged route answers with. */
+export interface Page<T> {
+  items?: T[] | null;
+  total?: number;
+  limit?: number;
+  offset?: number;
+}
+export type InstallTokenReissued = S['UserInstallTokenOutBody'];
+export type RotatedHost = S['RotatedHostOutBody'];

@@ -1,0 +1,93 @@
+// Maps between an antd Table's paging/sorting, the URL's search params and
+// the hub's `limit`/`offset`/`sort` query parameters.
+
+export interface PageParams {
+  limit: number;
+  offset: number;
+}
+
+export const HOST_SORTS = ['name', '-name', 'created_at', '-created_at', 'last_seen_at', '-last_seen_at'] as const;
+export type HostSort = (typeof HOST_SORTS)[number];
+export const HOST_STATUSES = ['pending', 'online', 'stale', 'offline', 'banned'] as const;
+export type HostStatus = (typeof HOST_STATUSES)[number];
+
+export interface HostListParams extends PageParams {
+  q?: string;
+  status?: HostStatus;
+  sort: HostSort;
+}
+
+export const PAGE_SIZES = [10, 20, 50, 100] as const;
+export const DEFAULT_PAGE_SIZE = 20;
+export const DEFAULT_HOST_SORT: HostSort = '-created_at';
+
+/** antd's page number (1-based) and size → limit/offset. */
+export function pageToParams(page: number, pageSize: number): PageParams {
+  const size = Math.max(1, Math.floor(pageSize) || DEFAULT_PAGE_SIZE);
+  const p = Math.max(1, Math.floor(page) || 1);
+  return { limit: size, offset: (p - 1) * size };
+}
+
+/** limit/offset → antd's page number (1-based). */
+export function paramsToPage(p: PageParams): number {
+  return Math.floor(p.offset / p.limit) + 1;
+}
+
+/** antd's sorter (field + 'ascend'|'descend'|null) → the hub's sort value. */
+export function sorterToSort(field: unknown, order: 'ascend' | 'descend' | null | undefined): HostSort | undefined {
+  if (!order || typeof field !== 'string') return undefined;
+  const s = (order === 'descend' ? '-' : '') + field;
+  return (HOST_SORTS as readonly string[]).includes(s) ? (s as HostSort) : undefined;
+}
+
+/** The hub's sort value → antd's sortOrder for the column `field`. */
+export function sortOrderFor(sort: HostSort, field: string): 'ascend' | 'descend' | null {
+  if (sort === field) return 'ascend';
+  if (sort === '-' + field) return 'descend';
+  return null;
+}
+
+function intParam(v: string | null, def: number, min: number, max: number): number {
+  const n = v === null ? NaN : Number(v);
+  return Number.isInteger(n) && n >= min && n <= max ? n : def;
+}
+
+/** Reads a paged list's state from the URL (`<prefix>page`, `<prefix>size`), with defaults for missing or bad values. */
+export function pageFromSearch(sp: URLSearchParams, prefix = ''): PageParams {
+  const size = intParam(sp.get(prefix + 'size'), DEFAULT_PAGE_SIZE, 1, 200);
+  const page = intParam(sp.get(prefix + 'page'), 1, 1, 100000);
+  return pageToParams(page, size);
+}
+
+/** Reads the hosts list's state from the URL (`q`, `status`, `sort`, `page`, `size`). */
+export function hostParamsFromSearch(sp: URLSearchParams): HostListParams {
+  const q = sp.get('q')?.trim() || undefined;
+  const st = sp.get('status');
+  const status = (HOST_STATUSES as readonly string[]).includes(st ?? '') ? (st as HostStatus) : undefined;
+  const so = sp.get('sort');
+  const sort = (HOST_SORTS as readonly string[]).includes(so ?? '') ? (so as HostSort) : DEFAULT_HOST_SORT;
+  return { ...pageFromSearch(sp), q, status, sort };
+}
+
+/** Writes a hosts list's state into URL search params, leaving defaults out. */
+export function hostParamsToSearch(p: HostListParams): URLSearchParams {
+  const sp = new URLSearchParams();
+  if (p.q) sp.set('q', p.q);
+  if (p.status) sp.set('status', p.status);
+  if (p.sort !== DEFAULT_HOST_SORT) sp.set('sort', p.sort);
+  const page = paramsToPage(p);
+  if (page > 1) sp.set('page', String(page));
+  if (p.limit !== DEFAULT_PAGE_SIZE) sp.set('size', String(p.limit));
+  return sp;
+}
+
+/** Writes a plain paged list's state (page, size) into URL search params under a prefix. */
+export function pageToSearch(sp: URLSearchParams, p: PageParams, prefix = ''): URLSearchParams {
+  const out = new URLSearchParams(sp);
+  const page = paramsToPage(p);
+  if (page > 1) out.set(prefix + 'page', String(page));
+  else out.delete(prefix + 'page');
+  if (p.limit !== DEFAULT_PAGE_SIZE) out.set(prefix + 'size', String(p.limit));
+  else out.delete(prefix + 'size');
+  return out;
+}

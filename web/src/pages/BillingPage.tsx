@@ -1,0 +1,3 @@
+export default function BillingPage() {
+  return <div>Billing</div>;
+}

@@ -1,0 +1,3 @@
+export default function HostsPage() {
+  return <div>Hosts</div>;
+}

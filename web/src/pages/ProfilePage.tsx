@@ -1,0 +1,3 @@
+export default function ProfilePage() {
+  return <div>Profile</div>;
+}

@@ -1,0 +1,26 @@
+import { Button, Result } from 'antd';
+import { Link, useSearchParams } from 'react-router';
+import { useI18n } from '../i18n';
+import { AuthCard } from './AuthCard';
+
+export function SessionEndedPage() {
+  const { t } = useI18n();
+  const [sp] = useSearchParams();
+  const reason = sp.get('reason') === 'suspended' ? 'suspended' : 'ended';
+  return (
+    <AuthCard title={t('sessionEnded.title')}>
+      <div data-testid="session-ended" data-reason={reason}>
+        <Result
+          status={reason === 'suspended' ? 'error' : 'info'}
+          style={{ padding: '16px 0' }}
+          subTitle={t(reason === 'suspended' ? 'sessionEnded.suspended' : 'sessionEnded.ended')}
+          extra={
+            <Link to="/signin">
+              <Button type="primary">{t('sessionEnded.signInAgain')}</Button>
+            </Link>
+          }
+        />
+      </div>
+    </AuthCard>
+  );
+}

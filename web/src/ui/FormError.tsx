@@ -1,0 +1,16 @@
+import { Alert } from 'antd';
+import { errorMessage } from '../api/client';
+
+/** A form's error line: the API's `message`, in words (testid form-error). Renders nothing without an error. */
+export function FormError({ error }: { error: unknown }) {
+  if (!error) return null;
+  return (
+    <Alert
+      type="error"
+      showIcon
+      role="alert"
+      style={{ marginBottom: 16 }}
+      message={<span data-testid="form-error">{errorMessage(error)}</span>}
+    />
+  );
+}

@@ -1,0 +1,36 @@
+import { App } from 'antd';
+import { useCallback, type ReactNode } from 'react';
+import { useI18n } from '../i18n';
+
+interface ConfirmOptions {
+  title: ReactNode;
+  content?: ReactNode;
+  okText?: string;
+  /** Runs on OK; the dialog stays open (OK spinning) until it settles. A rejection keeps it open. */
+  onOk: () => Promise<unknown>;
+}
+
+/**
+ * Confirms a destructive action with Modal.confirm. The OK button carries
+ * data-testid="confirm-ok"; Escape and Cancel close the dialog.
+ */
+export function useConfirm() {
+  const { modal } = App.useApp();
+  const { t } = useI18n();
+  return useCallback(
+    (o: ConfirmOptions) => {
+      modal.confirm({
+        title: o.title,
+        content: o.content,
+        okText: o.okText ?? t('common.delete'),
+        cancelText: t('common.cancel'),
+        okType: 'danger',
+        okButtonProps: { danger: true, 'data-testid': 'confirm-ok' },
+        keyboard: true,
+        autoFocusButton: 'cancel',
+        onOk: () => o.onOk(),
+      });
+    },
+    [modal, t],
+  );
+}
