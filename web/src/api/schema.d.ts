@@ -1169,7 +1169,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in
-         * @description 401 invalid_credentials for a wrong email or password alike; 423 account_locked after repeated failures.
+         * @description 401 invalid_credentials for a wrong email or password alike; 423 account_locked after repeated failures. Sets the cookies gw_at and gw_rt.
          */
         post: operations["login"];
         delete?: never;
@@ -1187,7 +1187,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** End the session of a refresh token */
+        /**
+         * End the session of a refresh token
+         * @description Without refresh_token in the body the gw_rt cookie is used, only from the hub's own pages. Clears both cookies.
+         */
         post: operations["logout"];
         delete?: never;
         options?: never;
@@ -1206,7 +1209,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange a refresh token for a new token pair
-         * @description A refresh token works once; presenting a used one ends its whole session.
+         * @description A refresh token works once; presenting a used one ends its whole session. Without refresh_token in the body the gw_rt cookie is used, only from the hub's own pages (403 forbidden from another site). Sets both cookies anew.
          */
         post: operations["refresh"];
         delete?: never;
@@ -1224,7 +1227,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create an account and sign in */
+        /**
+         * Create an account and sign in
+         * @description Sets the cookies gw_at and gw_rt (docs/accounts.md).
+         */
         post: operations["register"];
         delete?: never;
         options?: never;
@@ -1460,6 +1466,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/user/hosts/{id}/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The host's stored metrics samples, newest first (free) */
+        get: operations["userHostMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/user/hosts/{id}/rotate-secret": {
         parameters: {
             query?: never;
@@ -1471,6 +1494,26 @@ export interface paths {
         put?: never;
         /** Rotate the secret key and agent key pair; the running agent is dropped */
         post: operations["userRotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/user/hosts/{id}/system/info": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * System information from the host's agent, charged as control.system_info.per_call like the client API route
+         * @description 409 host_offline when the agent is not connected; 402 insufficient_balance when the balance is below the price (nothing is sent).
+         */
+        post: operations["userSystemInfo"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2020,10 +2063,6 @@ export interface components {
             /** @enum {string} */
             webhook_format: "A" | "B";
         };
-        HostWithStateOutBody: {
-            host: components["schemas"]["Host"];
-            online: boolean;
-        };
         InstallCommand: {
             /** @description For an elevated PowerShell on Windows: irm <hub>/install/<token>.ps1 | iex */
             powershell: string;
@@ -2162,6 +2201,16 @@ export interface components {
             host_id: string;
             install_token: string;
         };
+        OpBodyAny: {
+            /**
+             * Format: int64
+             * @description Operation code (docs/operations); optional where the route has one operation
+             */
+            controls?: number;
+            data?: unknown;
+            /** @description Path, program or name the operation acts on */
+            path?: string;
+        };
         OpBodyDownloadData: {
             /**
              * Format: int64
@@ -2169,16 +2218,6 @@ export interface components {
              */
             controls?: number;
             data?: components["schemas"]["DownloadData"];
-            /** @description Path, program or name the operation acts on */
-            path?: string;
-        };
-        "OpBodyInterface {}": {
-            /**
-             * Format: int64
-             * @description Operation code (docs/operations); optional where the route has one operation
-             */
-            controls?: number;
-            data?: unknown;
             /** @description Path, program or name the operation acts on */
             path?: string;
         };
@@ -2393,7 +2432,8 @@ export interface components {
             tokens: number;
         };
         RefreshInBody: {
-            refresh_token: string;
+            /** @description The refresh token; left out (or empty), the gw_rt cookie is used instead (browsers, same-origin requests only) */
+            refresh_token?: string;
         };
         RefreshOutBody: {
             /** @description Step two: the new agent token */
@@ -2747,6 +2787,12 @@ export interface components {
             id: string;
             status: string;
         };
+        UserHostOutBody: {
+            host: components["schemas"]["Host"];
+            online: boolean;
+            /** @description The host's latest agent upgrade; absent when none */
+            upgrade?: components["schemas"]["Upgrade"];
+        };
         UserInstallTokenOutBody: {
             /** @description The full install credentials (hostgate addition); shown once */
             credentials: components["schemas"]["Credentials"];
@@ -2886,7 +2932,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                /** @description <install_token>.ps1 or <install_token>.sh */
+                file: string;
+            };
             cookie?: never;
         };
         requestBody?: never;
@@ -3530,7 +3579,10 @@ export interface operations {
                 rows?: number;
             };
             header?: never;
-            path?: never;
+            path: {
+                /** @description Host id */
+                id: string;
+            };
             cookie?: never;
         };
         requestBody?: never;
@@ -4083,7 +4135,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["OpBodyInterface {}"];
+                "application/json": components["schemas"]["OpBodyAny"];
             };
         };
         responses: {
@@ -5237,7 +5289,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["RefreshInBody"];
             };
@@ -5271,7 +5323,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["RefreshInBody"];
             };
@@ -5365,7 +5417,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                provider: "dummy" | "fourthparty";
+            };
             cookie?: never;
         };
         requestBody?: never;
@@ -5696,7 +5750,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HostWithStateOutBody"];
+                    "application/json": components["schemas"]["UserHostOutBody"];
                 };
             };
             /** @description Error */
@@ -5881,6 +5935,40 @@ export interface operations {
             };
         };
     };
+    userHostMetrics: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Host id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MetricsOutBody"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     userRotateSecret: {
         parameters: {
             query?: never;
@@ -5900,6 +5988,38 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RotatedHostOutBody"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    userSystemInfo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Host id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SystemInfo"];
                 };
             };
             /** @description Error */
@@ -5956,7 +6076,10 @@ export interface operations {
                 rows?: number;
             };
             header?: never;
-            path?: never;
+            path: {
+                /** @description Host id */
+                id: string;
+            };
             cookie?: never;
         };
         requestBody?: never;

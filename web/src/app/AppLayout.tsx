@@ -151,6 +151,7 @@ export function AppLayout() {
             position: 'sticky',
             top: 0,
             zIndex: 10,
+            lineHeight: 'normal',
           }}
         >
           {phone && (
@@ -165,7 +166,7 @@ export function AppLayout() {
           <Space size={phone ? 4 : 12} align="center">
             <BalanceBadge />
             {!phone && (
-              <Typography.Text type="secondary" ellipsis style={{ maxWidth: 200 }}>
+              <Typography.Text type="secondary" ellipsis style={{ maxWidth: 200, display: 'block' }}>
                 {me.data.display_name || me.data.email}
               </Typography.Text>
             )}

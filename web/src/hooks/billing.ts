@@ -1,5 +1,5 @@
 // Balance, billing events and recharge orders.
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useMutation, useQuery, useQueryClient, type Query } from '@tanstack/react-query';
 import { api } from '../api/client';
 import { qk } from '../api/queryKeys';
 import type { Balance, BillingEventPage, RechargeCreated, RechargePage } from '../api/types';
@@ -21,12 +21,15 @@ export function useBillingEvents(p: PageParams) {
   });
 }
 
-export function useRecharges(p: PageParams, refetchMs: number | false = false) {
+type Interval = number | false | ((q: Query<RechargePage, Error, RechargePage, readonly unknown[]>) => number | false | undefined);
+
+/** Recharge orders; `refetch` polls (a number of ms, or a function of the query deciding per answer). */
+export function useRecharges(p: PageParams, refetch: Interval = false) {
   return useQuery({
     queryKey: qk.billing.recharges(p),
     queryFn: ({ signal }) => api.get<RechargePage>('/v1/user/billing/recharges', { ...p }, signal),
     placeholderData: keepPreviousData,
-    refetchInterval: refetchMs,
+    refetchInterval: refetch,
   });
 }
 
