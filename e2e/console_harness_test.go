@@ -594,6 +594,7 @@ const stubPage = `<!doctype html><html lang="en"><body>
 </div>
 <div data-testid="terminal"><textarea class="xterm-helper-textarea" style="position:absolute;opacity:0;left:-9999em;width:0;height:0"></textarea><div class="xterm-rows"></div></div>
 <button data-testid="pay" onclick="window.open('/checkout', '_blank')">pay</button>
+<button data-testid="nopay" onclick="window.open('/plain', '_blank', 'noopener')">no form</button>
 <script>
 const ta = document.querySelector('.xterm-helper-textarea'), rows = document.querySelector('.xterm-rows');
 let line = '';
@@ -618,6 +619,8 @@ func TestConsoleHarness(t *testing.T) {
 		case r.URL.Path == "/checkout" && r.Method == "POST":
 			paid <- struct{}{}
 			_, _ = w.Write([]byte(`<p>paid</p>`))
+		case r.URL.Path == "/plain":
+			http.Error(w, "no form here", http.StatusMethodNotAllowed)
 		case r.URL.Path == "/checkout":
 			_, _ = w.Write([]byte(`<form method="post"><button type="submit">Pay</button></form>`))
 		default:
@@ -667,4 +670,18 @@ func TestConsoleHarness(t *testing.T) {
 	if !b.PollOK(time.Second, `document.querySelector('[data-testid=out]') !== null`) {
 		t.Fatal("the first tab is no longer driven")
 	}
+
+	// A tab without a form is reported, and leaves the browser working.
+	tabs = chromedp.WaitNewTarget(b.ctx, func(i *target.Info) bool { return i.Type == "page" })
+	b.Click("nopay")
+	select {
+	case id := <-tabs:
+		if b.payInTab(id) {
+			t.Fatal("a page without a form was taken for the checkout")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no new tab")
+	}
+	b.Click("go")
+	b.WaitAttr(tid("out"), "data-v", "new value", 5*time.Second)
 }

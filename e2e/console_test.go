@@ -309,7 +309,13 @@ func (b *Browser) payInTab(id target.ID) bool {
 	b.t.Helper()
 	tab, cancel := chromedp.NewContext(b.ctx, chromedp.WithTargetID(id))
 	defer cancel()
-	ctx, stop := context.WithTimeout(tab, 20*time.Second)
+	// Attach without a deadline: a deadline on a context's first run ends
+	// its target, and an ended attached tab wedges the whole browser.
+	if err := chromedp.Do(tab); err != nil {
+		b.t.Logf("attach to the checkout tab: %v", err)
+		return false
+	}
+	ctx, stop := context.WithTimeout(tab, 10*time.Second)
 	defer stop()
 	const submit = `form button[type="submit"], form input[type="submit"], form button:not([type])`
 	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(submit))); err != nil {
