@@ -58,7 +58,7 @@ type rechargeIn struct {
 type rechargeOut struct {
 	Body struct {
 		OrderNo   string    `json:"order_no"`
-		PayURL    string    `json:"pay_url" doc:"Where the customer pays (the gateway's page; with only the dummy provider, its notification address)"`
+		PayURL    string    `json:"pay_url" doc:"Where the customer pays: the gateway's page; with only the dummy provider, its checkout page (docs/billing.md)"`
 		AmountCNY float64   `json:"amount_cny"`
 		Tokens    float64   `json:"tokens"`
 		ExpiresAt time.Time `json:"expires_at"`
@@ -101,7 +101,7 @@ func (s *Server) createRecharge(ctx context.Context, in *rechargeIn) (*rechargeO
 	if p.EPay.Configured() {
 		out.Body.PayURL = p.EPay.PayURL(r.OrderNo, r.AmountFen, p.PublicURL+paymentWebhookPath+payments.ProviderFourthParty, p.PublicURL+"/")
 	} else {
-		out.Body.PayURL = p.PublicURL + paymentWebhookPath + payments.ProviderDummy
+		out.Body.PayURL = p.PublicURL + dummyCheckoutPath + r.OrderNo
 	}
 	return out, nil
 }

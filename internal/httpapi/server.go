@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -28,6 +29,7 @@ import (
 	"hostgate/internal/apikeys"
 	"hostgate/internal/audit"
 	"hostgate/internal/billing"
+	"hostgate/internal/console"
 	"hostgate/internal/coord"
 	"hostgate/internal/deliveries"
 	"hostgate/internal/dispatch"
@@ -84,8 +86,12 @@ type Config struct {
 	TrustedProxies []netip.Prefix
 	// Requests, if set, learns every request (metrics).
 	Requests RequestObserver
-	Version  string
-	Log      *slog.Logger
+	// Console is the browser console's build (index.html, assets/),
+	// served on every GET path the API does not claim; nil serves the
+	// page saying it is not built (docs/console.md).
+	Console fs.FS
+	Version string
+	Log     *slog.Logger
 }
 
 // Route is one registered method and path pattern.
@@ -106,6 +112,7 @@ type Server struct {
 	mux     *http.ServeMux
 	api     huma.API
 	handler http.Handler
+	console http.Handler
 
 	mu     sync.Mutex
 	routes []Route
@@ -136,6 +143,7 @@ func New(cfg Config) *Server {
 	s.clientOpRoutes()
 	s.userBillingRoutes()
 	s.rechargeRoutes()
+	s.dummyCheckoutRoutes()
 	s.billingModeRoutes()
 	s.installerRoutes()
 	s.downloadRoutes()
@@ -149,6 +157,8 @@ func New(cfg Config) *Server {
 	s.raw("GET /v1/openapi.json", s.serveSpec, huma.Operation{
 		OperationID: "openapi", Summary: "This OpenAPI 3.1 document", Tags: []string{"meta"},
 	})
+	s.console = console.Handler(cfg.Console)
+	s.mux.HandleFunc(consolePattern, s.serveConsole)
 	s.mux.HandleFunc("/", s.notFound)
 	s.handler = s.outer(s.authenticate(noteRoute(s.mux)))
 	return s
@@ -282,7 +292,12 @@ func op[I, O any](s *Server, o huma.Operation, h func(context.Context, *I) (*O, 
 	huma.Register(s.api, o, func(ctx context.Context, in *I) (*O, error) {
 		out, err := h(ctx, in)
 		if err != nil {
-			return nil, problemFor(s.log, requestFor(ctx), err)
+			p := problemFor(s.log, requestFor(ctx), err)
+			if he, ok := errors.AsType[huma.HeadersError](err); ok {
+				// Headers an error carries (a cookie to clear) still go out.
+				return nil, huma.ErrorWithHeaders(p, he.GetHeaders())
+			}
+			return nil, p
 		}
 		return out, nil
 	})
