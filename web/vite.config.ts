@@ -28,6 +28,8 @@ export default defineConfig({
     emptyOutDir: true,
     manifest: true,
     assetsDir: 'assets',
+    // No data: URIs: every asset is a hashed file under /assets (simpler CSP).
+    assetsInlineLimit: 0,
     chunkSizeWarningLimit: 1500,
   },
   server: {

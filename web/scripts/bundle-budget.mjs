@@ -1,6 +1,7 @@
 // Prints the gzipped size of each JS chunk the first page loads (the entry
 // chunk and, transitively, its static imports, read from Vite's manifest)
-// and fails when their sum exceeds the budget.
+// and fails when their sum exceeds the budget, or when index.html has an
+// inline script.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -19,6 +20,14 @@ export function initialChunks(m) {
   };
   for (const [key, chunk] of Object.entries(m)) if (chunk.isEntry) visit(key);
   return [...seen].map((k) => m[k].file).filter((f) => f.endsWith('.js'));
+}
+
+// The hub's CSP forbids inline scripts: index.html may only load script files.
+const html = readFileSync(resolve(dist, 'index.html'), 'utf8');
+const inline = [...html.matchAll(/<script\b[^>]*>/g)].filter((m) => !/\ssrc=/.test(m[0]));
+if (inline.length) {
+  console.error(`index.html has ${inline.length} inline <script>: the CSP would block it`);
+  process.exit(1);
 }
 
 let total = 0;

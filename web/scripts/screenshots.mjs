@@ -64,8 +64,36 @@ for (const [name, viewport] of Object.entries(sizes)) {
   await page.goto(`${BASE}/billing`);
   await shot('billing');
   await page.getByTestId('recharge-amount').fill('10');
+  const tab = ctx.waitForEvent('page', { timeout: 10_000 }).catch(() => null);
   await page.getByTestId('recharge-submit').click();
+  await page.getByTestId('recharge-status').waitFor();
   await shot('billing-recharge');
+  const checkout = await tab;
+  if (checkout) {
+    await checkout.waitForLoadState();
+    await checkout.screenshot({ path: `${OUT}/checkout-${name}.png` });
+    const submit = checkout.locator('form button[type="submit"], form input[type="submit"], form button:not([type])');
+    if (await submit.count()) await submit.first().click();
+    else {
+      // No checkout form (the hub's dummy provider): send its notification as the checkout would.
+      const list = await (await page.request.get(`${BASE}/v1/user/billing/recharges?status=pending`)).json();
+      const o = list.items[0];
+      await page.request.post(`${BASE}/v1/public/webhooks/payment/dummy`, { data: { order_no: o.order_no, amount_cny: o.amount_cny } });
+    }
+    await checkout.waitForTimeout(500);
+    await checkout.close();
+    await page.locator('[data-testid="recharge-status"][data-status="paid"]').waitFor({ timeout: 30_000 });
+    await shot('billing-paid');
+  } else {
+    errors.push(`${name}: no checkout tab opened`);
+  }
+  // The access cookie goes away (as when it expires): the console refreshes silently.
+  const cookies = await ctx.cookies();
+  await ctx.clearCookies();
+  await ctx.addCookies(cookies.filter((c) => c.name !== 'gw_at'));
+  await page.waitForTimeout(6_000);
+  if (!page.url().endsWith('/billing')) errors.push(`${name}: after losing gw_at the page went to ${page.url()}`);
+  if (!(await ctx.cookies()).some((c) => c.name === 'gw_at')) errors.push(`${name}: no gw_at after the silent refresh`);
   await page.goto(`${BASE}/profile`);
   await shot('profile');
   await page.getByTestId('lang-switch').click();
@@ -79,10 +107,29 @@ for (const [name, viewport] of Object.entries(sizes)) {
     await page.keyboard.press('Escape');
   }
   await page.getByTestId('lang-switch').click();
-  await page.getByTestId('sign-out').click();
-  await page.waitForURL('**/signin');
-  await page.goto(`${BASE}/session-ended?reason=suspended`);
-  await shot('session-ended');
+  if (process.env.ADMIN_PASSWORD && name === 'laptop') {
+    // An admin suspends the user: the open console leaves by itself.
+    const adm = await (await page.request.post(`${BASE}/v1/admin/auth/login`, { data: { username: process.env.ADMIN_USER ?? 'admin', password: process.env.ADMIN_PASSWORD } })).json();
+    const me = await (await page.request.get(`${BASE}/v1/user/me`)).json();
+    const t0 = Date.now();
+    const r = await page.request.post(`${BASE}/v1/admin/users/${me.id}/suspend`, { headers: { Authorization: `Bearer ${adm.access_token}` }, data: { reason: 'screenshots' } });
+    if (!r.ok()) errors.push(`suspend: ${r.status()} ${await r.text()}`);
+    await page.waitForURL('**/session-ended**', { timeout: 15_000 });
+    console.log(`session ended ${((Date.now() - t0) / 1000).toFixed(1)} s after the suspension: ${page.url()}`);
+    await shot('session-ended');
+    await page.goto(`${BASE}/signin`);
+    await page.getByTestId('signin-email').fill(email);
+    await page.getByTestId('signin-password').fill('correct horse battery');
+    await page.getByTestId('signin-submit').click();
+    await page.getByTestId('form-error').waitFor();
+    await shot('signin-suspended');
+  } else {
+    await page.getByTestId('sign-out').click();
+    await page.waitForURL('**/signin');
+    await page.goto(`${BASE}/hosts`);
+    await page.waitForURL('**/signin**');
+    await shot('signed-out');
+  }
   await ctx.close();
 }
 await browser.close();

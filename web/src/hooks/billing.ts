@@ -30,6 +30,8 @@ export function useRecharges(p: PageParams, refetch: Interval = false) {
     queryFn: ({ signal }) => api.get<RechargePage>('/v1/user/billing/recharges', { ...p }, signal),
     placeholderData: keepPreviousData,
     refetchInterval: refetch,
+    // The pay page is another tab: keep following the order while this one is hidden.
+    refetchIntervalInBackground: refetch !== false,
   });
 }
 

@@ -13,7 +13,8 @@ export function useMe() {
     queryKey: qk.me,
     queryFn: ({ signal }) => api.get<User>('/v1/user/me', undefined, signal),
     refetchInterval: ME_POLL_MS,
-    refetchIntervalInBackground: false,
+    // A hidden tab keeps checking too, so it never shows a dead session as live.
+    refetchIntervalInBackground: true,
   });
 }
 
@@ -46,8 +47,8 @@ export function useSignOut() {
     mutationFn: () => api.post<unknown>('/v1/public/auth/logout', {}),
     onSettled: () => {
       noteSession(false);
-      qc.clear();
       void navigate('/signin', { replace: true });
+      qc.clear();
     },
     meta: { errorShownInline: true },
   });

@@ -1,9 +1,11 @@
 import { Card, Flex, Typography } from 'antd';
 import type { ReactNode } from 'react';
 import { LangSwitch } from '../app/LangSwitch';
+import { useDocumentTitle } from '../ui/useDocumentTitle';
 
 /** The centred card the sign-in, sign-up and session-ended pages share. */
-export function AuthCard({ title, children }: { title: ReactNode; children: ReactNode }) {
+export function AuthCard({ title, children }: { title: string; children: ReactNode }) {
+  useDocumentTitle(title);
   return (
     <main className="hg-auth">
       <Card className="hg-auth-card">

@@ -42,6 +42,12 @@ export default function HostsPage() {
   const hosts = useHosts(params);
   const [creating, setCreating] = useState(false);
   const [q, setQ] = useState(params.q ?? '');
+  // The URL changed under the search box (back button, a nav link): follow it.
+  const [urlQ, setUrlQ] = useState(params.q);
+  if (urlQ !== params.q) {
+    setUrlQ(params.q);
+    if ((params.q ?? '') !== q.trim()) setQ(params.q ?? '');
+  }
 
   const update = (p: Partial<HostListParams>) =>
     setSp(hostParamsToSearch({ ...params, ...p }), { replace: true });

@@ -12,3 +12,10 @@ if (typeof window !== 'undefined' && !window.matchMedia) {
       dispatchEvent: () => false,
     }) as MediaQueryList;
 }
+
+// jsdom does not implement getComputedStyle for pseudo-elements (antd asks
+// for ::-webkit-scrollbar); answer for the element itself.
+if (typeof window !== 'undefined') {
+  const gcs = window.getComputedStyle.bind(window);
+  window.getComputedStyle = (elt: Element) => gcs(elt);
+}

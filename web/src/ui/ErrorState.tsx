@@ -1,15 +1,16 @@
 import { Button, Result } from 'antd';
-import { errorMessage } from '../api/client';
 import { useI18n } from '../i18n';
+import { useErrorText } from './useErrorText';
 
 /** A failed load: the error's message and a retry button. */
 export function ErrorState({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
   const { t } = useI18n();
+  const text = useErrorText();
   return (
     <Result
       status="warning"
       title={t('common.loadFailed')}
-      subTitle={errorMessage(error)}
+      subTitle={text(error)}
       extra={
         onRetry ? (
           <Button type="primary" onClick={onRetry}>

@@ -1,8 +1,9 @@
 import { Alert } from 'antd';
-import { errorMessage } from '../api/client';
+import { useErrorText } from './useErrorText';
 
 /** A form's error line: the API's `message`, in words (testid form-error). Renders nothing without an error. */
 export function FormError({ error }: { error: unknown }) {
+  const text = useErrorText();
   if (!error) return null;
   return (
     <Alert
@@ -10,7 +11,7 @@ export function FormError({ error }: { error: unknown }) {
       showIcon
       role="alert"
       style={{ marginBottom: 16 }}
-      message={<span data-testid="form-error">{errorMessage(error)}</span>}
+      message={<span data-testid="form-error">{text(error)}</span>}
     />
   );
 }
