@@ -40,3 +40,7 @@ export interface Page<T> {
 }
 export type InstallTokenReissued = S['UserInstallTokenOutBody'];
 export type RotatedHost = S['RotatedHostOutBody'];
+export type L1ConfigSaved = S['L1ConfigPutResp'];
+export type DeliveriesPage = S['DeliveriesOutBody'];
+export type DiskInfo = S['DiskInfo'];
+export type NetInterface = S['NetInterface'];

@@ -1,0 +1,64 @@
+// Pure shaping of the stored metrics for the charts: the hub answers newest
+// first; uPlot wants ascending x (seconds) and one array per series.
+import type { Metrics } from '../../api/types';
+
+export interface MetricSeries {
+  /** Unix seconds, ascending. */
+  t: number[];
+  cpu: number[];
+  mem: number[];
+  disk: number[];
+  rx: number[];
+  tx: number[];
+}
+
+/** Sorts by time ascending and drops rows with an unreadable time or a duplicate time. */
+export function toSeries(items: readonly Metrics[] | null | undefined): MetricSeries {
+  const rows = (items ?? [])
+    .map((m) => ({ m, at: Date.parse(m.at) / 1000 }))
+    .filter((r) => Number.isFinite(r.at))
+    .sort((a, b) => a.at - b.at);
+  const out: MetricSeries = { t: [], cpu: [], mem: [], disk: [], rx: [], tx: [] };
+  for (const { m, at } of rows) {
+    if (out.t.length && out.t[out.t.length - 1] === at) continue;
+    out.t.push(at);
+    out.cpu.push(clampPct(m.cpu_pct));
+    out.mem.push(clampPct(m.mem_pct));
+    out.disk.push(clampPct(m.disk_pct));
+    out.rx.push(Math.max(0, m.net_rx_bps));
+    out.tx.push(Math.max(0, m.net_tx_bps));
+  }
+  return out;
+}
+
+function clampPct(v: number): number {
+  return Number.isFinite(v) ? Math.min(100, Math.max(0, v)) : 0;
+}
+
+const RATE_UNITS = ['B/s', 'KB/s', 'MB/s', 'GB/s', 'TB/s'];
+
+/** Picks one binary unit for a whole axis from its largest value: the divisor and the unit's name. */
+export function rateUnit(max: number): { div: number; unit: string } {
+  let i = 0;
+  let v = Math.abs(max);
+  while (v >= 1024 && i < RATE_UNITS.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return { div: 1024 ** i, unit: RATE_UNITS[i] ?? 'B/s' };
+}
+
+/** Bytes per second in a readable unit, e.g. "1.5 MB/s". */
+export function formatRate(locale: string, bps: number | null | undefined): string {
+  if (bps === null || bps === undefined || !Number.isFinite(bps)) return '—';
+  const { div, unit } = rateUnit(bps);
+  const n = new Intl.NumberFormat(locale, { maximumFractionDigits: div === 1 ? 0 : 1 }).format(bps / div);
+  return `${n} ${unit}`;
+}
+
+/** Intl options for time-axis labels: seconds for short spans, the date for long ones. */
+export function axisTimeOptions(spanSeconds: number): Intl.DateTimeFormatOptions {
+  if (spanSeconds < 15 * 60) return { hour: '2-digit', minute: '2-digit', second: '2-digit' };
+  if (spanSeconds < 36 * 3600) return { hour: '2-digit', minute: '2-digit' };
+  return { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' };
+}
