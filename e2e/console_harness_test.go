@@ -358,6 +358,12 @@ func (b *Browser) PollOK(limit time.Duration, expr string) bool {
 	}
 }
 
+// visibleJS is a JavaScript expression: an element of the selector is
+// rendered (has a layout box).
+func visibleJS(sel string) string {
+	return fmt.Sprintf(`[...document.querySelectorAll(%q)].some(e => e.getClientRects().length > 0)`, sel)
+}
+
 // jsq is the JavaScript for querySelector of a CSS selector.
 func jsq(sel string) string { return fmt.Sprintf("document.querySelector(%q)", sel) }
 
