@@ -448,7 +448,7 @@ func (b *Browser) Resize(w, h int64, mobile bool) {
 	b.mu.Unlock()
 }
 
-// Shot saves screenshots of the page at the desktop and the phone size
+// Shot saves full-page screenshots at the desktop and the phone size
 // (letting the layout settle at each), then restores the size it had.
 func (b *Browser) Shot(name string) {
 	b.t.Helper()
@@ -460,7 +460,8 @@ func (b *Browser) Shot(name string) {
 		// Two animation frames: the layout has reacted to the resize.
 		b.run(10*time.Second, "settle", discard(chromedp.Evaluate[bool](
 			`new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`, chromedp.EvalAwaitPromise)))
-		b.save(name, sz, get(b, 20*time.Second, "screenshot "+name, chromedp.CaptureScreenshot()))
+		// The whole page (quality 100: PNG), not only what the window shows.
+		b.save(name, sz, get(b, 20*time.Second, "screenshot "+name, chromedp.FullScreenshot(100)))
 	}
 	b.Resize(was[0], was[1], was == phoneSize)
 }
