@@ -457,9 +457,10 @@ func (b *Browser) Shot(name string) {
 	b.mu.Unlock()
 	for _, sz := range [][2]int64{desktopSize, phoneSize} {
 		b.Resize(sz[0], sz[1], sz == phoneSize)
-		// Two animation frames: the layout has reacted to the resize.
+		// From the top (sticky bars stay in place), after two animation
+		// frames: the layout has reacted to the resize.
 		b.run(10*time.Second, "settle", discard(chromedp.Evaluate[bool](
-			`new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`, chromedp.EvalAwaitPromise)))
+			`(scrollTo(0, 0), new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true)))))`, chromedp.EvalAwaitPromise)))
 		// The whole page (quality 100: PNG), not only what the window shows.
 		b.save(name, sz, get(b, 20*time.Second, "screenshot "+name, chromedp.FullScreenshot(100)))
 	}
