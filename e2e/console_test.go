@@ -90,6 +90,14 @@ func consoleFlow(t *testing.T, scaled bool) {
 	b.WaitPath(`^/signin`, 15*time.Second)
 	b.WaitVisible("signin-email", 15*time.Second)
 	b.Shot("signin")
+	// A refused sign-in shows the API's message.
+	b.Type("signin-email", "nobody-"+randHex(4)+"@example.com")
+	b.Type("signin-password", "not the password")
+	b.Click("signin-submit")
+	b.WaitVisible("form-error", 10*time.Second)
+	if msg := strings.TrimSpace(b.Text("form-error")); msg == "" {
+		t.Errorf("form-error is empty after a refused sign-in")
+	}
 	b.Click("goto-signup")
 	b.WaitPath(`^/signup`, 10*time.Second)
 	email := fmt.Sprintf("console-%s@example.com", randHex(6))
@@ -266,6 +274,9 @@ func consoleFlow(t *testing.T, scaled bool) {
 		return v
 	}
 	before := tokens()
+	if before == 0 && !b.PollOK(10*time.Second, visibleJS(tid("low-balance-warning"))) {
+		nt.fail("no low-balance-warning with a balance of 0")
+	}
 	tabs := chromedp.WaitNewTarget(b.ctx, func(i *target.Info) bool { return i.Type == "page" })
 	b.Type("recharge-amount", "10")
 	b.Click("recharge-submit")
@@ -284,6 +295,7 @@ func consoleFlow(t *testing.T, scaled bool) {
 	bal := jsq(tid("balance"))
 	b.Poll(15*time.Second, fmt.Sprintf("balance data-tokens %v + 1000", before),
 		fmt.Sprintf(`Number(%s.getAttribute('data-tokens')) === %v`, bal, before+1000), bal+`.getAttribute('data-tokens')`)
+	b.Poll(10*time.Second, "low-balance-warning gone after the recharge", "!"+visibleJS(tid("low-balance-warning")), "")
 	b.Shot("billing")
 	step("recharge paid")
 
