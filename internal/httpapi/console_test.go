@@ -10,6 +10,7 @@ import (
 
 	"hostgate/internal/console"
 	"hostgate/internal/httpapi"
+	"hostgate/internal/hubtest"
 )
 
 // consoleServer is a hub transport with a fake console build and no
@@ -99,4 +100,15 @@ func TestConsoleNotBuilt(t *testing.T) {
 			t.Errorf("GET %s: CSP %q", path, csp)
 		}
 	}
+}
+
+// TestHubServesConsole: a real hub wires the embedded build (or the
+// not-built page) in as the fallback.
+func TestHubServesConsole(t *testing.T) {
+	h := hubtest.Start(t, hubtest.Embedded)
+	r := h.Client(t).Do("GET", "/hosts/abc", nil).Want(t, 200, "")
+	if ct := r.Header.Get("Content-Type"); ct != "text/html; charset=utf-8" || r.Header.Get("Content-Security-Policy") != console.CSP {
+		t.Errorf("GET /hosts/abc: Content-Type %q, CSP %q", ct, r.Header.Get("Content-Security-Policy"))
+	}
+	h.Client(t).Do("GET", "/v1/nope", nil).Want(t, 404, "not_found")
 }

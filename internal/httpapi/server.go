@@ -215,19 +215,13 @@ func (s *Server) raw(pattern string, h http.HandlerFunc, doc huma.Operation) {
 	recorder{s}.HandleFunc(pattern, h)
 }
 
-// withPathParams adds to params a required in:path parameter for each
-// {name} of path they lack. {id} is a host id (uuid), as in every route
-// that names one.
+// withPathParams adds to params a required in:path string parameter for
+// each {name} of path they lack; a route documents its own to say more.
 func withPathParams(path string, params []*huma.Param) []*huma.Param {
 	for _, name := range pathParams(path) {
-		if slices.ContainsFunc(params, func(p *huma.Param) bool { return p.In == "path" && p.Name == name }) {
-			continue
+		if !slices.ContainsFunc(params, func(p *huma.Param) bool { return p.In == "path" && p.Name == name }) {
+			params = append(params, &huma.Param{Name: name, In: "path", Required: true, Schema: &huma.Schema{Type: "string"}})
 		}
-		p := &huma.Param{Name: name, In: "path", Required: true, Schema: &huma.Schema{Type: "string"}}
-		if name == "id" {
-			p.Schema.Format, p.Description = "uuid", "Host id"
-		}
-		params = append(params, p)
 	}
 	return params
 }
