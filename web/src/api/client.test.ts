@@ -139,6 +139,21 @@ describe('silent refresh', () => {
     expect(ended).toEqual([{ reason: 'suspended', had: true }]);
   });
 
+  it('keeps the session when the refresh cannot reach the hub or the hub fails', async () => {
+    let n = 0;
+    mockFetch((url) => {
+      if (url === '/v1/public/auth/refresh') {
+        if (n++ === 0) throw new TypeError('Failed to fetch');
+        return json(503, { error: 'unavailable', message: 'try later' });
+      }
+      return json(401, { error: 'invalid_token', message: 'expired' });
+    });
+    noteSession(true);
+    await expect(api.get('/v1/user/me')).rejects.toMatchObject({ status: 0, code: 'network' });
+    await expect(api.get('/v1/user/me')).rejects.toMatchObject({ status: 503, message: 'try later' });
+    expect(ended).toEqual([]);
+  });
+
   it('retries only once: a second 401 ends the session', async () => {
     mockFetch((url) => (url === '/v1/public/auth/refresh' ? json(200, {}) : json(401, { error: 'invalid_token', message: 'x' })));
     await expect(api.get('/v1/user/me')).rejects.toMatchObject({ status: 401 });

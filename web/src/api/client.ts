@@ -29,7 +29,7 @@ export interface RequestOptions {
 type SessionEndedHandler = (reason: SessionEndReason, hadSession: boolean) => void;
 
 let onSessionEnded: SessionEndedHandler = () => {};
-let refreshing: Promise<boolean> | null = null;
+let refreshing: Promise<ApiError | null> | null = null;
 let hadSession = false;
 
 /**
@@ -101,20 +101,24 @@ async function parse<T>(res: Response): Promise<T> {
 
 /**
  * Asks the hub for a fresh access token with the refresh cookie. Concurrent
- * callers share one request (single flight). Resolves true on success; on a
- * suspended account the session ends as "suspended".
+ * callers share one request (single flight). Resolves null on success. When
+ * the hub refuses (401/403) the session ends ("suspended" on
+ * account_suspended) and the refusal is returned; when the hub cannot be
+ * reached or fails (5xx) the session is kept and that error is returned, so
+ * a hiccup does not sign anyone out.
  */
-export function refreshSession(): Promise<boolean> {
+export function refreshSession(): Promise<ApiError | null> {
   refreshing ??= (async () => {
     try {
       const res = await send('POST', '/v1/public/auth/refresh', { body: {} });
-      if (res.ok) return true;
+      if (res.ok) return null;
       const err = await toApiError(res);
-      endSession(err.code === 'account_suspended' ? 'suspended' : 'ended');
-      return false;
-    } catch {
-      endSession('ended');
-      return false;
+      if (res.status === 401 || res.status === 403) {
+        endSession(err.code === 'account_suspended' ? 'suspended' : 'ended');
+      }
+      return err;
+    } catch (err) {
+      return err instanceof ApiError ? err : new ApiError(0, 'network', errorMessage(err));
     } finally {
       refreshing = null;
     }
@@ -133,7 +137,8 @@ export async function request<T>(method: string, path: string, opts: RequestOpti
   let res = await send(method, path, opts);
   const isUser = path.startsWith('/v1/user/');
   if (res.status === 401 && isUser) {
-    if (!(await refreshSession())) throw await toApiError(res);
+    const refused = await refreshSession();
+    if (refused) throw refused.status === 0 || refused.status >= 500 ? refused : await toApiError(res);
     res = await send(method, path, opts);
     if (res.status === 401) {
       endSession('ended');
