@@ -24,12 +24,24 @@ function downloadText(text: string, name: string) {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
-function Block({ text, testId, copyTestId, label }: { text: string; testId: string; copyTestId: string; label: string }) {
+function Block({
+  text,
+  testId,
+  copyTestId,
+  label,
+  tall,
+}: {
+  text: string;
+  testId: string;
+  copyTestId: string;
+  label: string;
+  tall?: boolean;
+}) {
   return (
     <div style={{ marginBottom: 12 }}>
       <Typography.Text strong>{label}</Typography.Text>
       <Flex gap={8} align="start" style={{ marginTop: 4 }}>
-        <pre className="hg-secret" data-testid={testId} style={{ flex: 1, minWidth: 0 }}>
+        <pre className="hg-secret" data-testid={testId} style={{ flex: 1, minWidth: 0, maxHeight: tall ? 320 : undefined, overflow: 'auto' }} tabIndex={tall ? 0 : undefined}>
           {text}
         </pre>
         <CopyButton text={text} testId={copyTestId} label={label} />
@@ -87,7 +99,7 @@ export function CredentialsPanel({
           copyTestId="copy-install-command-shell"
         />
       ) : null}
-      <Block label={t('host.creds.json')} text={json} testId="credentials-json" copyTestId="copy-credentials-json" />
+      <Block label={t('host.creds.json')} text={json} testId="credentials-json" copyTestId="copy-credentials-json" tall />
       <Typography.Paragraph type="secondary" style={{ marginBottom: 8 }}>
         {t('host.creds.jsonHint')}
       </Typography.Paragraph>

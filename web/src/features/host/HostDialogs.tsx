@@ -34,17 +34,17 @@ export function EditHostDialog({ host, open, onClose }: { host: Host; open: bool
         <Form.Item
           name="name"
           label={t('host.edit.name')}
-          rules={[{ required: true, whitespace: true, message: t('host.edit.nameRequired') }, { max: 128 }]}
+          rules={[{ required: true, whitespace: true, message: t('host.edit.nameRequired') }, { max: 64 }]}
         >
-          <Input data-testid="host-name" autoFocus maxLength={128} />
+          <Input data-testid="host-name" autoFocus maxLength={64} />
         </Form.Item>
         <Form.Item
           name="listen_port"
           label={t('host.edit.listenPort')}
           extra={t('host.edit.listenPortHint')}
-          rules={[{ type: 'integer', min: 1, max: 65535, message: t('host.edit.listenPortInvalid') }]}
+          rules={[{ type: 'integer', min: 1024, max: 65535, message: t('host.edit.listenPortInvalid') }]}
         >
-          <InputNumber data-testid="host-listen-port" min={1} max={65535} precision={0} style={{ width: '100%' }} />
+          <InputNumber data-testid="host-listen-port" min={1024} max={65535} precision={0} style={{ width: '100%' }} />
         </Form.Item>
         <Form.Item style={{ marginBottom: 0, textAlign: 'right' }}>
           <Button onClick={close} style={{ marginRight: 8 }}>

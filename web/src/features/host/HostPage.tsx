@@ -2,7 +2,7 @@
 // system information, metrics, L1 configuration and webhook deliveries.
 import { ArrowLeftOutlined, CodeOutlined, DeleteOutlined, DownloadOutlined, EditOutlined, KeyOutlined, SyncOutlined } from '@ant-design/icons';
 import { Alert, Badge, Button, Card, Col, Descriptions, Flex, Result, Row, Skeleton, Space, Tag, Tooltip, Typography } from 'antd';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router';
 import { ApiError, errorMessage, seg } from '../../api/client';
 import type { Credentials, Host, Upgrade } from '../../api/types';
@@ -52,9 +52,20 @@ function HostView({ id }: { id: string }) {
   const [shown, setShown] = useState<ShownCredentials | null>(() =>
     created?.credentials ? { credentials: created.credentials, source: 'created' } : null,
   );
+  // The user console's create answer carries no credentials (only the client
+  // API's with_credentials does), so a host just created gets its first
+  // install credentials here, once, to show them right away.
+  const { mutate: issueFirst, isPending: issuingFirst } = useReissueInstallToken(id);
+  const issued = useRef(false);
   useEffect(() => {
-    if (created) void navigate(location.pathname, { replace: true, state: null });
-  }, [created, location.pathname, navigate]);
+    if (!created) return;
+    void navigate(location.pathname, { replace: true, state: null });
+    if (created.credentials || issued.current) return;
+    issued.current = true;
+    issueFirst(undefined, {
+      onSuccess: (r) => setShown({ credentials: r.credentials, source: 'created' }),
+    });
+  }, [created, location.pathname, navigate, issueFirst]);
 
   if (q.isPending) return <HostSkeleton />;
   if (q.isError && !q.data) {
@@ -63,7 +74,7 @@ function HostView({ id }: { id: string }) {
         <Result
           status="404"
           title={t('host.notFound.title')}
-          subTitle={errorMessage(q.error)}
+          subTitle={t('host.notFound.text')}
           extra={
             <Link to="/hosts">
               <ArrowLeftOutlined /> {t('host.back')}
@@ -85,8 +96,8 @@ function HostView({ id }: { id: string }) {
       {q.isError ? (
         <Alert type="warning" showIcon style={{ marginBottom: 16 }} message={errorMessage(q.error)} />
       ) : null}
-      {created && !created.credentials && !shown ? (
-        <Alert type="info" showIcon style={{ marginBottom: 16 }} message={t('host.creds.createdWithout')} />
+      {issuingFirst ? (
+        <Alert type="info" showIcon style={{ marginBottom: 16 }} message={t('host.creds.issuing')} />
       ) : null}
       <Row gutter={[16, 16]}>
         <Col xs={24} xl={12}>
@@ -176,7 +187,7 @@ function HostHeader({ host, online, upgrade }: { host: Host; online: boolean; up
       </Flex>
       {!online ? (
         <Typography.Paragraph type="secondary" style={{ marginTop: -8 }}>
-          {t('host.terminalOffline')}
+          {host.status === 'pending' ? t('host.notInstalled') : t('host.terminalOffline')}
         </Typography.Paragraph>
       ) : null}
       <Card style={{ marginBottom: 16 }} styles={{ body: { padding: 0 } }}>

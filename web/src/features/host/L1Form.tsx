@@ -16,6 +16,19 @@ interface Values {
 
 export const L1_SECRET_LENGTH = 32;
 
+/** "" (no report URL) or an absolute http(s) URL of at most 2048 characters, as the hub accepts. */
+function isReportUrl(v: string): boolean {
+  const s = v.trim();
+  if (!s) return true;
+  if (s.length > 2048) return false;
+  try {
+    const u = new URL(s);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.host !== '';
+  } catch {
+    return false;
+  }
+}
+
 /** n random bytes as 2n lower-case hexadecimal characters. */
 function randomHex(n: number): string {
   const b = crypto.getRandomValues(new Uint8Array(n));
@@ -76,9 +89,12 @@ export function L1Form({ host }: { host: Host }) {
         <Form.Item
           name="bid"
           label={t('host.l1.bid')}
-          rules={[{ required: true, message: t('host.l1.bidRequired') }, { type: 'integer', min: 1, message: t('host.l1.bidInvalid') }]}
+          rules={[
+            { required: true, message: t('host.l1.bidRequired') },
+            { type: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER, message: t('host.l1.bidInvalid') },
+          ]}
         >
-          <InputNumber data-testid="l1-bid" min={1} precision={0} style={{ width: '100%' }} />
+          <InputNumber data-testid="l1-bid" min={1} max={Number.MAX_SAFE_INTEGER} precision={0} style={{ width: '100%' }} />
         </Form.Item>
         <Form.Item
           name="secret_key"
@@ -111,7 +127,12 @@ export function L1Form({ host }: { host: Host }) {
           name="url"
           label={t('host.l1.url')}
           extra={t('host.l1.urlHint')}
-          rules={[{ type: 'url', message: t('host.l1.urlInvalid') }]}
+          rules={[
+            {
+              validator: (_r, v: string | undefined) =>
+                isReportUrl(v ?? '') ? Promise.resolve() : Promise.reject(new Error(t('host.l1.urlInvalid'))),
+            },
+          ]}
         >
           <Input data-testid="l1-url" placeholder="https://example.com/report" inputMode="url" />
         </Form.Item>

@@ -24,9 +24,13 @@ export function MetricsChart({ hostId }: { hostId: string }) {
   const s = useMemo(() => toSeries(q.data?.items), [q.data]);
 
   const pctData = useMemo<uPlot.AlignedData>(() => [s.t, s.cpu, s.mem, s.disk], [s]);
-  const netData = useMemo<uPlot.AlignedData>(() => [s.t, s.rx, s.tx], [s]);
-  const netMax = useMemo(() => Math.max(0, ...s.rx, ...s.tx), [s]);
-  const unit = rateUnit(netMax);
+  // Network rates are plotted in one unit picked from the largest value, so
+  // the axis gets round numbers; the legend shows each value in its own unit.
+  const unit = useMemo(() => rateUnit(Math.max(0, ...s.rx, ...s.tx)), [s]);
+  const netData = useMemo<uPlot.AlignedData>(
+    () => [s.t, s.rx.map((v) => v / unit.div), s.tx.map((v) => v / unit.div)],
+    [s, unit.div],
+  );
 
   const xAxis = useMemo<uPlot.Axis>(
     () => ({
@@ -35,6 +39,7 @@ export function MetricsChart({ hostId }: { hostId: string }) {
         const f = new Intl.DateTimeFormat(lang, axisTimeOptions(span));
         return splits.map((v) => f.format(v * 1000));
       },
+      space: 60,
       stroke: '#595959',
       grid: { stroke: '#f0f0f0' },
       ticks: { stroke: '#f0f0f0' },
@@ -79,7 +84,7 @@ export function MetricsChart({ hostId }: { hostId: string }) {
       axes: [
         xAxis,
         {
-          values: (_u, splits) => splits.map((v) => fmt.number(v / unit.div, 1)),
+          values: (_u, splits) => splits.map((v) => fmt.number(v, 2)),
           label: unit.unit,
           labelSize: 18,
           stroke: '#595959',
@@ -90,8 +95,8 @@ export function MetricsChart({ hostId }: { hostId: string }) {
       ],
       series: [
         xSeries,
-        { label: t('host.metrics.rx'), stroke: COLORS.rx, width: 2, value: (_u, v) => formatRate(lang, v) },
-        { label: t('host.metrics.tx'), stroke: COLORS.tx, width: 2, value: (_u, v) => formatRate(lang, v) },
+        { label: t('host.metrics.rx'), stroke: COLORS.rx, width: 2, value: (_u, v) => formatRate(lang, v == null ? v : v * unit.div) },
+        { label: t('host.metrics.tx'), stroke: COLORS.tx, width: 2, value: (_u, v) => formatRate(lang, v == null ? v : v * unit.div) },
       ],
     }),
     [t, fmt, lang, unit.div, unit.unit, xAxis, xSeries],

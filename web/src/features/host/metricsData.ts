@@ -58,7 +58,8 @@ export function formatRate(locale: string, bps: number | null | undefined): stri
 
 /** Intl options for time-axis labels: seconds for short spans, the date for long ones. */
 export function axisTimeOptions(spanSeconds: number): Intl.DateTimeFormatOptions {
-  if (spanSeconds < 15 * 60) return { hour: '2-digit', minute: '2-digit', second: '2-digit' };
-  if (spanSeconds < 36 * 3600) return { hour: '2-digit', minute: '2-digit' };
-  return { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' };
+  const hm = { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' } as const;
+  if (spanSeconds < 5 * 60) return { ...hm, second: '2-digit' };
+  if (spanSeconds < 36 * 3600) return hm;
+  return { month: 'numeric', day: 'numeric', ...hm };
 }

@@ -304,8 +304,9 @@ function stateText(t: (k: string, v?: Record<string, string | number>) => string
   switch (e.kind) {
     case 'exit':
       if (e.exitCode !== undefined) return t('terminal.state.exited', { code: e.exitCode });
-      if (e.reason) return t('terminal.state.endedReason', { reason: e.reason });
       return t('terminal.state.ended');
+    case 'ended':
+      return t('terminal.state.endedReason', { reason: e.reason });
     case 'error':
       return t('terminal.state.error', { message: e.message || e.error });
     case 'refused':

@@ -76,12 +76,16 @@ describe('parseControl', () => {
 
 describe('endingFor', () => {
   it('an exit message then 1000 is a closed shell with its status', () => {
-    expect(endingFor(1000, true, { type: 'exit', exitCode: 3 })).toEqual({
-      state: 'closed',
-      kind: 'exit',
-      exitCode: 3,
-      reason: undefined,
+    expect(endingFor(1000, true, { type: 'exit', exitCode: 3 })).toEqual({ state: 'closed', kind: 'exit', exitCode: 3 });
+    expect(endingFor(1000, true, { type: 'exit', exitCode: -1, reason: 'x' })).toMatchObject({ exitCode: -1 });
+  });
+  it('an exit with only a reason is a lost terminal', () => {
+    expect(endingFor(1000, true, { type: 'exit', reason: 'the connection to the agent was lost' })).toEqual({
+      state: 'lost',
+      kind: 'ended',
+      reason: 'the connection to the agent was lost',
     });
+    expect(endingFor(1000, true, { type: 'exit' })).toEqual({ state: 'closed', kind: 'exit', exitCode: undefined });
   });
   it('an error message then 1011 is lost with the hub words', () => {
     expect(endingFor(1011, true, { type: 'error', error: 'invalid_token', message: 'signed out' })).toMatchObject({

@@ -97,8 +97,10 @@ export function parseControl(text: string): ServerControl {
 
 /** How a terminal ended, for the state line. */
 export type Ending =
-  /** The shell exited; its status when known. */
-  | { state: 'closed'; kind: 'exit'; exitCode?: number; reason?: string }
+  /** The shell exited (with its status when known). */
+  | { state: 'closed'; kind: 'exit'; exitCode?: number }
+  /** The hub ended the terminal for a reason other than the shell exiting (the agent's link dropped…). */
+  | { state: 'lost'; kind: 'ended'; reason: string }
   /** The hub reported a failure (terminal_busy, invalid_token…). */
   | { state: 'lost'; kind: 'error'; error: string; message: string }
   /** The socket could not be opened (the upgrade was refused or unreachable). */
@@ -108,7 +110,9 @@ export type Ending =
 
 /**
  * What a socket's close means, given what came before it: an exit message
- * (then close 1000) is a shell that ended; an error message (then 1011) is
+ * with an exit code (then close 1000) is a shell that ended; one with only a
+ * reason is a terminal the hub lost (the agent's connection dropped); an
+ * error message (then 1011) is
  * a failure the hub explained; any other close — 1006 from a dropped
  * network, 1001 from a hub going away, a close before the socket opened —
  * is a lost link.
@@ -118,7 +122,10 @@ export function endingFor(
   opened: boolean,
   last: ServerControl | null,
 ): Ending {
-  if (last?.type === 'exit') return { state: 'closed', kind: 'exit', exitCode: last.exitCode, reason: last.reason };
+  if (last?.type === 'exit') {
+    if (last.exitCode === undefined && last.reason) return { state: 'lost', kind: 'ended', reason: last.reason };
+    return { state: 'closed', kind: 'exit', exitCode: last.exitCode };
+  }
   if (last?.type === 'error') return { state: 'lost', kind: 'error', error: last.error, message: last.message };
   if (!opened) return { state: 'lost', kind: 'refused', code };
   if (code === 1000) return { state: 'closed', kind: 'exit' };
