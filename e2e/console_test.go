@@ -28,8 +28,14 @@ import (
 // recharge through the dummy checkout, switch the language, and be sent to
 // the session-ended page when an admin suspends the user.
 //
-// It needs Debian's Chromium and a hub built with the console (`make build`):
-// without either it skips, and fails under CI.
+// It needs Debian's Chromium (/usr/bin/chromium, or $HOSTGATE_CHROMIUM) and
+// the console built where the hub embeds it (`make build`, or
+// `npm --prefix web ci && npm --prefix web run build`) before go test builds
+// the hub: without either it skips, and fails under CI. Screenshots of each
+// page at 1366×800 and 390×844 go to $HOSTGATE_SCREENSHOTS (default
+// e2e/screenshots, git-ignored); a failure adds the page's URL, a screenshot
+// and the browser's console log to the test log, with the hub's and the
+// agent's output.
 func TestConsole(t *testing.T) {
 	chromiumPath(t)
 	requireConsoleBuilt(t)
@@ -62,6 +68,7 @@ func (n *notes) fail(format string, args ...any) {
 	n.l = append(n.l, "FAILED: "+fmt.Sprintf(format, args...))
 }
 
+// add records a workaround the contract allows.
 func (n *notes) add(format string, args ...any) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
