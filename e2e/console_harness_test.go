@@ -457,15 +457,30 @@ func (b *Browser) Shot(name string) {
 	b.mu.Unlock()
 	for _, sz := range [][2]int64{desktopSize, phoneSize} {
 		b.Resize(sz[0], sz[1], sz == phoneSize)
-		// From the top (sticky bars stay in place), after two animation
-		// frames: the layout has reacted to the resize.
+		// From the top (sticky bars stay in place), once the layout has
+		// reacted to the resize and dialogs have finished opening or closing.
 		b.run(10*time.Second, "settle", discard(chromedp.Evaluate[bool](
-			`(scrollTo(0, 0), new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true)))))`, chromedp.EvalAwaitPromise)))
+			settleJS, chromedp.EvalAwaitPromise)))
 		// The whole page (quality 100: PNG), not only what the window shows.
 		b.save(name, sz, get(b, 20*time.Second, "screenshot "+name, chromedp.FullScreenshot(100)))
 	}
 	b.Resize(was[0], was[1], was == phoneSize)
 }
+
+// settleJS scrolls to the top and resolves after two animation frames and
+// once no finite animation or transition runs (at most 2 s: a spinner may
+// run for ever).
+const settleJS = `(scrollTo(0, 0), new Promise(resolve => {
+	const start = performance.now();
+	let frames = 0;
+	const tick = () => {
+		const busy = document.getAnimations().some(a => a.playState === 'running' &&
+			(!a.effect || a.effect.getComputedTiming().iterations !== Infinity));
+		if ((++frames >= 2 && !busy) || performance.now() - start > 2000) resolve(true);
+		else requestAnimationFrame(tick);
+	};
+	requestAnimationFrame(tick);
+}))`
 
 // save writes a screenshot as <test>-<name>-<w>x<h>.png.
 func (b *Browser) save(name string, sz [2]int64, png []byte) {

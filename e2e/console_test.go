@@ -218,6 +218,7 @@ func consoleFlow(t *testing.T, scaled bool) {
 		t.Fatalf("GET /v1/api/hosts with the console's key: %d %s, want 200 with host %s", s, firstN(string(body), 300), creds.HostID)
 	}
 	b.Click("apikey-secret-done")
+	b.Poll(10*time.Second, "apikey-secret hidden after apikey-secret-done", "!"+visibleJS(tid("apikey-secret")), "")
 	b.Poll(10*time.Second, "an apikey-row", `document.querySelectorAll('[data-testid="apikey-row"]').length >= 1`, "")
 	b.Shot("api-keys")
 	step("API key works")
