@@ -195,24 +195,38 @@ func (s *Server) paymentWebhook(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, &Problem{Status: 404, Code: apperr.CodeNotFound, Message: "no such payment provider"})
 		return
 	}
-	if err == nil {
-		var credited bool
-		_, credited, err = s.cfg.Billing.ApplyPayment(r.Context(), provider, n.OrderNo, n.AmountFen)
-		if err == nil {
-			s.log.InfoContext(r.Context(), "payment notification", "provider", provider, "order_no", n.OrderNo, "credited", credited)
-			if provider == payments.ProviderFourthParty {
-				w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-				_, _ = io.WriteString(w, "SUCCESS")
-				return
-			}
-			w.Header().Set("Content-Type", "application/json")
-			_ = json.NewEncoder(w).Encode(map[string]bool{"ok": true, "credited": credited})
-			return
-		}
+	if err != nil {
+		s.log.WarnContext(r.Context(), "payment notification refused", "provider", provider, "order_no", n.OrderNo,
+			"request_id", requestID(r.Context()), "err", err)
+		writeProblem(w, paymentProblem(err))
+		return
 	}
-	s.log.WarnContext(r.Context(), "payment notification refused", "provider", provider, "order_no", n.OrderNo,
-		"request_id", requestID(r.Context()), "err", err)
-	writeProblem(w, paymentProblem(err))
+	_, credited, err := s.applyPayment(r, provider, n)
+	if err != nil {
+		writeProblem(w, paymentProblem(err))
+		return
+	}
+	if provider == payments.ProviderFourthParty {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = io.WriteString(w, "SUCCESS")
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]bool{"ok": true, "credited": credited})
+}
+
+// applyPayment credits the order of a verified notification, once
+// (billing.ApplyPayment), and logs the outcome; every way an order is
+// paid goes through it.
+func (s *Server) applyPayment(r *http.Request, provider string, n payments.Notification) (billing.Recharge, bool, error) {
+	paid, credited, err := s.cfg.Billing.ApplyPayment(r.Context(), provider, n.OrderNo, n.AmountFen)
+	if err != nil {
+		s.log.WarnContext(r.Context(), "payment notification refused", "provider", provider, "order_no", n.OrderNo,
+			"request_id", requestID(r.Context()), "err", err)
+		return billing.Recharge{}, false, err
+	}
+	s.log.InfoContext(r.Context(), "payment notification", "provider", provider, "order_no", n.OrderNo, "credited", credited)
+	return paid, credited, nil
 }
 
 // maxNotice bounds a notification body.
