@@ -15,6 +15,7 @@ import { useFormat, useI18n } from '../i18n';
 import { isLowBalance } from '../lib/balance';
 import { LangSwitch } from './LangSwitch';
 import { ErrorState } from '../ui/ErrorState';
+import { LinkButton } from '../ui/LinkButton';
 
 const NAV = [
   { key: '/hosts', icon: <CloudServerOutlined />, label: 'nav.hosts', testid: 'nav-hosts' },
@@ -75,9 +76,9 @@ function LowBalanceWarning() {
       banner
       message={t('layout.lowBalance')}
       action={
-        <Link to="/billing">
-          <Button size="small">{t('layout.recharge')}</Button>
-        </Link>
+        <LinkButton to="/billing" size="small">
+          {t('layout.recharge')}
+        </LinkButton>
       }
     />
   );

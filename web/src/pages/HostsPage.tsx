@@ -2,7 +2,7 @@ import { PlusOutlined } from '@ant-design/icons';
 import { Alert, Badge, Button, Empty, Flex, Input, Select, Table, Tag, Typography } from 'antd';
 import type { ColumnsType, TablePaginationConfig } from 'antd/es/table';
 import type { SorterResult } from 'antd/es/table/interface';
-import { useEffect, useState, type HTMLAttributes } from 'react';
+import { useCallback, useEffect, useState, type HTMLAttributes } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import type { HostListItem } from '../api/types';
 import { useHosts } from '../hooks/hosts';
@@ -49,17 +49,28 @@ export default function HostsPage() {
     if ((params.q ?? '') !== q.trim()) setQ(params.q ?? '');
   }
 
-  const update = (p: Partial<HostListParams>) =>
-    setSp(hostParamsToSearch({ ...params, ...p }), { replace: true });
+  // Changes merge into the URL as it is when they apply (not as this render
+  // saw it), so a late search debounce cannot undo a newer filter change.
+  const update = useCallback(
+    (p: Partial<HostListParams>) =>
+      setSp((cur) => hostParamsToSearch({ ...hostParamsFromSearch(cur), ...p }), { replace: true }),
+    [setSp],
+  );
 
   // Typing searches after a short pause; the URL follows.
+  const typed = q.trim();
   useEffect(() => {
     const id = setTimeout(() => {
-      if ((params.q ?? '') !== q.trim()) update({ q: q.trim() || undefined, offset: 0 });
+      setSp(
+        (cur) => {
+          const p = hostParamsFromSearch(cur);
+          return (p.q ?? '') === typed ? cur : hostParamsToSearch({ ...p, q: typed || undefined, offset: 0 });
+        },
+        { replace: true },
+      );
     }, 300);
     return () => clearTimeout(id);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [q]);
+  }, [typed, setSp]);
 
   const filtered = Boolean(params.q || params.status);
   const columns: ColumnsType<HostListItem> = [

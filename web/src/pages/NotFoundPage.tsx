@@ -1,5 +1,5 @@
-import { Button, Result } from 'antd';
-import { Link } from 'react-router';
+import { Result } from 'antd';
+import { LinkButton } from '../ui/LinkButton';
 import { useI18n } from '../i18n';
 
 export function NotFoundPage() {
@@ -10,9 +10,9 @@ export function NotFoundPage() {
       title={t('notFound.title')}
       subTitle={t('notFound.text')}
       extra={
-        <Link to="/hosts">
-          <Button type="primary">{t('notFound.back')}</Button>
-        </Link>
+        <LinkButton to="/hosts" type="primary">
+          {t('notFound.back')}
+        </LinkButton>
       }
     />
   );

@@ -1,5 +1,6 @@
-import { Button, Result } from 'antd';
-import { Link, useSearchParams } from 'react-router';
+import { Result } from 'antd';
+import { useSearchParams } from 'react-router';
+import { LinkButton } from '../ui/LinkButton';
 import { useI18n } from '../i18n';
 import { AuthCard } from './AuthCard';
 
@@ -15,9 +16,9 @@ export function SessionEndedPage() {
           style={{ padding: '16px 0' }}
           subTitle={t(reason === 'suspended' ? 'sessionEnded.suspended' : 'sessionEnded.ended')}
           extra={
-            <Link to="/signin">
-              <Button type="primary">{t('sessionEnded.signInAgain')}</Button>
-            </Link>
+            <LinkButton to="/signin" type="primary">
+              {t('sessionEnded.signInAgain')}
+            </LinkButton>
           }
         />
       </div>
