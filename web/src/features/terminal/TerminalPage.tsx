@@ -44,6 +44,7 @@ function TerminalView({ hostId }: { hostId: string }) {
     queryFn: ({ signal }) => api.get<HostWithState>(`/v1/user/hosts/${seg(hostId)}`, undefined, signal),
   });
 
+  const refetchHost = host.refetch;
   const frame = useRef<HTMLDivElement>(null);
   const box = useRef<HTMLDivElement>(null);
   const termRef = useRef<Terminal | null>(null);
@@ -217,6 +218,8 @@ function TerminalView({ hostId }: { hostId: string }) {
         if (cancelled) return;
         const ending = endingFor(ev.code, opened, last);
         setView({ state: ending.state, ending });
+        // A refused upgrade tells the page nothing; the host's state may explain it.
+        if (ending.kind === 'refused') void refetchHost();
       };
     })();
     return () => {
@@ -227,7 +230,7 @@ function TerminalView({ hostId }: { hostId: string }) {
         if (wsRef.current === ws) wsRef.current = null;
       }
     };
-  }, [hostId, attempt]);
+  }, [hostId, attempt, refetchHost]);
 
   const reconnect = () => {
     termRef.current?.reset();
@@ -250,7 +253,7 @@ function TerminalView({ hostId }: { hostId: string }) {
         </Flex>
         <Flex align="center" gap={8} wrap="wrap">
           <span data-testid="terminal-state" data-state={state} role="status" aria-live="polite">
-            <Badge status={BADGE[state]} text={stateText(t, view)} />
+            <Badge status={BADGE[state]} text={stateText(t, view, host.data?.online)} />
           </span>
           <Tooltip title={t('terminal.copyHint')}>
             <Button
@@ -295,7 +298,11 @@ const BADGE: Record<TermState, 'processing' | 'success' | 'default' | 'error'> =
   lost: 'error',
 };
 
-function stateText(t: (k: string, v?: Record<string, string | number>) => string, v: View): string {
+function stateText(
+  t: (k: string, v?: Record<string, string | number>) => string,
+  v: View,
+  hostOnline: boolean | undefined,
+): string {
   if (v.state === 'connecting') return t('terminal.state.connecting');
   if (v.state === 'open') return t('terminal.state.open');
   if (v.failure) return t('terminal.state.failed', { message: v.failure });
@@ -310,7 +317,7 @@ function stateText(t: (k: string, v?: Record<string, string | number>) => string
     case 'error':
       return t('terminal.state.error', { message: e.message || e.error });
     case 'refused':
-      return t('terminal.state.refused');
+      return hostOnline === false ? t('terminal.state.offline') : t('terminal.state.refused');
     case 'dropped':
       return t('terminal.state.dropped', { code: e.code });
   }
