@@ -25,10 +25,31 @@ cross = set -e; for p in $(3); do \
 		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags "-s -w $(STAMP)" -o $(1)-$$os-$$arch$$ext $(2); \
 	done
 
-.PHONY: test test-windows lint agents build run release bench bench-go
+.PHONY: test test-web test-windows lint agents console build run release bench bench-go
 
-test:
+# The browser console (web/, docs/console.md): its npm packages (again
+# when the lockfile changes), then its build into internal/console/dist,
+# where the hub embeds it; rebuilt when anything in web/ is newer.
+CONSOLE = internal/console/dist/index.html
+WEB_SRC = $(shell find web -path web/node_modules -prune -o -type f ! -name '*.tsbuildinfo' -print 2>/dev/null)
+
+web/node_modules/.package-lock.json: web/package-lock.json
+	npm --prefix web ci --no-audit --no-fund
+
+$(CONSOLE): web/node_modules/.package-lock.json $(WEB_SRC)
+	npm --prefix web run build
+
+console: $(CONSOLE)
+
+# Everything: the console's own checks (types, lint, unit tests, the
+# OpenAPI document and the types generated from it), then every Go test,
+# the browser tests (e2e/console_test.go) among them against a hub built
+# with the console.
+test: test-web
 	$(GO) test -race -count=1 -timeout 14m ./...
+
+test-web: console
+	npm --prefix web run check
 
 # The agent's Windows build, tested under Wine (installs Wine and mingw on
 # first use; see docs/windows-testing.md).
@@ -49,18 +70,17 @@ agents:
 	echo $(VERSION) > $(AGENT_BIN)/VERSION
 
 # The agents, then every command into bin/ (the hub embedding the agents).
-build: agents
+build: agents console
 	mkdir -p bin
 	$(GO) build -ldflags "$(STAMP)" -o bin/ ./cmd/...
 
-run: agents
+run: agents console
 	$(GO) run -ldflags "$(STAMP)" ./cmd/hostgate
 
 # Release binaries in dist/: the hub for each RELEASE platform with the
 # agents built in, the agents themselves (windows/386 too), and
-# SHA256SUMS. The browser console, when it exists, is embedded in the hub
-# the same way (go:embed of files built before the hub).
-release:
+# SHA256SUMS. The browser console is embedded in the hub the same way.
+release: console
 	$(MAKE) agents AGENTS="$(AGENTS) windows/386" VERSION=$(VERSION)
 	rm -rf dist
 	mkdir dist
