@@ -2,6 +2,7 @@ package orchestrate
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"hostgate/internal/agentproto"
@@ -53,4 +54,13 @@ func TestResultJSON(t *testing.T) {
 	if b, _ := json.Marshal(sd); string(b) != want {
 		t.Errorf("shutdown result\ngot  %s\nwant %s", b, want)
 	}
+}
+
+// code is the agent error code of err ("" for none).
+func code(err error) string {
+	var ae *agentproto.Error
+	if errors.As(err, &ae) {
+		return ae.Code
+	}
+	return ""
 }

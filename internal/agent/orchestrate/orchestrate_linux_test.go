@@ -3,7 +3,6 @@ package orchestrate
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -394,12 +393,4 @@ func TestShutdownWaitsEndWithContext(t *testing.T) {
 	if err == nil || time.Since(begin) > 10*time.Second {
 		t.Errorf("err %v after %v, want a failure soon after the context ended", err, time.Since(begin))
 	}
-}
-
-func code(err error) string {
-	var ae *agentproto.Error
-	if errors.As(err, &ae) {
-		return ae.Code
-	}
-	return ""
 }
