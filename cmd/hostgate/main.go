@@ -33,6 +33,8 @@ Usage:
                                    the key settings below
   hostgate keys reseal             re-seal every stored secret under the current
                                    sealing key (key rotation; runs beside serving hubs)
+  hostgate openapi                 print the OpenAPI document the hub serves at
+                                   /v1/openapi.json (docs/openapi.json is its output)
   hostgate --help                  this text
 
 Environment:
@@ -71,6 +73,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage+hub.Help())
 		return flag.ErrHelp
+	case "openapi":
+		// Needs no configuration and opens no store.
+		return openapi(args, stdout)
 	case "keys":
 		if len(args) > 0 && args[0] == "generate" {
 			// Needs no configuration: a key for a hub yet to be set up.

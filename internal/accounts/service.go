@@ -75,7 +75,9 @@ type Auth struct {
 	AccessToken  string
 	RefreshToken string
 	AccessTTL    time.Duration
-	User         User
+	// RefreshTTL is how long a refresh token of a new session lives.
+	RefreshTTL time.Duration
+	User       User
 }
 
 // Principal is an authenticated user request.
@@ -387,7 +389,7 @@ func (s *Service) issue(u User, sessionID, refresh string) (Auth, error) {
 	if err != nil {
 		return Auth{}, err
 	}
-	return Auth{AccessToken: tok, RefreshToken: refresh, AccessTTL: s.policy.AccessTTL, User: u}, nil
+	return Auth{AccessToken: tok, RefreshToken: refresh, AccessTTL: s.policy.AccessTTL, RefreshTTL: s.policy.RefreshTTL, User: u}, nil
 }
 
 // newRefresh makes a refresh token (32 random bytes) and its stored hash.

@@ -88,6 +88,8 @@ var (
 type RechargeStore interface {
 	CreateRecharge(ctx context.Context, r Recharge) error
 	ListRecharges(ctx context.Context, userID, status string, p paging.Page) ([]Recharge, int, error)
+	// RechargeByOrderNo is the order numbered orderNo; ErrOrderNotFound.
+	RechargeByOrderNo(ctx context.Context, orderNo string) (Recharge, error)
 	// PayRecharge marks the order paid and credits its units with a
 	// recharge event in one transaction; credited is false when it was
 	// already paid (nothing changes). ErrOrderNotFound, ErrAmountMismatch
@@ -144,6 +146,12 @@ func newOrderNo(now time.Time) string {
 func (s *Service) Recharges(ctx context.Context, userID, status string, p paging.Page) (paging.Result[Recharge], error) {
 	items, total, err := s.recharges.ListRecharges(ctx, userID, status, p)
 	return paging.NewResult(items, total, p), err
+}
+
+// RechargeByOrderNo is the order numbered orderNo, whoever's it is (the
+// dummy provider's checkout page shows it); ErrOrderNotFound.
+func (s *Service) RechargeByOrderNo(ctx context.Context, orderNo string) (Recharge, error) {
+	return s.recharges.RechargeByOrderNo(ctx, orderNo)
 }
 
 // ApplyPayment credits a paid order once. A repeated notification of a

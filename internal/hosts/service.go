@@ -570,6 +570,19 @@ func (s *Service) Metrics(ctx context.Context, id string, limit int) ([]Metrics,
 	if _, err := s.AdminGet(ctx, id); err != nil {
 		return nil, err
 	}
+	return s.listMetrics(ctx, id, limit)
+}
+
+// OwnedMetrics returns the newest metrics samples of owner's host;
+// another user's host is not_found.
+func (s *Service) OwnedMetrics(ctx context.Context, owner, id string, limit int) ([]Metrics, error) {
+	if _, err := s.Get(ctx, owner, id); err != nil {
+		return nil, err
+	}
+	return s.listMetrics(ctx, id, limit)
+}
+
+func (s *Service) listMetrics(ctx context.Context, id string, limit int) ([]Metrics, error) {
 	m, err := s.store.ListMetrics(ctx, id, limit)
 	if m == nil {
 		m = []Metrics{}

@@ -11,10 +11,13 @@ import (
 	"hostgate/internal/audit"
 )
 
-// Cookie names (spec section 5).
+// Cookie names (spec section 5), and the console's refresh cookie, sent
+// only to the refresh and logout routes (docs/accounts.md).
 const (
-	userCookie  = "gw_at"
-	adminCookie = "gw_admin_at"
+	userCookie        = "gw_at"
+	adminCookie       = "gw_admin_at"
+	refreshCookie     = "gw_rt"
+	refreshCookiePath = "/v1/public/auth/"
 )
 
 // publicAdminPaths are the admin paths reachable without an admin token.
@@ -128,11 +131,16 @@ func actor(ctx context.Context) audit.Actor {
 // themselves); refuseCrossSite is the check that does not depend on the
 // browser honouring it.
 func authCookie(ctx context.Context, name, value string, maxAge int) http.Cookie {
+	return pathCookie(ctx, name, "/", value, maxAge)
+}
+
+// pathCookie is authCookie for the paths below path only.
+func pathCookie(ctx context.Context, name, path, value string, maxAge int) http.Cookie {
 	if value == "" {
 		maxAge = -1
 	}
 	return http.Cookie{
-		Name: name, Value: value, Path: "/", MaxAge: maxAge,
+		Name: name, Value: value, Path: path, MaxAge: maxAge,
 		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: secure(ctx),
 	}
 }

@@ -120,7 +120,7 @@ func routePath(route string) string {
 func opRoute[D, R any](s *Server, route, id, summary string) {
 	op(s, clientOp(http.MethodPost, routePath(route), id, summary),
 		func(ctx context.Context, in *opIn[D]) (*opOut[R], error) {
-			return runOp[D, R](ctx, s, route, in.ID, in.Body)
+			return runOp[D, R](ctx, s, clientCaller(ctx), route, in.ID, in.Body)
 		})
 }
 
@@ -133,11 +133,20 @@ func optOpRoute[R any](s *Server, route, id, summary string) {
 			if in.Body != nil {
 				b = *in.Body
 			}
-			return runOp[noData, R](ctx, s, route, in.ID, b)
+			return runOp[noData, R](ctx, s, clientCaller(ctx), route, in.ID, b)
 		})
 }
 
-func runOp[D, R any](ctx context.Context, s *Server, route, hostID string, b opBody[D]) (*opOut[R], error) {
+// caller is who an operation is run and charged for: the API key's user
+// and key, or a console user (no key).
+type caller struct{ UserID, KeyID string }
+
+func clientCaller(ctx context.Context) caller {
+	c := clientOf(ctx)
+	return caller{UserID: c.UserID, KeyID: c.KeyID}
+}
+
+func runOp[D, R any](ctx context.Context, s *Server, c caller, route, hostID string, b opBody[D]) (*opOut[R], error) {
 	data, err := json.Marshal(b.Data)
 	if err != nil {
 		return nil, apperr.New(apperr.CodeInvalidBody, "data cannot be encoded")
@@ -145,7 +154,6 @@ func runOp[D, R any](ctx context.Context, s *Server, route, hostID string, b opB
 	if string(data) == "null" || string(data) == "{}" && isNoData[D]() {
 		data = nil
 	}
-	c := clientOf(ctx)
 	res, err := s.cfg.Operations.Run(ctx, operations.Call{
 		Route: route, UserID: c.UserID, APIKeyID: c.KeyID, HostID: hostID,
 		Controls: b.Controls, Path: b.Path, Data: data,

@@ -23,7 +23,9 @@ func TestEveryFailureIsAnErrorObject(t *testing.T) {
 		status             int
 		code               string
 	}{
-		{"unknown route", "GET", "/nope", nil, 404, "not_found"},
+		{"unknown route", "POST", "/nope", nil, 404, "not_found"},
+		{"unknown v1 path", "GET", "/v1/nope", nil, 404, "not_found"},
+		{"unknown path under /install/", "GET", "/install/", nil, 404, "not_found"},
 		{"unknown v1 route", "GET", "/v1/public/nope", nil, 404, "not_found"},
 		{"wrong method", "DELETE", "/v1/public/auth/login", nil, 405, "method_not_allowed"},
 		{"malformed json", "POST", "/v1/public/auth/login", `{"email":`, 400, "invalid_body"},

@@ -7,7 +7,9 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"hostgate/internal/agentproto"
 	"hostgate/internal/hosts"
+	"hostgate/internal/upgrades"
 	"hostgate/internal/webhooks"
 )
 
@@ -59,6 +61,14 @@ type hostWithStateOut struct {
 	Body struct {
 		Host   hosts.Host `json:"host"`
 		Online bool       `json:"online"`
+	}
+}
+
+type userHostOut struct {
+	Body struct {
+		Host    hosts.Host        `json:"host"`
+		Online  bool              `json:"online"`
+		Upgrade *upgrades.Upgrade `json:"upgrade,omitempty" doc:"The host's latest agent upgrade; absent when none"`
 	}
 }
 
@@ -146,6 +156,12 @@ func (s *Server) userHostRoutes() {
 		"Issue a new install token and agent key pair (the previous ones stop working)"), s.userInstallToken)
 	op(s, user(http.MethodPost, "/v1/user/hosts/{id}/rotate-secret", "userRotateSecret",
 		"Rotate the secret key and agent key pair; the running agent is dropped"), s.userRotateSecret)
+	op(s, user(http.MethodGet, "/v1/user/hosts/{id}/metrics", "userHostMetrics",
+		"The host's stored metrics samples, newest first (free)"), s.userHostMetrics)
+	info := user(http.MethodPost, "/v1/user/hosts/{id}/system/info", "userSystemInfo",
+		"System information from the host's agent, charged as control.system_info.per_call like the client API route")
+	info.Description = "409 host_offline when the agent is not connected; 402 insufficient_balance when the balance is below the price (nothing is sent)."
+	op(s, info, s.userSystemInfo)
 }
 
 func (s *Server) userCreateHost(ctx context.Context, in *createHostIn) (*hostOut, error) {
@@ -170,8 +186,35 @@ func (s *Server) hostWithState(ctx context.Context, owner, id string) (*hostWith
 	return out, nil
 }
 
-func (s *Server) userGetHost(ctx context.Context, in *HostIDParam) (*hostWithStateOut, error) {
-	return s.hostWithState(ctx, userOf(ctx).UserID, in.ID)
+func (s *Server) userGetHost(ctx context.Context, in *HostIDParam) (*userHostOut, error) {
+	st, err := s.hostWithState(ctx, userOf(ctx).UserID, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	up, err := s.cfg.Upgrades.Get(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := &userHostOut{}
+	out.Body.Host, out.Body.Online, out.Body.Upgrade = st.Body.Host, st.Body.Online, up
+	return out, nil
+}
+
+func (s *Server) userHostMetrics(ctx context.Context, in *historyIn) (*metricsOut, error) {
+	m, err := s.cfg.Hosts.OwnedMetrics(ctx, userOf(ctx).UserID, in.ID, in.Limit)
+	if err != nil {
+		return nil, err
+	}
+	out := &metricsOut{}
+	out.Body.Items = m
+	return out, nil
+}
+
+// userSystemInfo is the client API's system/info for the console: the
+// same operation, checked, charged (without an API key) and sent the
+// same way.
+func (s *Server) userSystemInfo(ctx context.Context, in *HostIDParam) (*opOut[agentproto.SystemInfo], error) {
+	return runOp[noData, agentproto.SystemInfo](ctx, s, caller{UserID: userOf(ctx).UserID}, "system/info", in.ID, opBody[noData]{})
 }
 
 func (s *Server) userUpdateHost(ctx context.Context, in *updateHostIn) (*hostOut, error) {

@@ -30,6 +30,8 @@ func (s *Server) oneLineRoutes() {
 			"them is answered as text/plain. 404 not_found for an unknown, spent or expired token (nothing changes); " +
 			"429 rate_limited past HOSTGATE_INSTALL_RATE_PER_MIN per source address; 503 exe_not_configured when the hub " +
 			"has no agent to install for that script (the token is not spent). HEAD is refused (405), so a probe spends nothing.",
+		Parameters: []*huma.Param{{Name: "file", In: "path", Required: true, Schema: &huma.Schema{Type: "string"},
+			Description: "<install_token>.ps1 or <install_token>.sh"}},
 		Responses: map[string]*huma.Response{
 			"200": {Description: "The installer script (text/plain; charset=utf-8)"},
 			"404": {Description: "not_found"}, "429": {Description: "rate_limited"}, "503": {Description: "exe_not_configured"},

@@ -160,8 +160,10 @@ func isClean(p string) bool {
 }
 
 // securityHeaders go on every answer the hub writes, success or error,
-// before any handler runs (a handler may still replace one). Every answer
-// is an API answer: JSON, a script or an executable, never a page.
+// before any handler runs (a handler may still replace one). API answers
+// are JSON, a script or an executable, never a page; the two kinds of page
+// (the console, console.go, and the dummy checkout, dummy_checkout.go)
+// replace the CSP, and the console's assets the caching, with their own.
 //   - Cache-Control: no-store, because so many answers carry a token, a
 //     secret or install credentials (sign-in, refresh, step-up, API keys,
 //     host credentials, installers, tickets, agent tokens) that listing
@@ -239,7 +241,7 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 	for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
 		probe := r.Clone(r.Context())
 		probe.Method = m
-		if _, pattern := s.mux.Handler(probe); pattern != "" && pattern != "/" {
+		if _, pattern := s.mux.Handler(probe); pattern != "" && pattern != "/" && pattern != consolePattern {
 			allow = append(allow, m)
 		}
 	}

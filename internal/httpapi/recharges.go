@@ -58,7 +58,7 @@ type rechargeIn struct {
 type rechargeOut struct {
 	Body struct {
 		OrderNo   string    `json:"order_no"`
-		PayURL    string    `json:"pay_url" doc:"Where the customer pays (the gateway's page; with only the dummy provider, its notification address)"`
+		PayURL    string    `json:"pay_url" doc:"Where the customer pays: the gateway's page; with only the dummy provider, its checkout page (docs/billing.md)"`
 		AmountCNY float64   `json:"amount_cny"`
 		Tokens    float64   `json:"tokens"`
 		ExpiresAt time.Time `json:"expires_at"`
@@ -82,7 +82,9 @@ func (s *Server) rechargeRoutes() {
 		Tags: []string{"public"}, Summary: "Payment provider notification",
 		Description: "`fourthparty`: form-encoded, EPay-signed; answers the text SUCCESS. `dummy` (only with " +
 			"HOSTGATE_PAYMENT_DUMMY=1, else 404): JSON {order_no, amount_cny}; answers {ok, credited}. " +
-			"A paid order credits once however often it is notified."})
+			"A paid order credits once however often it is notified.",
+		Parameters: []*huma.Param{{Name: "provider", In: "path", Required: true,
+			Schema: &huma.Schema{Type: "string", Enum: []any{payments.ProviderDummy, payments.ProviderFourthParty}}}}})
 }
 
 func (s *Server) createRecharge(ctx context.Context, in *rechargeIn) (*rechargeOut, error) {
@@ -99,7 +101,7 @@ func (s *Server) createRecharge(ctx context.Context, in *rechargeIn) (*rechargeO
 	if p.EPay.Configured() {
 		out.Body.PayURL = p.EPay.PayURL(r.OrderNo, r.AmountFen, p.PublicURL+paymentWebhookPath+payments.ProviderFourthParty, p.PublicURL+"/")
 	} else {
-		out.Body.PayURL = p.PublicURL + paymentWebhookPath + payments.ProviderDummy
+		out.Body.PayURL = p.PublicURL + dummyCheckoutPath + r.OrderNo
 	}
 	return out, nil
 }
@@ -193,24 +195,38 @@ func (s *Server) paymentWebhook(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, &Problem{Status: 404, Code: apperr.CodeNotFound, Message: "no such payment provider"})
 		return
 	}
-	if err == nil {
-		var credited bool
-		_, credited, err = s.cfg.Billing.ApplyPayment(r.Context(), provider, n.OrderNo, n.AmountFen)
-		if err == nil {
-			s.log.InfoContext(r.Context(), "payment notification", "provider", provider, "order_no", n.OrderNo, "credited", credited)
-			if provider == payments.ProviderFourthParty {
-				w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-				_, _ = io.WriteString(w, "SUCCESS")
-				return
-			}
-			w.Header().Set("Content-Type", "application/json")
-			_ = json.NewEncoder(w).Encode(map[string]bool{"ok": true, "credited": credited})
-			return
-		}
+	if err != nil {
+		s.log.WarnContext(r.Context(), "payment notification refused", "provider", provider, "order_no", n.OrderNo,
+			"request_id", requestID(r.Context()), "err", err)
+		writeProblem(w, paymentProblem(err))
+		return
 	}
-	s.log.WarnContext(r.Context(), "payment notification refused", "provider", provider, "order_no", n.OrderNo,
-		"request_id", requestID(r.Context()), "err", err)
-	writeProblem(w, paymentProblem(err))
+	_, credited, err := s.applyPayment(r, provider, n)
+	if err != nil {
+		writeProblem(w, paymentProblem(err))
+		return
+	}
+	if provider == payments.ProviderFourthParty {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = io.WriteString(w, "SUCCESS")
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]bool{"ok": true, "credited": credited})
+}
+
+// applyPayment credits the order of a verified notification, once
+// (billing.ApplyPayment), and logs the outcome; every way an order is
+// paid goes through it.
+func (s *Server) applyPayment(r *http.Request, provider string, n payments.Notification) (billing.Recharge, bool, error) {
+	paid, credited, err := s.cfg.Billing.ApplyPayment(r.Context(), provider, n.OrderNo, n.AmountFen)
+	if err != nil {
+		s.log.WarnContext(r.Context(), "payment notification refused", "provider", provider, "order_no", n.OrderNo,
+			"request_id", requestID(r.Context()), "err", err)
+		return billing.Recharge{}, false, err
+	}
+	s.log.InfoContext(r.Context(), "payment notification", "provider", provider, "order_no", n.OrderNo, "credited", credited)
+	return paid, credited, nil
 }
 
 // maxNotice bounds a notification body.

@@ -8,12 +8,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -26,6 +29,7 @@ import (
 	"hostgate/internal/apikeys"
 	"hostgate/internal/audit"
 	"hostgate/internal/billing"
+	"hostgate/internal/console"
 	"hostgate/internal/coord"
 	"hostgate/internal/deliveries"
 	"hostgate/internal/dispatch"
@@ -82,8 +86,12 @@ type Config struct {
 	TrustedProxies []netip.Prefix
 	// Requests, if set, learns every request (metrics).
 	Requests RequestObserver
-	Version  string
-	Log      *slog.Logger
+	// Console is the browser console's build (index.html, assets/),
+	// served on every GET path the API does not claim; nil serves the
+	// page saying it is not built (docs/console.md).
+	Console fs.FS
+	Version string
+	Log     *slog.Logger
 }
 
 // Route is one registered method and path pattern.
@@ -104,6 +112,7 @@ type Server struct {
 	mux     *http.ServeMux
 	api     huma.API
 	handler http.Handler
+	console http.Handler
 
 	mu     sync.Mutex
 	routes []Route
@@ -122,6 +131,7 @@ func New(cfg Config) *Server {
 	hc.Formats = map[string]huma.Format{"application/json": strictJSON, "json": strictJSON}
 	hc.Info.Description = "Remote host control hub. Every non-2xx answer is {error, message}; see docs/api.md."
 	hc.Components.SecuritySchemes = securitySchemes()
+	hc.Components.Schemas = huma.NewMapRegistry("#/components/schemas/", schemaName)
 	s.api = humago.New(recorder{s}, hc)
 
 	s.healthRoutes()
@@ -133,6 +143,7 @@ func New(cfg Config) *Server {
 	s.clientOpRoutes()
 	s.userBillingRoutes()
 	s.rechargeRoutes()
+	s.dummyCheckoutRoutes()
 	s.billingModeRoutes()
 	s.installerRoutes()
 	s.downloadRoutes()
@@ -146,6 +157,8 @@ func New(cfg Config) *Server {
 	s.raw("GET /v1/openapi.json", s.serveSpec, huma.Operation{
 		OperationID: "openapi", Summary: "This OpenAPI 3.1 document", Tags: []string{"meta"},
 	})
+	s.console = console.Handler(cfg.Console)
+	s.mux.HandleFunc(consolePattern, s.serveConsole)
 	s.mux.HandleFunc("/", s.notFound)
 	s.handler = s.outer(s.authenticate(noteRoute(s.mux)))
 	return s
@@ -189,14 +202,52 @@ func (s *Server) record(pattern string) {
 }
 
 // raw registers a plain handler (streams, upgrades, non-JSON bodies) and
-// documents it by hand. pattern is "METHOD /path".
+// documents it by hand. pattern is "METHOD /path"; each {name} in the path
+// the doc does not declare is declared here as a required string path
+// parameter, so the document never names a parameter it leaves undefined.
 func (s *Server) raw(pattern string, h http.HandlerFunc, doc huma.Operation) {
 	doc.Method, doc.Path = cut(pattern)
 	if doc.Responses == nil {
 		doc.Responses = map[string]*huma.Response{"200": {Description: "OK"}}
 	}
+	doc.Parameters = withPathParams(doc.Path, doc.Parameters)
 	s.api.OpenAPI().AddOperation(&doc)
 	recorder{s}.HandleFunc(pattern, h)
+}
+
+// withPathParams adds to params a required in:path string parameter for
+// each {name} of path they lack; a route documents its own to say more.
+func withPathParams(path string, params []*huma.Param) []*huma.Param {
+	for _, name := range pathParams(path) {
+		if !slices.ContainsFunc(params, func(p *huma.Param) bool { return p.In == "path" && p.Name == name }) {
+			params = append(params, &huma.Param{Name: name, In: "path", Required: true, Schema: &huma.Schema{Type: "string"}})
+		}
+	}
+	return params
+}
+
+// pathParams lists the names of the {name} segments of an OpenAPI path.
+func pathParams(path string) []string {
+	var names []string
+	for seg := range strings.SplitSeq(path, "/") {
+		if name, ok := strings.CutPrefix(seg, "{"); ok {
+			names = append(names, strings.TrimSuffix(name, "}"))
+		}
+	}
+	return names
+}
+
+// schemaName is huma's schema namer, kept to the names OpenAPI allows
+// (^[a-zA-Z0-9._-]+$): a generic type over any ("opBody[interface {}]")
+// is named …Any, and any other character is dropped.
+func schemaName(t reflect.Type, hint string) string {
+	name := strings.ReplaceAll(huma.DefaultSchemaNamer(t, hint), "Interface {}", "Any")
+	return strings.Map(func(r rune) rune {
+		if r < utf8.RuneSelf && (r == '.' || r == '_' || r == '-' || unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			return r
+		}
+		return -1
+	}, name)
 }
 
 // cut splits a "METHOD /path" mux pattern.
@@ -235,7 +286,12 @@ func op[I, O any](s *Server, o huma.Operation, h func(context.Context, *I) (*O, 
 	huma.Register(s.api, o, func(ctx context.Context, in *I) (*O, error) {
 		out, err := h(ctx, in)
 		if err != nil {
-			return nil, problemFor(s.log, requestFor(ctx), err)
+			p := problemFor(s.log, requestFor(ctx), err)
+			if he, ok := errors.AsType[huma.HeadersError](err); ok {
+				// Headers an error carries (a cookie to clear) still go out.
+				return nil, huma.ErrorWithHeaders(p, he.GetHeaders())
+			}
+			return nil, p
 		}
 		return out, nil
 	})
@@ -305,4 +361,17 @@ func ok() *OK {
 	o := &OK{}
 	o.Body.OK = true
 	return o
+}
+
+// Document is the OpenAPI document a hub of this version serves at
+// /v1/openapi.json, indented, keys in a stable order, ending in a newline:
+// what `hostgate openapi` prints and docs/openapi.json holds. It opens
+// nothing: the routes are registered without any service behind them.
+func Document(version string) ([]byte, error) {
+	s := New(Config{Version: version, Log: slog.New(slog.DiscardHandler)})
+	b, err := json.MarshalIndent(s.OpenAPI(), "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
 }

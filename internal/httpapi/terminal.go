@@ -43,6 +43,7 @@ func (s *Server) terminalRoutes() {
 	wsDoc := func(id, summary string, sec []map[string][]string) huma.Operation {
 		return huma.Operation{OperationID: id, Summary: summary, Tags: []string{"terminal"},
 			Parameters: []*huma.Param{
+				{Name: "id", In: "path", Required: true, Description: "Host id", Schema: &huma.Schema{Type: "string", Format: "uuid"}},
 				{Name: "ticket", In: "query", Required: true, Description: "The ticket from terminal/ticket; consumed by this request", Schema: &huma.Schema{Type: "string"}},
 				{Name: "cols", In: "query", Description: "Terminal width (default 80)", Schema: &huma.Schema{Type: "integer"}},
 				{Name: "rows", In: "query", Description: "Terminal height (default 24)", Schema: &huma.Schema{Type: "integer"}},

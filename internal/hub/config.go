@@ -164,7 +164,7 @@ var options = []option{
 		}},
 	{Name: "HOSTGATE_AGENT_DIR", Doc: "Directory of agent binaries (hostgate-agent-<os>-<arch>[.exe], optional VERSION) served at /download/ instead of those built into the hub.",
 		set: func(c *Config, v string) error { c.AgentDir = v; return nil }},
-	{Name: "HOSTGATE_PAYMENT_DUMMY", Default: "0", Doc: "1 enables the dummy payment provider, whose unsigned notifications credit orders: development and tests only.",
+	{Name: "HOSTGATE_PAYMENT_DUMMY", Default: "0", Doc: "1 enables the dummy payment provider, whose unsigned notifications and checkout page credit orders: development and tests only.",
 		set: func(c *Config, v string) error {
 			switch v {
 			case "0", "":

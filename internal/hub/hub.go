@@ -21,6 +21,7 @@ import (
 	"hostgate/internal/agentgw"
 	"hostgate/internal/apikeys"
 	"hostgate/internal/billing"
+	"hostgate/internal/console"
 	"hostgate/internal/coord"
 	"hostgate/internal/coord/inproc"
 	coordredis "hostgate/internal/coord/redis"
@@ -187,6 +188,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 		Payments:       httpapi.Payments{Dummy: cfg.PaymentDummy, EPay: cfg.EPay, PublicURL: cfg.PublicURL.String()},
 		Exe:            exe,
 		Downloads:      dist,
+		Console:        console.Files(),
 		InstallLimit: coord.Limiter{Coord: h.coord, Prefix: "install:rate:",
 			Limit: int64(cfg.InstallRatePerMin), Window: time.Minute},
 		L1Gate:         h.l1gate,

@@ -46,6 +46,18 @@ func (d *DB) ListRecharges(ctx context.Context, userID, status string, p paging.
 	return listPage(ctx, d, "recharges", rechargeCols, "recharges", w, "created_at DESC, id DESC", p, scanRecharge)
 }
 
+// RechargeByOrderNo implements billing.RechargeStore.
+func (d *DB) RechargeByOrderNo(ctx context.Context, orderNo string) (billing.Recharge, error) {
+	r, err := scanRecharge(d.read.QueryRowContext(ctx, `SELECT `+rechargeCols+` FROM recharges WHERE order_no = $1`, orderNo))
+	if errors.Is(err, sql.ErrNoRows) {
+		return billing.Recharge{}, billing.ErrOrderNotFound
+	}
+	if err != nil {
+		return billing.Recharge{}, d.errorf("read recharge", err)
+	}
+	return r, nil
+}
+
 // PayRecharge implements billing.RechargeStore. The conditional UPDATE is
 // the once-only gate: of concurrent notifications one moves the order out
 // of pending (or expired) and credits; the others find it paid.

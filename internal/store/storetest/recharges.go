@@ -18,6 +18,7 @@ var rechargeTests = []test{
 	{"PayOnceUnderConcurrency", testPayOnce},
 	{"PayRefusals", testPayRefusals},
 	{"ListRecharges", testListRecharges},
+	{"RechargeByOrderNo", testRechargeByOrderNo},
 	{"ExpireThenPay", testExpireThenPay},
 	{"RefundOnce", testRefundOnce},
 	{"RandomMixKeepsLedgers", testRandomMix},
@@ -261,4 +262,27 @@ func testListRecharges(t *testing.T, s store.Store) {
 		t.Fatalf("b's orders: %+v", got)
 	}
 	checkTime(t, "expires_at", got[0].ExpiresAt, t0.Add(time.Hour))
+}
+
+// testRechargeByOrderNo: an order is found by its number as it stands,
+// and an unknown number is ErrOrderNotFound.
+func testRechargeByOrderNo(t *testing.T, s store.Store) {
+	u := createUser(t, s, newUser("byorder@example.com", "o", t0)).user
+	r := newRecharge(t, s, u.ID, 250, t0)
+	got, err := s.RechargeByOrderNo(t.Context(), r.OrderNo)
+	must(t, "RechargeByOrderNo", err)
+	if got.ID != r.ID || got.UserID != u.ID || got.AmountFen != 250 || got.Status != billing.RechargePending || got.PaidAt != nil {
+		t.Errorf("pending order: %+v", got)
+	}
+	if _, _, err := pay(s, t, r.OrderNo, 250); err != nil {
+		t.Fatal(err)
+	}
+	got, err = s.RechargeByOrderNo(t.Context(), r.OrderNo)
+	must(t, "RechargeByOrderNo", err)
+	if got.Status != billing.RechargePaid || got.PaidAt == nil || got.Provider != "dummy" {
+		t.Errorf("paid order: %+v", got)
+	}
+	if _, err := s.RechargeByOrderNo(t.Context(), "HG-none"); !errors.Is(err, billing.ErrOrderNotFound) {
+		t.Errorf("unknown order: %v, want ErrOrderNotFound", err)
+	}
 }
