@@ -56,6 +56,9 @@ type game struct {
 func newGame(t *testing.T, ctrl string, modes map[string]string) *game {
 	t.Helper()
 	root := t.TempDir()
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real // results carry the resolved game directory
+	}
 	g := &game{dir: filepath.Join(root, "game"), log: filepath.Join(root, "events.log")}
 	g.install(t, ctrl, modeController)
 	for exe, mode := range modes {
