@@ -502,7 +502,7 @@ func TestDefaultRegistryServesEveryOperation(t *testing.T) {
 	r := DefaultRegistry("1.2.3")
 	for _, op := range []string{agentproto.OpPing, "files.dir_mk", "files.unzip", "files.download", "process.shell",
 		"process.kill", "process.list", "system.info", "system.metrics", "system.service", "system.registry",
-		"system.scheduled_task"} {
+		"system.scheduled_task", "orchestrate.start", "orchestrate.shutdown"} {
 		if _, ok := r.Lookup(op); !ok {
 			t.Errorf("the default registry lacks %s", op)
 		}

@@ -56,8 +56,9 @@ func (d KillData) Validate() error {
 
 // ValidateArgs checks the path and data of operation ctl the way the agent
 // reads them, so that the hub refuses bad input before it charges or
-// sends anything. It knows the operations of this file; others (shell
-// sessions, orchestration, settings) are checked by their own routes.
+// sends anything. It knows the operations of this file and orchestration
+// (orchestrate.go); others (shell sessions, settings) are checked by their
+// own routes.
 func ValidateArgs(ctl int64, a ControlArgs) error {
 	needPath := func() error {
 		if a.Path == "" {
@@ -119,6 +120,18 @@ func ValidateArgs(ctl int64, a ControlArgs) error {
 		return d.Validate(a.Path)
 	case CtlRegistryRW:
 		var d RegistryData
+		if err := DecodeData(a.Data, &d); err != nil {
+			return err
+		}
+		return d.Validate(a.Path)
+	case CtlOrchestratedStart:
+		var d OrchestrateStartData
+		if err := DecodeData(a.Data, &d); err != nil {
+			return err
+		}
+		return d.Validate(a.Path)
+	case CtlOrchestratedShutdown:
+		var d OrchestrateShutdownData
 		if err := DecodeData(a.Data, &d); err != nil {
 			return err
 		}

@@ -49,9 +49,10 @@ var statusByCode = map[string]int{
 	"step_up_required":   403,
 	"account_suspended":  403,
 
-	apperr.CodeNotFound: 404,
-	"host_not_found":    404,
-	"version_not_found": 404,
+	apperr.CodeNotFound:            404,
+	"host_not_found":               404,
+	"version_not_found":            404,
+	operations.CodeGameDirNotFound: 404,
 
 	"method_not_allowed": 405,
 

@@ -141,6 +141,7 @@ func New(cfg Config) *Server {
 	s.userKeyRoutes()
 	s.clientHostRoutes()
 	s.clientOpRoutes()
+	s.clientOrchestrateRoutes()
 	s.userBillingRoutes()
 	s.rechargeRoutes()
 	s.dummyCheckoutRoutes()

@@ -240,7 +240,7 @@ func TestGatewayFailuresSayWhy(t *testing.T) {
 func TestGatewayControlsWithoutOperation(t *testing.T) {
 	run := &fakeRunner{}
 	s := newService(t, fakeStore{bid: {candidate("h1", "u1", keyA)}}, run, 100)
-	for _, ctl := range []int64{agentproto.CtlUploadFile, agentproto.CtlChangeWatchDir, agentproto.CtlOrchestratedStart, agentproto.CtlOrchestratedShutdown} {
+	for _, ctl := range []int64{agentproto.CtlUploadFile, agentproto.CtlChangeWatchDir} {
 		r := l1.NewRequest(ctl, agentproto.ControlArgs{}, time.Now())
 		_, resp := s.Serve(context.Background(), "ip", strconv.FormatInt(bid, 10), strings.NewReader(encode(t, bid, keyA, r)))
 		if resp.Code != l1.CodeFailure || !strings.Contains(resp.Msg, "not carried out over /gateway") {
@@ -248,6 +248,23 @@ func TestGatewayControlsWithoutOperation(t *testing.T) {
 		}
 	}
 	if len(run.calls) != 0 {
+		t.Fatalf("ran %+v", run.calls)
+	}
+}
+
+// TestGatewayCarriesOutOrchestration: 16384 and 32768 go to the owner's
+// raw control call like any other operation (issue 18).
+func TestGatewayCarriesOutOrchestration(t *testing.T) {
+	run := &fakeRunner{}
+	s := newService(t, fakeStore{bid: {candidate("h1", "u1", keyA)}}, run, 100)
+	for _, ctl := range []int64{agentproto.CtlOrchestratedStart, agentproto.CtlOrchestratedShutdown} {
+		r := l1.NewRequest(ctl, agentproto.ControlArgs{Path: "/srv/game"}, time.Now())
+		_, resp := s.Serve(context.Background(), "ip", strconv.FormatInt(bid, 10), strings.NewReader(encode(t, bid, keyA, r)))
+		if resp.Code != l1.CodeOK {
+			t.Errorf("control %d: %+v", ctl, resp)
+		}
+	}
+	if len(run.calls) != 2 || run.calls[0].Controls != agentproto.CtlOrchestratedStart || run.calls[1].Path != "/srv/game" {
 		t.Fatalf("ran %+v", run.calls)
 	}
 }

@@ -16,7 +16,12 @@ var FailureCodes = []string{
 	"permission_denied", "file_too_large", "not_a_directory", "is_a_directory",
 	"unsafe_zip_entry", "download_failed", "checksum_mismatch",
 	"service_timeout", "key_not_empty", "task_failed", "already_exists", "value_too_large",
+	"config_invalid", "manifest_invalid", "already_running",
 }
+
+// CodeGameDirNotFound: orchestration found no game directory; unlike the
+// failures above it is a 404 (issue 18).
+const CodeGameDirNotFound = "game_dir_not_found"
 
 // Codes the hub itself gives an agent failure.
 const (
@@ -42,6 +47,8 @@ func agentFailure(e *agentproto.Error) error {
 		return apperr.New(apperr.CodeInvalidBody, e.Message)
 	case agentproto.CodeUnknownOp:
 		return apperr.New(CodeAgentTooOld, "the host's agent is too old for this operation; upgrade it")
+	case CodeGameDirNotFound:
+		return apperr.New(CodeGameDirNotFound, e.Message)
 	case agentproto.CodeDeadlinePassed:
 		return apperr.New("agent_timeout", "the command reached the agent after its deadline")
 	}

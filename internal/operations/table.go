@@ -70,9 +70,33 @@ func serviceTimeout(a agentproto.ControlArgs) int {
 	return d.TimeoutS
 }
 
+// orchestrateStartWait covers the default family's start: the delay
+// before each of its children (run_gate_count RunGates and six others).
+// A larger orchestrate.json family needs a shorter spawn_delay_ms
+// (docs/orchestration.md).
+func orchestrateStartWait(a agentproto.ControlArgs) time.Duration {
+	var d agentproto.OrchestrateStartData
+	_ = agentproto.DecodeData(a.Data, &d)
+	return defaultWait + time.Duration(d.SpawnDelay()*(6+d.RunGates()))*time.Millisecond
+}
+
+// orchestrateShutdownWait covers the default family's shutdown at its
+// largest (22 children: 16 RunGates and six others), each child taking
+// its whole stage-2 wait, the close wait and the settling after the kill.
+func orchestrateShutdownWait(a agentproto.ControlArgs) time.Duration {
+	var d agentproto.OrchestrateShutdownData
+	_ = agentproto.DecodeData(a.Data, &d)
+	const children, settle = 22, 5 * time.Second
+	if t := d.TimeoutOverrideS; t != nil {
+		return children*(2*time.Duration(*t)*time.Second+settle) + settle + slack
+	}
+	stage2 := (60 + 30 + 30 + 60 + 18*20) * time.Second
+	return stage2 + children*(5*time.Second+settle) + settle + slack
+}
+
 // specs are the operations the client API routes carry out by controls
-// value. Shell sessions, orchestration and settings have routes of their
-// own and are not sent through Run.
+// value. Shell sessions and settings have routes of their own and are not
+// sent through Run.
 var specs = map[int64]spec{
 	agentproto.CtlDirMk:    {billing.RuleDir, fixed(defaultWait)},
 	agentproto.CtlDirRm:    {billing.RuleDir, fixed(defaultWait)},
@@ -89,12 +113,14 @@ var specs = map[int64]spec{
 		dataLimit(agentproto.DefaultKillTimeoutS, killTimeout)},
 	agentproto.CtlExecShell: {billing.RuleExecShell,
 		dataLimit(agentproto.DefaultShellTimeoutS, shellTimeout)},
-	agentproto.CtlProcessList:      {billing.RuleProcessList, fixed(defaultWait)},
-	agentproto.CtlSystemInfo:       {billing.RuleSystemInfo, fixed(defaultWait)},
-	agentproto.CtlSystemMetrics:    {billing.RuleSystemMetrics, fixed(defaultWait)},
-	agentproto.CtlServiceCtl:       {billing.RuleService, dataLimit(30, serviceTimeout)},
-	agentproto.CtlRegistryRW:       {billing.RuleRegistry, fixed(defaultWait)},
-	agentproto.CtlScheduledTaskCtl: {billing.RuleScheduledTask, fixed(defaultWait)},
+	agentproto.CtlProcessList:          {billing.RuleProcessList, fixed(defaultWait)},
+	agentproto.CtlSystemInfo:           {billing.RuleSystemInfo, fixed(defaultWait)},
+	agentproto.CtlSystemMetrics:        {billing.RuleSystemMetrics, fixed(defaultWait)},
+	agentproto.CtlServiceCtl:           {billing.RuleService, dataLimit(30, serviceTimeout)},
+	agentproto.CtlRegistryRW:           {billing.RuleRegistry, fixed(defaultWait)},
+	agentproto.CtlScheduledTaskCtl:     {billing.RuleScheduledTask, fixed(defaultWait)},
+	agentproto.CtlOrchestratedStart:    {billing.RuleOrchestrate, orchestrateStartWait},
+	agentproto.CtlOrchestratedShutdown: {billing.RuleOrchestrate, orchestrateShutdownWait},
 }
 
 // RuleOf is the pricing rule of a controls value the client API carries
@@ -116,6 +142,10 @@ var RouteControls = map[string][]int64{
 	"service/ctl":        {agentproto.CtlServiceCtl},
 	"registry/rw":        {agentproto.CtlRegistryRW},
 	"scheduled-task/ctl": {agentproto.CtlScheduledTaskCtl},
+	// The orchestration routes take base_path as the path and the body
+	// as the data (docs/orchestration.md).
+	"orchestrate/start":    {agentproto.CtlOrchestratedStart},
+	"orchestrate/shutdown": {agentproto.CtlOrchestratedShutdown},
 }
 
 // controlsFor checks a body's controls value against its route. A route

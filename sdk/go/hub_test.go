@@ -5,6 +5,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -66,6 +68,31 @@ func TestAgainstARealHub(t *testing.T) {
 		}
 		if err := s.Close(ctx); err != nil {
 			t.Fatal(err)
+		}
+	})
+
+	t.Run("orchestration", func(t *testing.T) {
+		game := t.TempDir()
+		sleep, err := os.ReadFile("/bin/sleep") // a controller that exits at once
+		if err != nil {
+			t.Skip("no /bin/sleep")
+		}
+		if err := os.WriteFile(filepath.Join(game, "GameCenter.exe"), sleep, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		n := 17
+		if _, err := c.OrchestrateStart(ctx, host, game, OrchestrateStart{RunGateCount: &n}); ErrorCode(err) != "invalid_body" {
+			t.Fatalf("run_gate_count 17: %v, want invalid_body", err)
+		}
+		n = 3
+		res, err := c.OrchestrateStart(ctx, host, game, OrchestrateStart{RunGateCount: &n, Enabled: map[string]bool{"SelGate": false}})
+		if err != nil || res.GameDir != game || res.Controller.PID == 0 || len(res.ConfigChanged) != 1 {
+			t.Fatalf("start: %+v, %v", res, err)
+		}
+		zero := 0
+		sd, err := c.OrchestrateShutdown(ctx, host, game, OrchestrateShutdown{TimeoutOverrideS: &zero})
+		if err != nil || len(sd.Stopped) != 7 || sd.Stopped[6].Section != "DBServer" || sd.Stopped[6].Stage != "not_running" {
+			t.Fatalf("shutdown: %+v, %v", sd, err)
 		}
 	})
 
