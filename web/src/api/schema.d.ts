@@ -767,6 +767,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/api/hosts/{id}/orchestrate/shutdown": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Shut a game server family down in three stages (32768): controller killed, quit message, window close, termination */
+        post: operations["apiOrchestrateShutdown"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/api/hosts/{id}/orchestrate/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a game server family (16384): merge Config.ini, start the controller, then the children in manifest order */
+        post: operations["apiOrchestrateStart"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/api/hosts/{id}/ping": {
         parameters: {
             query?: never;
@@ -2314,6 +2348,68 @@ export interface components {
             data?: components["schemas"]["TaskData"];
             /** @description Path, program or name the operation acts on */
             path?: string;
+        };
+        OrchestrateKilled: {
+            killed: boolean;
+            /** Format: int64 */
+            pid: number;
+        };
+        OrchestrateProcess: {
+            exe: string;
+            /** Format: int64 */
+            pid: number;
+        };
+        OrchestrateShutdownData: {
+            controller_exe?: string;
+            resolve_game_dir?: boolean;
+            /** Format: int64 */
+            timeout_override_s?: number;
+        };
+        OrchestrateShutdownResult: {
+            controller: components["schemas"]["OrchestrateKilled"];
+            game_dir: string;
+            stopped: components["schemas"]["OrchestrateStopped"][] | null;
+        };
+        OrchestrateSkipped: {
+            reason: string;
+            section: string;
+        };
+        OrchestrateStartData: {
+            controller_exe?: string;
+            enabled?: {
+                [key: string]: boolean;
+            };
+            ports?: {
+                [key: string]: number;
+            };
+            resolve_game_dir?: boolean;
+            /** Format: int64 */
+            run_gate_count?: number;
+            /** Format: int64 */
+            spawn_delay_ms?: number;
+            spawn_subprocesses?: boolean;
+        };
+        OrchestrateStartResult: {
+            config_changed: string[] | null;
+            controller: components["schemas"]["OrchestrateProcess"];
+            game_dir: string;
+            skipped: components["schemas"]["OrchestrateSkipped"][] | null;
+            started: components["schemas"]["OrchestrateStarted"][] | null;
+        };
+        OrchestrateStarted: {
+            exe: string;
+            /** Format: int64 */
+            instance?: number;
+            /** Format: int64 */
+            pid: number;
+            section: string;
+        };
+        OrchestrateStopped: {
+            exe: string;
+            /** Format: int64 */
+            pid: number;
+            section: string;
+            stage: string;
         };
         PingOutBody: {
             agent_version: string;
@@ -4484,6 +4580,84 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["L1ConfigPutResp"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiOrchestrateShutdown: {
+        parameters: {
+            query?: {
+                /** @description The game directory, or with resolve_game_dir a directory above it (absolute) */
+                base_path?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Host id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["OrchestrateShutdownData"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrchestrateShutdownResult"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiOrchestrateStart: {
+        parameters: {
+            query?: {
+                /** @description The game directory, or with resolve_game_dir a directory above it (absolute) */
+                base_path?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Host id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["OrchestrateStartData"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrchestrateStartResult"];
                 };
             };
             /** @description Error */
