@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ApiError, api, noteSession, setSessionEndedHandler, withQuery } from './client';
+import { sessionEndTarget } from '../app/sessionTarget';
+import { ApiError, api, noteSession, refreshSession, setSessionEndedHandler, withQuery } from './client';
 
 type Handler = (url: string, init: RequestInit) => Response | Promise<Response>;
 
@@ -137,6 +138,31 @@ describe('silent refresh', () => {
     noteSession(true);
     await expect(api.get('/v1/user/hosts')).rejects.toBeInstanceOf(ApiError);
     expect(ended).toEqual([{ reason: 'suspended', had: true }]);
+  });
+
+  it('maps a refresh refused with 403 account_suspended to /session-ended?reason=suspended', async () => {
+    const suspended = (url: string) =>
+      url === '/v1/public/auth/refresh'
+        ? json(403, { error: 'account_suspended', message: 'Account suspended' })
+        : json(401, { error: 'invalid_token', message: 'expired' });
+    const targets: (string | null)[] = [];
+    setSessionEndedHandler((reason, had) => targets.push(sessionEndTarget(reason, had, { pathname: '/hosts', search: '' })));
+
+    // After a session was seen on the page…
+    mockFetch(suspended);
+    noteSession(true);
+    await expect(api.get('/v1/user/billing/balance')).rejects.toMatchObject({ status: 401 });
+    // …and on a fresh page load that has not seen one yet (still suspended, not "sign in").
+    await expect(api.get('/v1/user/me')).rejects.toMatchObject({ status: 401 });
+    // A direct refresh (the installer download uses it) reports the refusal.
+    await expect(refreshSession()).resolves.toMatchObject({ status: 403, code: 'account_suspended' });
+
+    expect(targets).toEqual([
+      '/session-ended?reason=suspended',
+      '/session-ended?reason=suspended',
+      '/session-ended?reason=suspended',
+    ]);
+    expect(calls.filter((c) => c.url === '/v1/public/auth/refresh')).toHaveLength(3);
   });
 
   it('keeps the session when the refresh cannot reach the hub or the hub fails', async () => {

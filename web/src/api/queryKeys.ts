@@ -18,6 +18,7 @@ export const qk = {
   apiKeys: ['api-keys'] as const,
   billing: {
     all: ['billing'] as const,
+    prices: ['billing', 'prices'] as const,
     events: (p: PageParams) => ['billing', 'events', p] as const,
     recharges: (p: PageParams & { status?: string }) => ['billing', 'recharges', p] as const,
   },

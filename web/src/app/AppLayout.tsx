@@ -9,10 +9,9 @@ import {
 import { Alert, Button, Drawer, Grid, Layout, Menu, Skeleton, Space, Tag, Typography } from 'antd';
 import { Suspense, useState } from 'react';
 import { Link, Outlet, useLocation } from 'react-router';
-import { useBalance } from '../hooks/billing';
+import { useBalance, useLowBalance } from '../hooks/billing';
 import { useMe, useSignOut } from '../hooks/session';
 import { useFormat, useI18n } from '../i18n';
-import { isLowBalance } from '../lib/balance';
 import { LangSwitch } from './LangSwitch';
 import { ErrorState } from '../ui/ErrorState';
 import { LinkButton } from '../ui/LinkButton';
@@ -51,11 +50,12 @@ function BalanceBadge() {
   const { t } = useI18n();
   const fmt = useFormat();
   const { data } = useBalance();
+  const low = useLowBalance();
   return (
     <Link to="/billing" aria-label={t('layout.balanceLink')}>
       <Tag
         data-testid="balance-badge"
-        color={data && isLowBalance(data.tokens) ? 'red' : 'blue'}
+        color={low ? 'red' : 'blue'}
         style={{ margin: 0, fontSize: 13, padding: '2px 8px' }}
       >
         <WalletOutlined /> {data ? t('layout.balance', { tokens: fmt.tokens(data.tokens) }) : '…'}
@@ -66,8 +66,8 @@ function BalanceBadge() {
 
 function LowBalanceWarning() {
   const { t } = useI18n();
-  const { data } = useBalance();
-  if (!data || !isLowBalance(data.tokens)) return null;
+  const low = useLowBalance();
+  if (!low) return null;
   return (
     <Alert
       data-testid="low-balance-warning"
@@ -121,11 +121,15 @@ export function AppLayout() {
   return (
     <Layout style={{ minHeight: '100vh' }}>
       {!phone && (
-        <Layout.Sider width={220} style={{ position: 'sticky', top: 0, height: '100vh' }}>
-          <div style={{ padding: '18px 24px' }}>
-            <span className="hg-brand">hostgate</span>
+        // The sider stretches to the page's full height (its dark background
+        // never stops short of a long page); its contents stay in view.
+        <Layout.Sider width={220} className="hg-sider">
+          <div className="hg-sider-inner">
+            <div style={{ padding: '18px 24px' }}>
+              <span className="hg-brand">hostgate</span>
+            </div>
+            <NavMenu />
           </div>
-          <NavMenu />
         </Layout.Sider>
       )}
       {phone && (

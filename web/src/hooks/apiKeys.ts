@@ -9,6 +9,10 @@ export function useApiKeys() {
     queryKey: qk.apiKeys,
     queryFn: ({ signal }) => api.get<{ items?: ApiKey[] | null }>('/v1/user/api-keys', undefined, signal),
     select: (r) => r.items ?? [],
+    // "Last used" changes whenever a key is used elsewhere: follow it while
+    // the page is open (and at once when the window regains focus).
+    refetchInterval: 30_000,
+    refetchOnWindowFocus: 'always',
   });
 }
 

@@ -3,7 +3,24 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient, type Query } f
 import { api } from '../api/client';
 import { qk } from '../api/queryKeys';
 import type { Balance, BillingEventPage, RechargeCreated, RechargePage } from '../api/types';
+import { cheapestPrice, isLowBalance } from '../lib/balance';
 import type { PageParams } from '../lib/paging';
+
+/**
+ * One price in force, from GET /v1/user/billing/prices. Local until the
+ * generated schema (src/api/schema.d.ts) includes the route; then replace
+ * with an alias in src/api/types.ts.
+ */
+export interface PriceItem {
+  code: string;
+  token_amount: number;
+  description: string;
+}
+
+/** The body of GET /v1/user/billing/prices (local, see PriceItem). */
+export interface PriceList {
+  items?: PriceItem[] | null;
+}
 
 export function useBalance() {
   return useQuery({
@@ -11,6 +28,27 @@ export function useBalance() {
     queryFn: ({ signal }) => api.get<Balance>('/v1/user/billing/balance', undefined, signal),
     refetchInterval: 10_000,
   });
+}
+
+/**
+ * The prices in force. They change rarely (admin pricing rules), so the
+ * answer stays fresh for 5 minutes. A hub without the route (404) or any
+ * failure leaves `data` undefined; callers fall back to the ≤ 0 rule.
+ */
+export function usePrices() {
+  return useQuery({
+    queryKey: qk.billing.prices,
+    queryFn: ({ signal }) => api.get<PriceList>('/v1/user/billing/prices', undefined, signal),
+    staleTime: 5 * 60_000,
+    gcTime: 30 * 60_000,
+  });
+}
+
+/** Whether the balance is below the price of one call (see src/lib/balance.ts); false while the balance loads. */
+export function useLowBalance(): boolean {
+  const { data: balance } = useBalance();
+  const { data: prices } = usePrices();
+  return isLowBalance(balance?.tokens, cheapestPrice(prices?.items));
 }
 
 export function useBillingEvents(p: PageParams) {

@@ -9,7 +9,7 @@ export function SessionEndedPage() {
   const [sp] = useSearchParams();
   const reason = sp.get('reason') === 'suspended' ? 'suspended' : 'ended';
   return (
-    <AuthCard title={t('sessionEnded.title')}>
+    <AuthCard title={t(reason === 'suspended' ? 'sessionEnded.suspendedTitle' : 'sessionEnded.title')}>
       <div data-testid="session-ended" data-reason={reason}>
         <Result
           status={reason === 'suspended' ? 'error' : 'info'}

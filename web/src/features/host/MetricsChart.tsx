@@ -6,7 +6,7 @@ import type uPlot from 'uplot';
 import { useFormat, useI18n } from '../../i18n';
 import { ErrorState } from '../../ui/ErrorState';
 import { useMetrics } from './hooks';
-import { axisTimeOptions, formatRate, rateUnit, toSeries } from './metricsData';
+import { NARROW_AXIS_PX, axisTimeOptions, axisTimeSpace, formatRate, rateUnit, toSeries } from './metricsData';
 import { UPlotChart } from './UPlotChart';
 
 const LIMITS = [60, 360, 1440] as const;
@@ -34,12 +34,14 @@ export function MetricsChart({ hostId }: { hostId: string }) {
 
   const xAxis = useMemo<uPlot.Axis>(
     () => ({
+      // Label format and tick spacing follow the plot's current width (it
+      // changes on resize without new options), so labels never overlap.
       values: (u, splits) => {
         const span = (u.scales.x?.max ?? 0) - (u.scales.x?.min ?? 0);
-        const f = new Intl.DateTimeFormat(lang, axisTimeOptions(span));
+        const f = new Intl.DateTimeFormat(lang, axisTimeOptions(span, u.bbox.width / (window.devicePixelRatio || 1) < NARROW_AXIS_PX));
         return splits.map((v) => f.format(v * 1000));
       },
-      space: 60,
+      space: (_u, _i, min, max, plotDim) => axisTimeSpace(plotDim, max - min),
       stroke: '#595959',
       grid: { stroke: '#f0f0f0' },
       ticks: { stroke: '#f0f0f0' },

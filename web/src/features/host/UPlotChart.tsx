@@ -17,10 +17,13 @@ export function UPlotChart({ options, data, label }: UPlotChartProps) {
   const plot = useRef<uPlot | null>(null);
   const dataRef = useRef(data);
 
-  // (Re)create the chart when the options change.
+  const empty = (data[0]?.length ?? 0) === 0;
+
+  // (Re)create the chart when the options change; never for no points (an
+  // empty time axis would invent labels): the caller shows its empty state.
   useEffect(() => {
     const el = box.current;
-    if (!el) return;
+    if (!el || empty) return;
     const width = Math.max(200, el.clientWidth);
     const u = new uPlot(options(width), dataRef.current, el);
     plot.current = u;
@@ -39,7 +42,7 @@ export function UPlotChart({ options, data, label }: UPlotChartProps) {
       u.destroy();
       plot.current = null;
     };
-  }, [options]);
+  }, [options, empty]);
 
   // New data into the existing chart.
   useEffect(() => {
@@ -47,5 +50,6 @@ export function UPlotChart({ options, data, label }: UPlotChartProps) {
     plot.current?.setData(data);
   }, [data]);
 
+  if (empty) return null;
   return <div ref={box} role="img" aria-label={label} className="hg-uplot" />;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Metrics } from '../../api/types';
-import { axisTimeOptions, formatRate, rateUnit, toSeries } from './metricsData';
+import { axisTimeOptions, axisTimeSpace, formatRate, rateUnit, toSeries } from './metricsData';
 
 const m = (at: string, cpu: number, rx = 0): Metrics => ({
   at,
@@ -53,5 +53,19 @@ describe('axisTimeOptions', () => {
     expect(axisTimeOptions(60)).toHaveProperty('second');
     expect(axisTimeOptions(3600)).not.toHaveProperty('second');
     expect(axisTimeOptions(3 * 86400)).toHaveProperty('day');
+  });
+  it('uses shorter labels on narrow charts', () => {
+    expect(axisTimeOptions(60, true)).not.toHaveProperty('second');
+    expect(axisTimeOptions(3 * 86400, true)).not.toHaveProperty('hour');
+    expect(axisTimeOptions(3 * 86400, true)).toHaveProperty('day');
+  });
+});
+
+describe('axisTimeSpace', () => {
+  it('spaces ticks so at most a few fit a phone-width chart', () => {
+    // a 390 px phone leaves about 280 px of plot: at most 3 ticks
+    expect(Math.floor(280 / axisTimeSpace(280, 3600))).toBeLessThanOrEqual(3);
+    expect(axisTimeSpace(280, 3 * 86400)).toBeGreaterThanOrEqual(80);
+    expect(axisTimeSpace(1000, 3 * 86400)).toBeGreaterThan(axisTimeSpace(1000, 3600));
   });
 });

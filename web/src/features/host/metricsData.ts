@@ -56,10 +56,29 @@ export function formatRate(locale: string, bps: number | null | undefined): stri
   return `${n} ${unit}`;
 }
 
-/** Intl options for time-axis labels: seconds for short spans, the date for long ones. */
-export function axisTimeOptions(spanSeconds: number): Intl.DateTimeFormatOptions {
+/** Below this plot width (CSS px) the time axis uses fewer ticks and shorter labels. */
+export const NARROW_AXIS_PX = 480;
+
+/**
+ * Intl options for time-axis labels: seconds for short spans, the date for
+ * long ones. `narrow` (a phone-width chart) drops the seconds and, on long
+ * spans, the time, so the labels stay short.
+ */
+export function axisTimeOptions(spanSeconds: number, narrow = false): Intl.DateTimeFormatOptions {
   const hm = { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' } as const;
-  if (spanSeconds < 5 * 60) return { ...hm, second: '2-digit' };
+  if (spanSeconds < 5 * 60) return narrow ? hm : { ...hm, second: '2-digit' };
   if (spanSeconds < 36 * 3600) return hm;
-  return { month: 'numeric', day: 'numeric', ...hm };
+  return narrow ? { month: 'numeric', day: 'numeric' } : { month: 'numeric', day: 'numeric', ...hm };
+}
+
+/**
+ * Minimum distance (CSS px) between time-axis ticks for a plot this wide:
+ * wide enough for the longest label plus a gap, so labels never overlap;
+ * roomier on narrow charts, which then get 2–4 ticks.
+ */
+export function axisTimeSpace(plotWidth: number, spanSeconds: number): number {
+  const narrow = plotWidth < NARROW_AXIS_PX;
+  const long = spanSeconds >= 36 * 3600;
+  if (narrow) return long ? 80 : 90;
+  return long ? 120 : 80;
 }

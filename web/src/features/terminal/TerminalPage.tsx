@@ -82,17 +82,24 @@ function TerminalView({ hostId }: { hostId: string }) {
     copyRef.current = copySelection;
   }, [copySelection]);
 
-  // The frame fills the window below the header; the terminal fills the frame.
+  // The frame fills the window below the header and banners, so the page is
+  // exactly the viewport's height; the terminal fills the frame. What sits
+  // above it can change after the first layout (the low-balance banner
+  // appears once the balance loads, the header wraps): the document's size
+  // changes then, so it is observed too, not only the frame's parent.
   useEffect(() => {
     const el = frame.current;
     if (!el) return;
+    let last = '';
     const size = () => {
       const top = el.getBoundingClientRect().top + window.scrollY;
       const pad = window.innerWidth < 576 ? 12 : 24;
-      el.style.height = `${Math.max(240, window.innerHeight - top - pad)}px`;
+      const h = `${Math.max(240, Math.floor(document.documentElement.clientHeight - top - pad))}px`;
+      if (h !== last) el.style.height = last = h;
     };
     size();
     const ro = new ResizeObserver(size);
+    ro.observe(document.documentElement);
     if (el.parentElement) ro.observe(el.parentElement);
     window.addEventListener('resize', size);
     return () => {
