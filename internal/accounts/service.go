@@ -150,7 +150,7 @@ func (s *Service) Login(ctx context.Context, email, password string) (Auth, erro
 		return Auth{}, err
 	}
 	if u.Status != StatusActive {
-		return Auth{}, apperr.New(CodeAccountSuspended, "this account is suspended")
+		return Auth{}, suspended()
 	}
 	if rehash {
 		s.rehash(ctx, u.ID, password)
@@ -176,7 +176,9 @@ func (s *Service) rehash(ctx context.Context, id, password string) {
 const wrongLogin = "email or password is incorrect"
 
 // Refresh exchanges a refresh token for a new pair. A token that was
-// already exchanged ends its whole session.
+// already exchanged ends its whole session. The current token of a
+// suspended user's session is refused with account_suspended, so the
+// console can say why; nothing is rotated.
 func (s *Service) Refresh(ctx context.Context, refreshToken string) (Auth, error) {
 	old, ok := hashRefresh(refreshToken)
 	if !ok {
@@ -189,7 +191,9 @@ func (s *Service) Refresh(ctx context.Context, refreshToken string) (Auth, error
 		s.log.WarnContext(ctx, "refresh token reuse: session revoked", "session_id", sess.ID)
 		s.forgetSessions(ctx, []string{sess.ID})
 		return Auth{}, invalidRefresh()
-	case errors.Is(err, ErrRefreshUnknown), errors.Is(err, ErrSessionEnded):
+	case errors.Is(err, ErrSessionEnded):
+		return Auth{}, s.endedRefusal(ctx, sess.UserID)
+	case errors.Is(err, ErrRefreshUnknown):
 		return Auth{}, invalidRefresh()
 	case err != nil:
 		return Auth{}, err
@@ -199,9 +203,34 @@ func (s *Service) Refresh(ctx context.Context, refreshToken string) (Auth, error
 		return Auth{}, err
 	}
 	if u.Status != StatusActive {
-		return Auth{}, invalidRefresh()
+		return Auth{}, statusRefusal(u.Status)
 	}
 	return s.issue(u, sess.ID, next)
+}
+
+// endedRefusal is the answer to the current refresh token of an ended
+// session: account_suspended when its user is suspended, else
+// invalid_token.
+func (s *Service) endedRefusal(ctx context.Context, userID string) error {
+	if userID == "" {
+		return invalidRefresh()
+	}
+	u, err := s.store.UserByID(ctx, userID)
+	if errors.Is(err, ErrUserNotFound) {
+		return invalidRefresh()
+	}
+	if err != nil {
+		return err
+	}
+	return statusRefusal(u.Status)
+}
+
+// statusRefusal refuses a refresh for a user who is not active.
+func statusRefusal(st Status) error {
+	if st == StatusSuspended {
+		return suspended()
+	}
+	return invalidRefresh()
 }
 
 // Logout ends the session of a refresh token, and its access tokens with it.
@@ -408,6 +437,9 @@ func hashRefresh(tok string) ([]byte, bool) {
 	h := sha256.Sum256([]byte(tok))
 	return h[:], true
 }
+
+// suspended is the refusal of a suspended user's login or refresh.
+func suspended() error { return apperr.New(CodeAccountSuspended, "this account is suspended") }
 
 func invalidRefresh() error {
 	return apperr.New(apperr.CodeInvalidToken, "refresh token is invalid, expired or already used")

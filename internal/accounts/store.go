@@ -87,8 +87,10 @@ type Store interface {
 	// session's next one, atomically: of any number of concurrent calls with
 	// one token at most one succeeds. A token that was already consumed
 	// revokes its whole session and returns that Session together with
-	// ErrRefreshReused, so the caller can end its access tokens too. Other
-	// errors: ErrRefreshUnknown, ErrSessionEnded.
+	// ErrRefreshReused, so the caller can end its access tokens too. An
+	// unused token of a session that was revoked or has expired, or whose
+	// user is not active, returns that Session with ErrSessionEnded and
+	// changes nothing. Other errors: ErrRefreshUnknown.
 	RotateRefresh(ctx context.Context, oldHash, newHash []byte, now time.Time) (Session, error)
 	// SessionState returns the session's times and its user's status;
 	// ErrSessionEnded when there is no such session.

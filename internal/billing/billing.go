@@ -14,6 +14,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"time"
 
 	"hostgate/internal/audit"
@@ -89,6 +91,27 @@ type Rule struct {
 // Effective reports whether r applies at t.
 func (r Rule) Effective(t time.Time) bool {
 	return !r.ValidFrom.After(t) && (r.ValidUntil == nil || r.ValidUntil.After(t))
+}
+
+// InForce returns, for each code, the rule in force at t: of the rules
+// that are Effective at t, the latest started (the choice a charge makes),
+// sorted by code.
+func InForce(rules []Rule, t time.Time) []Rule {
+	best := map[string]Rule{}
+	for _, r := range rules {
+		if !r.Effective(t) {
+			continue
+		}
+		if b, ok := best[r.Code]; !ok || r.ValidFrom.After(b.ValidFrom) {
+			best[r.Code] = r
+		}
+	}
+	out := make([]Rule, 0, len(best))
+	for _, r := range best {
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b Rule) int { return strings.Compare(a.Code, b.Code) })
+	return out
 }
 
 // RuleChange is an update of a rule; nil fields stay as they are.

@@ -54,3 +54,20 @@ func TestRuleEffective(t *testing.T) {
 		t.Error("an open-ended rule ended")
 	}
 }
+
+func TestInForce(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	ended := t0.Add(-time.Minute)
+	rules := []Rule{
+		{Code: "b", Units: 1, ValidFrom: t0.Add(-2 * time.Hour)},
+		{Code: "b", Units: 2, ValidFrom: t0.Add(-time.Hour)},
+		{Code: "b", Units: 3, ValidFrom: t0.Add(time.Hour)}, // not started
+		{Code: "a", Units: 4, ValidFrom: t0.Add(-time.Hour)},
+		{Code: "a", Units: 5, ValidFrom: t0.Add(-30 * time.Minute), ValidUntil: &ended}, // ended
+		{Code: "c", Units: 6, ValidFrom: t0.Add(time.Hour)},                             // none in force
+	}
+	got := InForce(rules, t0)
+	if len(got) != 2 || got[0].Code != "a" || got[0].Units != 4 || got[1].Code != "b" || got[1].Units != 2 {
+		t.Errorf("InForce = %+v, want a at 4 and b at 2", got)
+	}
+}

@@ -171,6 +171,17 @@ func (s *Service) Rules(ctx context.Context, includeExpired bool) ([]Rule, error
 	return s.store.ListRules(ctx, includeExpired, s.now().UTC())
 }
 
+// Prices is the rule in force now of each code, sorted by code: the
+// price the next call of that code is charged (unless the mode is free).
+func (s *Service) Prices(ctx context.Context) ([]Rule, error) {
+	now := s.now().UTC()
+	rules, err := s.store.ListRules(ctx, false, now)
+	if err != nil {
+		return nil, err
+	}
+	return InForce(rules, now), nil
+}
+
 // CheckLedger reports whether the user's balance equals the sum of the
 // user's events, with both figures.
 func (s *Service) CheckLedger(ctx context.Context, userID string) (balance, sum Units, err error) {

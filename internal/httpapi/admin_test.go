@@ -52,7 +52,7 @@ func TestSuspendEndsEveryCredentialAtOnce(t *testing.T) {
 		// Both sessions' unexpired access tokens are refused on their next call.
 		c.As(u.AccessToken).Do("GET", "/v1/user/me", nil).Want(t, 401, "invalid_token")
 		c.As(second.AccessToken).Do("GET", "/v1/user/me", nil).Want(t, 401, "invalid_token")
-		c.Do("POST", "/v1/public/auth/refresh", map[string]string{"refresh_token": second.RefreshToken}).Want(t, 401, "invalid_token")
+		c.Do("POST", "/v1/public/auth/refresh", map[string]string{"refresh_token": second.RefreshToken}).Want(t, 403, "account_suspended")
 		c.Do("POST", "/v1/public/auth/login", map[string]string{"email": u.User.Email, "password": hubtest.Password}).Want(t, 403, "account_suspended")
 
 		var got struct{ Status string }

@@ -57,6 +57,36 @@ func (s *Server) userBillingRoutes() {
 	op(s, huma.Operation{OperationID: "listBillingEvents", Method: http.MethodGet, Path: "/v1/user/billing/events",
 		Summary: "Billing events, newest first: every charge, recharge, refund and adjustment", Tags: tags,
 		Security: userSecurity}, s.listBillingEvents)
+	op(s, huma.Operation{OperationID: "listPrices", Method: http.MethodGet, Path: "/v1/user/billing/prices",
+		Summary:     "The price in force now of each pricing code, sorted by code",
+		Description: "Each code's price is the one its next call is charged (nothing is charged while the billing mode is free).",
+		Tags:        tags, Security: userSecurity}, s.listPrices)
+}
+
+// Price is a pricing code's price in force, as the user console shows it.
+type Price struct {
+	Code        string  `json:"code"`
+	TokenAmount float64 `json:"token_amount" doc:"Price in tokens per charged call"`
+	Description string  `json:"description"`
+}
+
+type pricesOut struct {
+	Body struct {
+		Items []Price `json:"items"`
+	}
+}
+
+func (s *Server) listPrices(ctx context.Context, _ *struct{}) (*pricesOut, error) {
+	rules, err := s.cfg.Billing.Prices(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &pricesOut{}
+	out.Body.Items = make([]Price, len(rules))
+	for i, r := range rules {
+		out.Body.Items[i] = Price{Code: r.Code, TokenAmount: r.Units.Tokens(), Description: r.Description}
+	}
+	return out, nil
 }
 
 func (s *Server) getBalance(ctx context.Context, _ *struct{}) (*balanceOut, error) {

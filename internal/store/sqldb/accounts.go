@@ -251,17 +251,23 @@ func (d *DB) RotateRefresh(ctx context.Context, oldHash, newHash []byte, now tim
 }
 
 // liveSession returns the session if it is neither revoked nor expired at
-// now, else ErrSessionEnded.
+// now and its user is active, else the session with ErrSessionEnded (the
+// caller tells a suspended user why).
 func (d *DB) liveSession(ctx context.Context, tx *sql.Tx, id string, now time.Time) (accounts.Session, error) {
-	row := tx.QueryRowContext(ctx,
-		`SELECT `+sessionCols+` FROM sessions WHERE id = $1 AND revoked_at IS NULL AND expires_at > $2`,
-		id, d.timeArg(now))
-	s, err := scanSession(row)
+	var s accounts.Session
+	var status string
+	err := tx.QueryRowContext(ctx,
+		`SELECT s.id, s.user_id, s.created_at, s.expires_at, s.revoked_at, u.status
+		 FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.id = $1`, id).Scan(
+		&s.ID, &s.UserID, timeDest{&s.CreatedAt}, timeDest{&s.ExpiresAt}, nullTimeDest{&s.RevokedAt}, &status)
 	if errors.Is(err, sql.ErrNoRows) {
 		return accounts.Session{}, accounts.ErrSessionEnded
 	}
 	if err != nil {
 		return accounts.Session{}, d.errorf("read session", err)
+	}
+	if s.RevokedAt != nil || !s.ExpiresAt.After(now) || accounts.Status(status) != accounts.StatusActive {
+		return s, accounts.ErrSessionEnded
 	}
 	return s, nil
 }

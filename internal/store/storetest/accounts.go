@@ -31,6 +31,7 @@ var accountsTests = []test{
 	{"RotateRefreshExpiry", testRotateRefreshExpiry},
 	{"RotateRefreshRevoked", testRotateRefreshRevoked},
 	{"RotateRefreshRace", testRotateRefreshRace},
+	{"RotateRefreshSuspendedUser", testRotateRefreshSuspended},
 	{"RevokeSession", testRevokeSession},
 	{"SessionTimesRoundTrip", testSessionTimes},
 	{"SessionState", testSessionState},
@@ -479,6 +480,31 @@ func testRotateRefreshRevoked(t *testing.T, s store.Store) {
 	revoke(t, s, f.refresh, t0.Add(time.Minute))
 	_, err := s.RotateRefresh(t.Context(), f.refresh, hashOf("next"), t0.Add(2*time.Minute))
 	checkErr(t, "RotateRefresh of revoked session", err, accounts.ErrSessionEnded)
+}
+
+// testRotateRefreshSuspended: the current token of a suspended user's
+// session, revoked by the suspension or opened after it, ends with
+// ErrSessionEnded and the session (so the caller can say why), and is not
+// consumed: presented again it is not a reuse.
+func testRotateRefreshSuspended(t *testing.T, s store.Store) {
+	f := createUser(t, s, newUser("ann@example.com", "Ann", t0))
+	_, err := s.SetUserStatus(t.Context(), f.user.ID, accounts.StatusSuspended, t0.Add(time.Minute), entry("a", "user.suspend", "user"))
+	must(t, "suspend", err)
+	late, lateRefresh := addSession(t, s, f.user.ID, t0.Add(2*time.Minute))
+	for _, c := range []struct {
+		name    string
+		session accounts.Session
+		token   []byte
+	}{{"revoked by the suspension", f.session, f.refresh}, {"opened after it", late, lateRefresh}} {
+		for i := range 2 {
+			got, err := s.RotateRefresh(t.Context(), c.token, hashOf(fmt.Sprint(c.name, i)), t0.Add(3*time.Minute))
+			checkErr(t, "RotateRefresh, session "+c.name, err, accounts.ErrSessionEnded)
+			if got.ID != c.session.ID || got.UserID != f.user.ID {
+				t.Errorf("RotateRefresh, session %s: got session %q of user %q, want %q of %q",
+					c.name, got.ID, got.UserID, c.session.ID, f.user.ID)
+			}
+		}
+	}
 }
 
 func testRotateRefreshRace(t *testing.T, s store.Store) {

@@ -1402,6 +1402,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/user/billing/prices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The price in force now of each pricing code, sorted by code
+         * @description Each code's price is the one its next call is charged (nothing is charged while the billing mode is free).
+         */
+        get: operations["listPrices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/user/billing/recharge": {
         parameters: {
             query?: never;
@@ -2416,6 +2436,18 @@ export interface components {
             ok: boolean;
             /** Format: int64 */
             rtt_ms: number;
+        };
+        Price: {
+            code: string;
+            description: string;
+            /**
+             * Format: double
+             * @description Price in tokens per charged call
+             */
+            token_amount: number;
+        };
+        PricesOutBody: {
+            items: components["schemas"]["Price"][] | null;
         };
         PricingRule: {
             code: string;
@@ -5835,6 +5867,35 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ResultBillingEvent"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listPrices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PricesOutBody"];
                 };
             };
             /** @description Error */
