@@ -2,25 +2,9 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient, type Query } from '@tanstack/react-query';
 import { api } from '../api/client';
 import { qk } from '../api/queryKeys';
-import type { Balance, BillingEventPage, RechargeCreated, RechargePage } from '../api/types';
+import type { Balance, BillingEventPage, PriceList, RechargeCreated, RechargePage } from '../api/types';
 import { cheapestPrice, isLowBalance } from '../lib/balance';
 import type { PageParams } from '../lib/paging';
-
-/**
- * One price in force, from GET /v1/user/billing/prices. Local until the
- * generated schema (src/api/schema.d.ts) includes the route; then replace
- * with an alias in src/api/types.ts.
- */
-export interface PriceItem {
-  code: string;
-  token_amount: number;
-  description: string;
-}
-
-/** The body of GET /v1/user/billing/prices (local, see PriceItem). */
-export interface PriceList {
-  items?: PriceItem[] | null;
-}
 
 export function useBalance() {
   return useQuery({
