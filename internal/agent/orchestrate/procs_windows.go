@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"sync"
 	"unsafe"
 
 	"golang.org/x/sys/windows"
+
+	"hostgate/internal/agent/winwindow"
 )
 
 // windowsProcs finds processes in a Toolhelp snapshot and stops them with
@@ -200,7 +201,7 @@ func (windowsProcs) quit(p process) error {
 // closing its windows by hand would, without waiting.
 func (windowsProcs) close(p process) error {
 	sent := false
-	for _, w := range topLevelWindows(uint32(p.PID)) {
+	for _, w := range winwindow.TopLevel(uint32(p.PID)) {
 		if r, _, _ := procPostMessageW.Call(uintptr(w), wmClose, 0, 0); r != 0 {
 			sent = true
 		}
@@ -215,7 +216,7 @@ func (windowsProcs) close(p process) error {
 // window without an owner; else its first without an owner (a Delphi
 // program's hidden application window); else its first.
 func mainWindow(pid uint32) (windows.HWND, bool) {
-	ws := topLevelWindows(pid)
+	ws := winwindow.TopLevel(pid)
 	if len(ws) == 0 {
 		return 0, false
 	}
@@ -234,35 +235,4 @@ func mainWindow(pid uint32) (windows.HWND, bool) {
 		}
 	}
 	return ws[0], true
-}
-
-// enumState carries EnumWindows' results to its callback. A callback made
-// with NewCallback is never freed and there may be only so many, so there
-// is one, shared under a lock.
-var enumState struct {
-	mu    sync.Mutex
-	pid   uint32
-	found []windows.HWND
-}
-
-var enumCallback = sync.OnceValue(func() uintptr {
-	return windows.NewCallback(func(w windows.HWND, _ uintptr) uintptr {
-		var pid uint32
-		if _, err := windows.GetWindowThreadProcessId(w, &pid); err == nil && pid == enumState.pid {
-			enumState.found = append(enumState.found, w)
-		}
-		return 1 // go on
-	})
-})
-
-// topLevelWindows lists the top-level windows of process pid, hidden ones
-// included, in EnumWindows' (z-) order.
-func topLevelWindows(pid uint32) []windows.HWND {
-	enumState.mu.Lock()
-	defer enumState.mu.Unlock()
-	enumState.pid, enumState.found = pid, nil
-	_ = windows.EnumWindows(enumCallback(), nil)
-	found := enumState.found
-	enumState.found = nil
-	return found
 }

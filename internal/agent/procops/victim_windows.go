@@ -2,9 +2,10 @@ package procops
 
 import (
 	"errors"
-	"sync"
 
 	"golang.org/x/sys/windows"
+
+	"hostgate/internal/agent/winwindow"
 )
 
 // winVictim is a process to kill, held by a handle from the moment it was
@@ -59,7 +60,7 @@ func (v *winVictim) askToExit() bool {
 		return false
 	}
 	sent := false
-	for _, w := range topLevelWindows(v.p) {
+	for _, w := range winwindow.TopLevel(v.p) {
 		if postClose(w) == nil {
 			sent = true
 		}
@@ -96,36 +97,4 @@ func postClose(w windows.HWND) error {
 		return err
 	}
 	return nil
-}
-
-// enumState carries EnumWindows' results to its callback. A callback made
-// with NewCallback is never freed and there may be only so many, so there
-// is one, shared under a lock.
-var enumState struct {
-	mu    sync.Mutex
-	pid   uint32
-	found []windows.HWND
-}
-
-var enumCallback = sync.OnceValue(func() uintptr {
-	return windows.NewCallback(func(w windows.HWND, _ uintptr) uintptr {
-		var pid uint32
-		if _, err := windows.GetWindowThreadProcessId(w, &pid); err == nil && pid == enumState.pid {
-			enumState.found = append(enumState.found, w)
-		}
-		return 1 // go on
-	})
-})
-
-// topLevelWindows lists the top-level windows of process pid, hidden ones
-// included (a Delphi program's application window is hidden, and closing
-// it closes the program).
-func topLevelWindows(pid uint32) []windows.HWND {
-	enumState.mu.Lock()
-	defer enumState.mu.Unlock()
-	enumState.pid, enumState.found = pid, nil
-	_ = windows.EnumWindows(enumCallback(), nil)
-	found := enumState.found
-	enumState.found = nil
-	return found
 }
