@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/windows"
 	"golang.org/x/text/encoding/simplifiedchinese"
 
 	"hostgate/internal/agentproto"
@@ -30,10 +29,6 @@ import (
 
 // envWinFake names a prebuilt winfake.exe.
 const envWinFake = "HOSTGATE_WINFAKE"
-
-func underWine() bool {
-	return windows.NewLazySystemDLL("ntdll.dll").NewProc("wine_get_version").Find() == nil
-}
 
 var buildWinFake = sync.OnceValues(func() (string, error) {
 	if p := os.Getenv(envWinFake); p != "" {
@@ -354,7 +349,7 @@ func TestWindowsFamily(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sd.Controller != (agentproto.OrchestrateKilled{}) || len(sd.Stopped) != 8 {
+	if sd.Controller != (agentproto.OrchestrateKilled{}) || len(sd.Stopped) != 7 {
 		t.Errorf("second shutdown: controller %+v, %d rows", sd.Controller, len(sd.Stopped))
 	}
 	for _, s := range sd.Stopped {
