@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"testing"
 
+	"hostgate/internal/agentproto"
 	"hostgate/internal/hubtest"
 )
 
@@ -87,5 +88,33 @@ func TestOrchestrateRoutes(t *testing.T) {
 		Want(t, 404, "game_dir_not_found")
 	if b := balanceOf(t, h, u.AccessToken); b != 85 {
 		t.Errorf("balance %v after three calls, want 85 (5 tokens each)", b)
+	}
+
+	// Another user's key: the host is not theirs, whatever the body.
+	other := h.Register(t)
+	oc := h.Client(t).As(apiKey(t, h, other.AccessToken))
+	oc.Do("POST", start, nil).Want(t, 404, "not_found")
+	oc.Do("POST", shutdown, nil).Want(t, 404, "not_found")
+	oc.Do("POST", "/v1/api/hosts/"+id+"/controls/raw",
+		map[string]any{"controls": agentproto.CtlOrchestratedStart, "path": game}).Want(t, 404, "not_found")
+
+	// The same operations through controls/raw: the same validation before
+	// any charge, the same results, the same price.
+	raw := "/v1/api/hosts/" + id + "/controls/raw"
+	c.Do("POST", raw, map[string]any{"controls": agentproto.CtlOrchestratedStart, "path": game,
+		"data": map[string]any{"run_gate_count": 17}}).Want(t, 400, "invalid_body")
+	res.GameDir = ""
+	c.Do("POST", raw, map[string]any{"controls": agentproto.CtlOrchestratedStart, "path": game}).Want(t, 200, "").JSON(t, &res)
+	if res.GameDir != game || res.Controller.PID == 0 {
+		t.Errorf("raw start result %+v", res)
+	}
+	sd.Stopped = nil
+	c.Do("POST", raw, map[string]any{"controls": agentproto.CtlOrchestratedShutdown, "path": game,
+		"data": map[string]any{"timeout_override_s": 0}}).Want(t, 200, "").JSON(t, &sd)
+	if len(sd.Stopped) != 7 {
+		t.Errorf("raw shutdown result %+v", sd)
+	}
+	if b := balanceOf(t, h, u.AccessToken); b != 75 {
+		t.Errorf("balance %v after five calls, want 75 (5 tokens each)", b)
 	}
 }
