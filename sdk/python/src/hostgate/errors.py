@@ -1,6 +1,7 @@
 """Errors of the client API and the helper predicates (sdk/go/client.go)."""
 from __future__ import annotations
 
+import builtins
 from typing import Optional
 
 
@@ -30,8 +31,9 @@ class TransportError(Exception):
         self.sent = sent
 
 
-class TimeoutError(TransportError):  # noqa: A001 (shadows the builtin on purpose, inside this module only)
-    """The call did not finish within its timeout."""
+class TimeoutError(TransportError, builtins.TimeoutError):  # noqa: A001
+    """The call did not finish within its timeout. It is also the builtin
+    TimeoutError, so ``except TimeoutError`` catches it under either name."""
 
 
 def error_code(err: Optional[BaseException]) -> str:
