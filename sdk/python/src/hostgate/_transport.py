@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import builtins
+import http.client
 import json
 import random
 import socket
@@ -86,6 +87,8 @@ class Transport:
                 raise TimeoutError(f"hostgate: {where}: timed out after {t}s", sent=True) from e
             sent = not isinstance(reason, (ConnectionRefusedError, socket.gaierror))
             raise TransportError(f"hostgate: {where}: {reason}", sent=sent) from e
+        except http.client.HTTPException as e:  # a broken answer (IncompleteRead, BadStatusLine)
+            raise TransportError(f"hostgate: {where}: {e!r}", sent=True) from e
         except OSError as e:
             if _is_timeout(e):
                 raise TimeoutError(f"hostgate: {where}: timed out after {t}s", sent=True) from e
