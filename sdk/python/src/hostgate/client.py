@@ -232,7 +232,7 @@ class Client:
         return from_dict(ServiceResult, out)
 
     def registry(self, host_id: str, path: str, req: RegistryRequest, *, timeout: Timeout = None) -> RegistryResult:
-        """Read or write the Windows registry key at path ("HKLM\\\\Software\\\\...")."""
+        """Read or write the Windows registry key at path ("HKLM\\Software\\...")."""
         out = self._op(host_id, "registry/rw", ctl.CTL_REGISTRY_RW, path, to_body(req), timeout)
         return from_dict(RegistryResult, out)
 
