@@ -1,0 +1,38 @@
+"""hostgate: Python client of the hostgate client API (/v1/api/*).
+
+    import hostgate
+    c = hostgate.Client("https://hub.example.com", api_key)
+    res = c.shell(host_id, "/bin/sh", "-c 'uname -a'", 30)
+
+Standard library only. The Go and TypeScript SDKs have the same operations,
+parameter order, error type and controls values (sdk/go).
+"""
+from __future__ import annotations
+
+from . import controls, webhooks
+from .client import Client
+from .errors import (
+    HostgateError, TimeoutError, TransportError, error_code, is_agent_timeout, is_host_offline,
+    is_insufficient_balance, is_not_found,
+)
+from .shell import ShellSession
+from .types import (
+    Credentials, DownloadOptions, DownloadResult, FileResult, Host, InstallCommand, Installer, KillResult,
+    L1Config, L1ConfigResult, Metrics, OrchestrateShutdown, OrchestrateShutdownResult, OrchestrateStart,
+    OrchestrateStartResult, PingResult, Process, ReadResult, RegistryRequest, RegistryResult, RegistryValue,
+    RemoveStringResult, ServiceRequest, ServiceResult, ServiceStatus, ShellOutput, ShellResult, SystemInfo,
+    TaskInfo, TaskRequest, TaskResult, UnzipResult, WebhookDelivery,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Client", "ShellSession", "HostgateError", "TransportError", "TimeoutError", "error_code",
+    "is_insufficient_balance", "is_host_offline", "is_not_found", "is_agent_timeout", "controls", "webhooks",
+    "Credentials", "DownloadOptions", "DownloadResult", "FileResult", "Host", "InstallCommand", "Installer",
+    "KillResult", "L1Config", "L1ConfigResult", "Metrics", "OrchestrateShutdown", "OrchestrateShutdownResult",
+    "OrchestrateStart", "OrchestrateStartResult", "PingResult", "Process", "ReadResult", "RegistryRequest",
+    "RegistryResult", "RegistryValue", "RemoveStringResult", "ServiceRequest", "ServiceResult", "ServiceStatus",
+    "ShellOutput", "ShellResult", "SystemInfo", "TaskInfo", "TaskRequest", "TaskResult", "UnzipResult",
+    "WebhookDelivery",
+]

@@ -1,0 +1,225 @@
+"""Receiving the hub's signed webhook deliveries (docs/webhooks.md).
+
+``verify`` checks one delivery, Format A or B (told apart by its headers),
+and returns the parsed event. The receiver rules, in order:
+
+1. Read the raw body and verify over those exact bytes.
+2. If the delivery id is one you have processed (``DeliveryDedupe``),
+   answer 200 and do nothing else: a repeat was signed with a secret you
+   have since replaced.
+3. ``verify`` with the secret you hold now (the host's previous
+   secret_key): HMAC-SHA256 compared in constant time, timestamp within
+   ``tolerance_s`` (300 s) of your clock.
+4. Only after it verified, record the delivery id **and replace your stored
+   secret with** ``event.new_secret_key`` together. The next delivery is
+   signed with that new secret.
+5. Answer 2xx within 5 s; a delivery that does not verify gets 401, and the
+   hub retries it (deliveries of a host verify only in order).
+"""
+from __future__ import annotations
+
+import collections
+import hashlib
+import hmac
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
+
+__all__ = ["VerificationError", "WebhookEvent", "verify", "DeliveryDedupe", "sign_a", "sign_b",
+           "EVENT_A", "EVENT_B", "TOLERANCE_S"]
+
+EVENT_A = "host.l1_config_updated"
+EVENT_B = "host.l1_config.updated"
+TOLERANCE_S = 300
+
+HEADER_EVENT = "X-Gateway-Event"
+HEADER_DELIVERY = "X-Gateway-Delivery"
+HEADER_SIGNATURE = "X-Gateway-Signature"
+HEADER_TIMESTAMP = "X-Gateway-Timestamp"
+
+
+class VerificationError(Exception):
+    """The delivery is refused; answer non-2xx and adopt nothing from it.
+
+    ``reason`` is "malformed", "signature" or "stale" (the Go package's
+    ErrMalformed, ErrSignature, ErrStale).
+    """
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(f"webhook refused ({reason}): {message}")
+        self.reason = reason
+
+
+@dataclass
+class WebhookEvent:
+    """A verified delivery."""
+
+    #: "A" or "B"
+    format: str
+    #: host.l1_config_updated (A) or host.l1_config.updated (B)
+    event: str
+    #: equals X-Gateway-Delivery (B: "wd_" + uuid); the same on every attempt
+    delivery_id: str
+    host_id: str
+    #: the new secret_key: replace your stored secret with it
+    new_secret_key: str
+    #: the new bid and report URL
+    bid: int
+    url: str
+    #: the signed attempt time (unix seconds)
+    timestamp: int
+    #: the whole parsed body
+    body: Dict[str, Any] = field(default_factory=dict)
+
+
+Headers = Union[Mapping[str, Any], Any]
+
+
+def _headers(headers: Headers) -> Dict[str, str]:
+    """Header names lowercased; a list value (several headers) gives its first."""
+    items = headers.items() if hasattr(headers, "items") else headers
+    out: Dict[str, str] = {}
+    for k, v in items:
+        if isinstance(v, (list, tuple)):
+            v = v[0] if v else ""
+        out.setdefault(str(k).lower(), str(v))
+    return out
+
+
+def _mac(secret: str, t: int, body: bytes) -> bytes:
+    return hmac.new(secret.encode("utf-8"), str(t).encode() + b"." + body, hashlib.sha256).digest()
+
+
+def sign_a(secret: str, t: int, body: bytes) -> str:
+    """The X-Gateway-Signature of a Format A delivery (for tests)."""
+    return f"t={t},v1={_mac(secret, t, body).hex()}"
+
+
+def sign_b(secret: str, t: int, body: bytes) -> str:
+    """The X-Gateway-Signature of a Format B delivery (for tests)."""
+    return "sha256=" + _mac(secret, t, body).hex()
+
+
+def _parse_a(v: str) -> Tuple[int, List[str]]:
+    t: Optional[int] = None
+    sigs: List[str] = []
+    for part in v.split(","):
+        key, _, val = part.strip().partition("=")
+        if key == "t":
+            if t is not None or not val.strip().lstrip("-").isdigit():
+                raise VerificationError("malformed", f"{HEADER_SIGNATURE} needs exactly one t=<unix seconds>")
+            t = int(val)
+        elif key == "v1":
+            sigs.append(val)
+    if t is None or not sigs:
+        raise VerificationError("malformed", f"{HEADER_SIGNATURE} must read t=<unix>,v1=<hex>")
+    return t, sigs
+
+
+def _check(secret: str, t: int, body: bytes, sigs: List[str], now: float, tolerance_s: float) -> None:
+    if not secret:
+        raise VerificationError("signature", "the receiver holds no secret")
+    want = _mac(secret, t, body)
+    matched = False
+    for s in sigs:
+        try:
+            got = bytes.fromhex(s)
+        except ValueError:
+            got = b""
+        matched = hmac.compare_digest(got, want) or matched
+    if not matched:
+        raise VerificationError("signature", "signature does not match")
+    if abs(now - t) > tolerance_s:
+        raise VerificationError("stale", f"signed at {t}, {int(now - t)} s from now")
+
+
+def verify(headers: Headers, body: bytes, secret: str, *, tolerance_s: float = TOLERANCE_S,
+           now: Optional[float] = None) -> WebhookEvent:
+    """Verify one delivery and return its event, or raise VerificationError.
+
+    headers: any mapping of the request's headers (case does not matter);
+    body: the raw bytes as received; secret: the host's secret_key you hold
+    now. Format B is recognised by a ``sha256=`` signature, Format A by
+    ``t=...,v1=...``. ``now`` (unix seconds) is for tests.
+    """
+    if isinstance(body, str):
+        body = body.encode("utf-8")
+    h = _headers(headers)
+    sig = h.get(HEADER_SIGNATURE.lower(), "").strip()
+    if not sig:
+        raise VerificationError("malformed", f"no {HEADER_SIGNATURE} header")
+    now = time.time() if now is None else now
+    if sig.startswith("sha256="):
+        ts = h.get(HEADER_TIMESTAMP.lower(), "").strip()
+        if not ts.lstrip("-").isdigit():
+            raise VerificationError("malformed", f"{HEADER_TIMESTAMP} is not unix seconds")
+        t, fmt, event = int(ts), "B", EVENT_B
+        _check(secret, t, body, [sig[len("sha256="):]], now, tolerance_s)
+    else:
+        t, sigs = _parse_a(sig)
+        fmt, event = "A", EVENT_A
+        _check(secret, t, body, sigs, now, tolerance_s)
+    doc = _decode(h, body, event)
+    if fmt == "B" and not str(doc.get("delivery_id", "")).startswith("wd_"):
+        raise VerificationError("malformed", "delivery_id lacks the wd_ prefix")
+    new = (doc.get("data") if fmt == "A" else doc.get("after")) or {}
+    if not isinstance(new, dict):
+        raise VerificationError("malformed", "no new configuration in the body")
+    return WebhookEvent(format=fmt, event=event, delivery_id=doc["delivery_id"], host_id=str(doc.get("host_id", "")),
+                        new_secret_key=str(new.get("secret_key", "")), bid=int(new.get("bid") or 0),
+                        url=str(new.get("url" if fmt == "A" else "report_url", "")), timestamp=t, body=doc)
+
+
+def _decode(h: Dict[str, str], body: bytes, event: str) -> Dict[str, Any]:
+    try:
+        doc = json.loads(body)
+    except ValueError as e:
+        raise VerificationError("malformed", f"body: {e}") from None
+    if not isinstance(doc, dict):
+        raise VerificationError("malformed", "body is not an object")
+    if doc.get("event") != event or h.get(HEADER_EVENT.lower()) != event:
+        raise VerificationError("malformed", f"event is not {event}")
+    did = doc.get("delivery_id")
+    if not isinstance(did, str) or not did or h.get(HEADER_DELIVERY.lower()) != did:
+        raise VerificationError("malformed", f"{HEADER_DELIVERY} does not match the body's delivery_id")
+    return doc
+
+
+class DeliveryDedupe:
+    """The delivery ids a receiver has processed: bounded (the oldest are
+    forgotten past max_size) and safe for use from several threads.
+
+    In memory only; a receiver that must survive restarts keeps the ids in
+    its database, in the same transaction as the secret it adopts.
+    """
+
+    def __init__(self, max_size: int = 10000) -> None:
+        if max_size < 1:
+            raise ValueError("max_size must be positive")
+        self._max = max_size
+        self._ids: "collections.OrderedDict[str, None]" = collections.OrderedDict()
+        self._lock = threading.Lock()
+
+    def seen(self, delivery_id: str) -> bool:
+        """Whether delivery_id was recorded (a repeat: answer 200, do nothing)."""
+        with self._lock:
+            return delivery_id in self._ids
+
+    def add(self, delivery_id: str) -> bool:
+        """Record delivery_id; False when it was already recorded."""
+        with self._lock:
+            if delivery_id in self._ids:
+                return False
+            self._ids[delivery_id] = None
+            while len(self._ids) > self._max:
+                self._ids.popitem(last=False)
+            return True
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._ids)
+
+    def __contains__(self, delivery_id: object) -> bool:
+        return isinstance(delivery_id, str) and self.seen(delivery_id)
