@@ -105,7 +105,8 @@ test('errors map to HostgateError and the predicates', async (t) => {
     '/504': { status: 504, body: { error: 'agent_timeout', message: 'slow' } },
     '/500': { status: 500, raw: 'boom\n', contentType: 'text/plain' },
   };
-  const hub = await fakeHub((r) => answers[r.url.slice(r.url.lastIndexOf('/v1/api/hosts/') + 13, r.url.indexOf('/', 14 + 13))] ?? answers[`/${r.url.split('/')[4]}`]);
+  // The host id picks the answer: /v1/api/hosts/402/process/shell → answers['/402'].
+  const hub = await fakeHub((r) => answers[`/${r.url.split('/')[4]}`]);
   t.after(hub.close);
   const c = new Client(hub.url, KEY, { retries: 0 });
   const err = async (id) => { try { await c.shell(id, 'x', '', 0); } catch (e) { return e; } assert.fail('no error'); };
