@@ -27,8 +27,13 @@ test('real hub: host lifecycle and errors', { skip }, async () => {
       assert.ok(isHostOffline(e) || isInsufficientBalance(e), `${e.status} ${e.error}`);
     }
     assert.ok(Array.isArray(await c.webhookDeliveries(host.id, 5)));
-    const ps1 = await c.installer(host.id, 'ps1');
-    assert.ok(ps1.data.length > 0);
+    // A hub without an agent executable answers 503 exe_not_configured.
+    try {
+      const ps1 = await c.installer(host.id, 'ps1');
+      assert.ok(ps1.data.length > 0);
+    } catch (e) {
+      assert.equal(e.error, 'exe_not_configured', String(e));
+    }
     assert.ok((await c.installToken(host.id)).install_token);
   } finally {
     await c.deleteHost(host.id);
