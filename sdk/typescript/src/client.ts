@@ -1,0 +1,271 @@
+// Client: every /v1/api/* operation of the Go SDK (sdk/go), in camelCase with
+// the same parameter order; each method takes an optional last {signal}.
+import { controls } from './controls.js';
+import { ShellSession } from './shell.js';
+import { Transport, type ClientOptions } from './transport.js';
+import type * as T from './types.js';
+
+type O = T.CallOptions;
+
+const hostPath = (id: string) => `/v1/api/hosts/${encodeURIComponent(id)}`;
+const deliveriesPath = (id: string) => `/v1/user/hosts/${encodeURIComponent(id)}/webhook-deliveries`;
+
+/**
+ * Client calls the hub's client API with one API key ("ak_<id>.<secret>").
+ *
+ *     const c = new Client('https://hub.example.com', process.env.HOSTGATE_API_KEY!);
+ *     const r = await c.shell(hostId, '/bin/sh', "-c 'uname -a'", 30);
+ */
+export class Client {
+  private readonly t: Transport;
+
+  constructor(baseUrl: string, apiKey: string, opts: ClientOptions = {}) {
+    this.t = new Transport(baseUrl, apiKey, opts);
+  }
+
+  /** op posts {controls, path, data} to an operation route of a host. */
+  private op<R>(hostId: string, route: string, ctl: number, path: string, data: unknown, o: O, minTimeoutMs?: number): Promise<R> {
+    const body: Record<string, unknown> = { controls: ctl };
+    if (path !== '') body.path = path;
+    if (data !== undefined && data !== null) body.data = data;
+    return this.t.call<R>({ method: 'POST', path: `${hostPath(hostId)}/${route}`, body, signal: o.signal, minTimeoutMs });
+  }
+
+  // Hosts.
+
+  /** listHosts lists the key holder's hosts. */
+  async listHosts(o: O = {}): Promise<T.HostListItem[]> {
+    const r = await this.t.call<{ items: T.HostListItem[] | null }>({ method: 'GET', path: '/v1/api/hosts', signal: o.signal });
+    return r.items ?? [];
+  }
+
+  /** getHost returns one host with its live connection state. */
+  getHost(hostId: string, o: O = {}): Promise<T.HostListItem> {
+    return this.t.call({ method: 'GET', path: hostPath(hostId), signal: o.signal });
+  }
+
+  /**
+   * createHost creates a host; listenPort 0 (or omitted) takes the default
+   * (23456). With withCredentials the answer carries install credentials too.
+   */
+  createHost(name: string, listenPort = 0, withCredentials = false, o: O = {}): Promise<T.CreateHostResult> {
+    const body: Record<string, unknown> = { name, with_credentials: withCredentials };
+    if (listenPort) body.listen_port = listenPort;
+    return this.t.call({ method: 'POST', path: '/v1/api/hosts', body, signal: o.signal });
+  }
+
+  /** deleteHost deletes a host; its agent is dropped at once. */
+  async deleteHost(hostId: string, o: O = {}): Promise<void> {
+    await this.t.call({ method: 'DELETE', path: hostPath(hostId), signal: o.signal });
+  }
+
+  /** installToken issues new install credentials, keeping the secret key. */
+  installToken(hostId: string, o: O = {}): Promise<T.Credentials> {
+    return this.t.call({ method: 'POST', path: `${hostPath(hostId)}/install-token`, signal: o.signal });
+  }
+
+  /** rotateSecret issues install credentials with a new secret key; the running agent is dropped. */
+  rotateSecret(hostId: string, o: O = {}): Promise<T.Credentials> {
+    return this.t.call({ method: 'POST', path: `${hostPath(hostId)}/rotate-secret`, signal: o.signal });
+  }
+
+  /**
+   * installer downloads an installer ("exe", the default: the agent with its
+   * provisioning payload; "ps1" or "cmd"). Like installToken it issues new
+   * install credentials, so although it is a GET it is not retried.
+   */
+  async installer(hostId: string, format: T.InstallerFormat = 'exe', o: O = {}): Promise<T.Installer> {
+    const resp = await this.t.call<Response>({
+      method: 'GET',
+      path: `${hostPath(hostId)}/installer?format=${encodeURIComponent(format)}`,
+      signal: o.signal,
+      raw: true,
+      noRetry: true,
+    });
+    const disp = resp.headers.get('Content-Disposition') ?? '';
+    const m = /filename="?([^";]+)"?/.exec(disp);
+    return {
+      data: new Uint8Array(await resp.arrayBuffer()),
+      filename: m?.[1] ?? '',
+      contentType: resp.headers.get('Content-Type') ?? '',
+    };
+  }
+
+  /** ping round-trips a no-op command to the host's agent. */
+  async ping(hostId: string, o: O = {}): Promise<T.PingResult> {
+    const r = await this.t.call<{ rtt_ms: number; agent_version: string }>({ method: 'POST', path: `${hostPath(hostId)}/ping`, signal: o.signal });
+    return { rttMs: r.rtt_ms, agentVersion: r.agent_version };
+  }
+
+  /**
+   * putL1Config writes the host's L1 configuration (charged
+   * control.update_l1); the agent gets it at once when online, and a webhook
+   * delivery is queued.
+   */
+  putL1Config(hostId: string, cfg: T.L1Config, o: O = {}): Promise<T.L1ConfigResult> {
+    return this.t.call({ method: 'PUT', path: `${hostPath(hostId)}/l1-config`, body: cfg, signal: o.signal });
+  }
+
+  /** webhookDeliveries returns the host's latest deliveries, newest first (limit 0: the hub's default 50; at most 200). Not charged. */
+  async webhookDeliveries(hostId: string, limit = 0, o: O = {}): Promise<T.WebhookDelivery[]> {
+    const q = limit > 0 ? `?limit=${limit}` : '';
+    const r = await this.t.call<{ items: T.WebhookDelivery[] | null }>({ method: 'GET', path: deliveriesPath(hostId) + q, signal: o.signal });
+    return r.items ?? [];
+  }
+
+  /** retryWebhookDelivery sends a dead_letter delivery again, once. */
+  retryWebhookDelivery(hostId: string, deliveryId: string, o: O = {}): Promise<T.WebhookDelivery> {
+    return this.t.call({ method: 'POST', path: `${deliveriesPath(hostId)}/${encodeURIComponent(deliveryId)}/retry`, signal: o.signal });
+  }
+
+  // Files.
+
+  /** makeDir creates the directory path with its parents. */
+  makeDir(hostId: string, path: string, o: O = {}): Promise<T.FileResult> {
+    return this.op(hostId, 'files/dir', controls.CtlDirMk, path, undefined, o);
+  }
+
+  /** removeDir removes the directory tree at path. */
+  removeDir(hostId: string, path: string, o: O = {}): Promise<T.FileResult> {
+    return this.op(hostId, 'files/dir', controls.CtlDirRm, path, undefined, o);
+  }
+
+  /** createFile creates or replaces the file at path with content. */
+  createFile(hostId: string, path: string, content: string, o: O = {}): Promise<T.FileResult> {
+    return this.op(hostId, 'files/text', controls.CtlFileMk, path, content, o);
+  }
+
+  /** removeFile removes the file at path. */
+  removeFile(hostId: string, path: string, o: O = {}): Promise<T.FileResult> {
+    return this.op(hostId, 'files/text', controls.CtlFileRm, path, undefined, o);
+  }
+
+  /** appendString appends s to the file at path, creating it if missing. */
+  appendString(hostId: string, path: string, s: string, o: O = {}): Promise<T.FileResult> {
+    return this.op(hostId, 'files/text', controls.CtlStrAd, path, s, o);
+  }
+
+  /** readString reads the file at path (at most 1 MiB). */
+  readString(hostId: string, path: string, o: O = {}): Promise<T.ReadResult> {
+    return this.op(hostId, 'files/text', controls.CtlStrRd, path, undefined, o);
+  }
+
+  /** removeString cuts every occurrence of s from the file at path. */
+  removeString(hostId: string, path: string, s: string, o: O = {}): Promise<T.RemoveStringResult> {
+    return this.op(hostId, 'files/text', controls.CtlStrRm, path, s, o);
+  }
+
+  /** unzip unpacks the zip file zipPath into the directory dir. */
+  unzip(hostId: string, zipPath: string, dir: string, o: O = {}): Promise<T.UnzipResult> {
+    return this.op(hostId, 'files/zip', controls.CtlZipToDir, zipPath, dir, o);
+  }
+
+  /** download makes the host download opts.url to path. */
+  download(hostId: string, path: string, opts: T.DownloadOptions, o: O = {}): Promise<T.DownloadResult> {
+    const wait = opts.timeout_s ? opts.timeout_s * 1000 + 15000 : undefined;
+    return this.op(hostId, 'files/download', controls.CtlDownFile, path, opts, o, wait);
+  }
+
+  // Processes.
+
+  /** exec starts program with args (one string) and resolves with its pid at once. */
+  async exec(hostId: string, program: string, args = '', o: O = {}): Promise<number> {
+    const r = await this.op<{ pid: number }>(hostId, 'process/exec', controls.CtlExecProgram, program, args === '' ? undefined : args, o);
+    return r.pid;
+  }
+
+  /**
+   * shell runs program with args (one string) and waits for it; at timeoutS
+   * seconds (0: the default, 60) its process tree is killed.
+   */
+  shell(hostId: string, program: string, args: string, timeoutS = 0, o: O = {}): Promise<T.ShellResult> {
+    const data: Record<string, unknown> = { args };
+    if (timeoutS > 0) data.timeout_s = timeoutS;
+    return this.op(hostId, 'process/shell', controls.CtlExecShell, program, data, o, (timeoutS || 60) * 1000 + 15000);
+  }
+
+  /** kill stops the processes of an executable name: soft first, hard after timeoutS seconds (0: the default, 10). */
+  kill(hostId: string, name: string, timeoutS = 0, o: O = {}): Promise<T.KillResult> {
+    const data = timeoutS > 0 ? { timeout_s: timeoutS } : undefined;
+    return this.op(hostId, 'process/kill', controls.CtlKillProcess, name, data, o, (timeoutS || 10) * 1000 + 15000);
+  }
+
+  /** listProcesses lists the host's processes, only those of an executable name when name is not "". */
+  async listProcesses(hostId: string, name = '', o: O = {}): Promise<T.Process[]> {
+    const r = await this.op<{ processes: T.Process[] | null }>(hostId, 'process/list', controls.CtlProcessList, name, undefined, o);
+    return r.processes ?? [];
+  }
+
+  // System.
+
+  /** systemInfo describes the host. */
+  systemInfo(hostId: string, o: O = {}): Promise<T.SystemInfo> {
+    return this.op(hostId, 'system/info', controls.CtlSystemInfo, '', undefined, o);
+  }
+
+  /** metrics samples the host's load now. */
+  metrics(hostId: string, o: O = {}): Promise<T.Metrics> {
+    return this.op(hostId, 'system/metrics', controls.CtlSystemMetrics, '', undefined, o);
+  }
+
+  // Windows.
+
+  /** serviceCtl controls a Windows service (name "" for list). */
+  serviceCtl(hostId: string, name: string, req: T.ServiceRequest, o: O = {}): Promise<T.ServiceResult> {
+    return this.op(hostId, 'service/ctl', controls.CtlServiceCtl, name, req, o);
+  }
+
+  /** registry reads or writes the Windows registry key at path ("HKLM\\Software\\…"). */
+  registry(hostId: string, path: string, req: T.RegistryRequest, o: O = {}): Promise<T.RegistryResult> {
+    return this.op(hostId, 'registry/rw', controls.CtlRegistryRW, path, req, o);
+  }
+
+  /** scheduledTask controls a Windows scheduled task (name "" for list). */
+  scheduledTask(hostId: string, name: string, req: T.TaskRequest, o: O = {}): Promise<T.TaskResult> {
+    return this.op(hostId, 'scheduled-task/ctl', controls.CtlScheduledTaskCtl, name, req, o);
+  }
+
+  /** raw sends any operation by its controls value and resolves with the agent's result as it came. */
+  raw(hostId: string, ctl: number, path: string, data?: unknown, o: O = {}): Promise<unknown> {
+    return this.op(hostId, 'controls/raw', ctl, path, data, o);
+  }
+
+  // Orchestration (docs/orchestration.md).
+
+  /**
+   * orchestrateStart starts the game server family in basePath (or, with
+   * resolve_game_dir, below it): Config.ini merged, the controller, then the
+   * children in manifest order.
+   */
+  orchestrateStart(hostId: string, basePath: string, req: T.OrchestrateStart = {}, o: O = {}): Promise<T.OrchestrateStartResult> {
+    return this.t.call({
+      method: 'POST',
+      path: `${hostPath(hostId)}/orchestrate/start?base_path=${encodeURIComponent(basePath)}`,
+      body: req,
+      signal: o.signal,
+    });
+  }
+
+  /** orchestrateShutdown shuts the family down in three stages: controller killed, quit message and wait, window close and forced termination. */
+  orchestrateShutdown(hostId: string, basePath: string, req: T.OrchestrateShutdown = {}, o: O = {}): Promise<T.OrchestrateShutdownResult> {
+    return this.t.call({
+      method: 'POST',
+      path: `${hostPath(hostId)}/orchestrate/shutdown?base_path=${encodeURIComponent(basePath)}`,
+      body: req,
+      signal: o.signal,
+    });
+  }
+
+  // Shell sessions (docs/terminal.md).
+
+  /** openShell starts the host's default shell on a terminal of cols × rows (0, 0 for 80 × 24). */
+  async openShell(hostId: string, cols = 0, rows = 0, o: O = {}): Promise<ShellSession> {
+    const r = await this.t.call<{ stream_id: string }>({
+      method: 'POST',
+      path: `${hostPath(hostId)}/shell/session/open`,
+      body: { cols, rows },
+      signal: o.signal,
+    });
+    return new ShellSession(this.t, hostId, r.stream_id);
+  }
+}

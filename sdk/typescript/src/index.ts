@@ -1,0 +1,9 @@
+// hostgate TypeScript SDK: the client API (/v1/api/*) and webhook receivers.
+export { Client } from './client.js';
+export type { ClientOptions } from './transport.js';
+export { ShellSession, type ShellOutput } from './shell.js';
+export { HostgateError, errorCode, isAgentTimeout, isHostOffline, isInsufficientBalance, isNotFound } from './errors.js';
+export { controls, type ControlName } from './controls.js';
+export * from './webhooks.js';
+export type * from './types.js';
+export type { components, paths, operations } from './schema.js';
