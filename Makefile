@@ -25,7 +25,7 @@ cross = set -e; for p in $(3); do \
 		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags "-s -w $(STAMP)" -o $(1)-$$os-$$arch$$ext $(2); \
 	done
 
-.PHONY: test test-web test-windows lint agents console build run release bench bench-go
+.PHONY: test test-web test-sdk test-windows lint agents console build run release bench bench-go
 
 # The browser console (web/, docs/console.md): its npm packages (again
 # when the lockfile changes), then its build into internal/console/dist,
@@ -42,14 +42,25 @@ $(CONSOLE): web/node_modules/.package-lock.json $(WEB_SRC)
 console: $(CONSOLE)
 
 # Everything: the console's own checks (types, lint, unit tests, the
-# OpenAPI document and the types generated from it), then every Go test,
-# the browser tests (e2e/console_test.go) among them against a hub built
-# with the console.
-test: test-web
+# OpenAPI document and the types generated from it), the SDKs' own tests,
+# then every Go test: the browser tests (e2e/console_test.go) against a
+# hub built with the console, and the SDKs against a real hub
+# (e2e/sdk_test.go) among them.
+test: test-web test-sdk
 	$(GO) test -race -count=1 -timeout 14m ./...
 
 test-web: console
 	npm --prefix web run check
+
+# The Python and TypeScript SDKs' own tests (docs/sdk-python.md,
+# docs/sdk-typescript.md); the TypeScript build they leave in dist/ is
+# what e2e/sdk_test.go runs against a real hub.
+sdk/typescript/node_modules/.package-lock.json: sdk/typescript/package-lock.json
+	npm --prefix sdk/typescript ci --no-audit --no-fund
+
+test-sdk: sdk/typescript/node_modules/.package-lock.json
+	python3 -m unittest discover -s sdk/python/tests -t sdk/python
+	npm --prefix sdk/typescript run check
 
 # The agent's Windows build, tested under Wine (installs Wine and mingw on
 # first use; see docs/windows-testing.md).
