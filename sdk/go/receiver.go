@@ -201,7 +201,7 @@ func VerifyWebhook(header http.Header, body []byte, secret string, opts ...Verif
 	return &WebhookEvent{
 		Format: format, Event: event, DeliveryID: did, HostID: hostID,
 		NewSecretKey: cfgNew.SecretKey, BID: cfgNew.BID, URL: u,
-		Timestamp: signed, Body: json.RawMessage(body),
+		Timestamp: signed, Body: append(json.RawMessage(nil), body...),
 	}, nil
 }
 
@@ -234,7 +234,8 @@ func parseSignatureA(v string) (int64, []string, error) {
 // memory: bounded (past Capacity the oldest are forgotten; with a TTL, ids
 // older than it are forgotten too) and safe for concurrent use. A receiver
 // that must survive restarts keeps the ids in its database instead, in the
-// same transaction as the secret it adopts.
+// same transaction as the secret it adopts. The zero value holds up to
+// 10000 ids without a TTL.
 type DeliveryDedupe struct {
 	mu    sync.Mutex
 	max   int
@@ -258,7 +259,22 @@ func NewDeliveryDedupe(capacity int, ttl time.Duration) *DeliveryDedupe {
 	return &DeliveryDedupe{max: capacity, ttl: ttl, now: time.Now, order: list.New(), ids: map[string]*list.Element{}}
 }
 
+// init makes the zero value usable; d.mu is held.
+func (d *DeliveryDedupe) init() {
+	if d.ids == nil {
+		d.ids, d.order = map[string]*list.Element{}, list.New()
+	}
+	if d.max < 1 {
+		d.max = 10000
+	}
+	if d.now == nil {
+		d.now = time.Now
+	}
+}
+
+// expire forgets ids older than the TTL; d.mu is held.
 func (d *DeliveryDedupe) expire() {
+	d.init()
 	if d.ttl <= 0 {
 		return
 	}

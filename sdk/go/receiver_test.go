@@ -246,6 +246,11 @@ func TestDeliveryDedupe(t *testing.T) {
 		t.Errorf("capacity: a=%v b=%v d=%v len=%d", d.Seen("a"), d.Seen("b"), d.Seen("d"), d.Len())
 	}
 
+	var zero DeliveryDedupe
+	if !zero.Add("z") || !zero.Seen("z") || zero.Len() != 1 {
+		t.Error("zero value")
+	}
+
 	now := time.Unix(1000, 0)
 	d = NewDeliveryDedupe(0, time.Minute)
 	d.now = func() time.Time { return now }
@@ -402,5 +407,40 @@ func TestReceiverDocMatches(t *testing.T) {
 	}
 	if !strings.Contains(string(doc), strings.TrimSpace(code)) {
 		t.Errorf("docs/webhooks.md does not show the receiver as in receiver_test.go; want:\n%s", code)
+	}
+}
+
+// TestReceiverDocsAgree: the Python and TypeScript receivers in
+// docs/webhooks.md are the ones their SDK docs show (and test).
+func TestReceiverDocsAgree(t *testing.T) {
+	read := func(name string) string {
+		b, err := os.ReadFile("../../docs/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	// fence returns the fenced block of lang that contains marker.
+	fence := func(doc, lang, marker string) string {
+		i := strings.Index(doc, marker)
+		if i < 0 {
+			return ""
+		}
+		s := strings.LastIndex(doc[:i], "```"+lang+"\n")
+		e := strings.Index(doc[i:], "```\n")
+		if s < 0 || e < 0 {
+			return ""
+		}
+		return doc[s : i+e]
+	}
+	hooks := read("webhooks.md")
+	for _, c := range []struct{ sdkDoc, lang, marker string }{
+		{"sdk-python.md", "python", "class Receiver(BaseHTTPRequestHandler)"},
+		{"sdk-typescript.md", "js", "verifyWebhook(req.headers"},
+	} {
+		want := fence(read(c.sdkDoc), c.lang, c.marker)
+		if want == "" || fence(hooks, c.lang, c.marker) != want {
+			t.Errorf("docs/webhooks.md's %s receiver differs from docs/%s", c.lang, c.sdkDoc)
+		}
 	}
 }
