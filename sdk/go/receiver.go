@@ -1,0 +1,320 @@
+package hostgate
+
+import (
+	"container/list"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Receiving the hub's signed webhook deliveries (docs/webhooks.md,
+// "Receivers"). The receiver rules, in order:
+//
+//  1. Read the raw body and verify over those exact bytes.
+//  2. If the delivery id is one you have processed (DeliveryDedupe), answer
+//     200 and do nothing else: a repeat was signed with a secret you have
+//     since replaced.
+//  3. VerifyWebhook with the secret you hold now (the host's previous
+//     secret_key).
+//  4. Only after it verified, record the delivery id and replace your stored
+//     secret with WebhookEvent.NewSecretKey, together. The next delivery is
+//     signed with that new secret.
+//  5. Answer 2xx within 5 s; a delivery that does not verify gets 401, and
+//     the hub retries it (deliveries of a host verify only in order).
+
+// Webhook event types and headers.
+const (
+	WebhookEventA          = "host.l1_config_updated"
+	WebhookEventB          = "host.l1_config.updated"
+	HeaderWebhookEvent     = "X-Gateway-Event"
+	HeaderWebhookDelivery  = "X-Gateway-Delivery"
+	HeaderWebhookSignature = "X-Gateway-Signature"
+	HeaderWebhookTimestamp = "X-Gateway-Timestamp"
+	// DefaultWebhookTolerance is the hub's replay window.
+	DefaultWebhookTolerance = 300 * time.Second
+)
+
+// ErrWebhookVerification matches (errors.Is) every error of VerifyWebhook:
+// answer non-2xx and adopt nothing from the delivery.
+var ErrWebhookVerification = errors.New("hostgate: webhook refused")
+
+// WebhookVerificationError says why a delivery was refused. Reason is
+// "malformed", "signature" or "stale" (as in the Python and TypeScript SDKs).
+type WebhookVerificationError struct {
+	Reason  string
+	Message string
+}
+
+func (e *WebhookVerificationError) Error() string {
+	return fmt.Sprintf("hostgate: webhook refused (%s): %s", e.Reason, e.Message)
+}
+
+// Is makes errors.Is(err, ErrWebhookVerification) true.
+func (e *WebhookVerificationError) Is(target error) bool { return target == ErrWebhookVerification }
+
+func refuse(reason, format string, a ...any) error {
+	return &WebhookVerificationError{Reason: reason, Message: fmt.Sprintf(format, a...)}
+}
+
+// WebhookEvent is a verified delivery.
+type WebhookEvent struct {
+	Format     string // "A" or "B"
+	Event      string // WebhookEventA or WebhookEventB
+	DeliveryID string // equals X-Gateway-Delivery (B: "wd_" + uuid); the same on every attempt
+	HostID     string
+	// NewSecretKey is the host's new secret_key: replace your stored secret
+	// with it after recording DeliveryID. Empty when the event carries none.
+	NewSecretKey string
+	BID          int64
+	URL          string    // the new report URL
+	Timestamp    time.Time // the signed attempt time
+	// Body is the whole body as received (already verified).
+	Body json.RawMessage
+}
+
+// VerifyOption changes VerifyWebhook's checks.
+type VerifyOption func(*verifyConfig)
+
+type verifyConfig struct {
+	tolerance time.Duration
+	now       func() time.Time
+}
+
+// WithTolerance sets the timestamp window (default 300 s).
+func WithTolerance(d time.Duration) VerifyOption {
+	return func(c *verifyConfig) { c.tolerance = d }
+}
+
+// WithClock replaces time.Now (for tests).
+func WithClock(now func() time.Time) VerifyOption {
+	return func(c *verifyConfig) { c.now = now }
+}
+
+// SignWebhookA returns the X-Gateway-Signature of a Format A delivery (for tests).
+func SignWebhookA(secret string, t int64, body []byte) string {
+	return "t=" + strconv.FormatInt(t, 10) + ",v1=" + hex.EncodeToString(webhookMAC(secret, t, body))
+}
+
+// SignWebhookB returns the X-Gateway-Signature of a Format B delivery (for tests).
+func SignWebhookB(secret string, t int64, body []byte) string {
+	return "sha256=" + hex.EncodeToString(webhookMAC(secret, t, body))
+}
+
+func webhookMAC(secret string, t int64, body []byte) []byte {
+	m := hmac.New(sha256.New, []byte(secret))
+	m.Write([]byte(strconv.FormatInt(t, 10) + "."))
+	m.Write(body)
+	return m.Sum(nil)
+}
+
+// VerifyWebhook verifies one delivery with the secret you hold now and
+// returns its event, or an error matching ErrWebhookVerification. Format B
+// is recognised by a "sha256=" signature (with X-Gateway-Timestamp), Format
+// A by "t=...,v1=..." (parts in any order, unknown parts ignored, any v1 may
+// match). body must be the raw bytes as received.
+func VerifyWebhook(header http.Header, body []byte, secret string, opts ...VerifyOption) (*WebhookEvent, error) {
+	cfg := verifyConfig{tolerance: DefaultWebhookTolerance, now: time.Now}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	sig := strings.TrimSpace(header.Get(HeaderWebhookSignature))
+	if sig == "" {
+		return nil, refuse("malformed", "no %s header", HeaderWebhookSignature)
+	}
+	var (
+		t          int64
+		sigs       []string
+		format     string
+		event      string
+		err        error
+		newSection string
+		urlField   string
+	)
+	if hexSig, ok := strings.CutPrefix(sig, "sha256="); ok {
+		t, err = strconv.ParseInt(strings.TrimSpace(header.Get(HeaderWebhookTimestamp)), 10, 64)
+		if err != nil {
+			return nil, refuse("malformed", "%s is not unix seconds", HeaderWebhookTimestamp)
+		}
+		sigs, format, event, newSection, urlField = []string{hexSig}, "B", WebhookEventB, "after", "report_url"
+	} else {
+		if t, sigs, err = parseSignatureA(sig); err != nil {
+			return nil, err
+		}
+		format, event, newSection, urlField = "A", WebhookEventA, "data", "url"
+	}
+	if secret == "" {
+		return nil, refuse("signature", "the receiver holds no secret")
+	}
+	want := webhookMAC(secret, t, body)
+	matched := false
+	for _, s := range sigs {
+		got, _ := hex.DecodeString(s)
+		if hmac.Equal(got, want) {
+			matched = true
+		}
+	}
+	if !matched {
+		return nil, refuse("signature", "signature does not match")
+	}
+	signed := time.Unix(t, 0)
+	if d := cfg.now().Sub(signed); d > cfg.tolerance || d < -cfg.tolerance {
+		return nil, refuse("stale", "signed at %d, %s from now", t, d.Round(time.Second))
+	}
+
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(body, &doc); err != nil {
+		return nil, refuse("malformed", "body: %v", err)
+	}
+	var gotEvent, did, hostID string
+	_ = json.Unmarshal(doc["event"], &gotEvent)
+	_ = json.Unmarshal(doc["delivery_id"], &did)
+	_ = json.Unmarshal(doc["host_id"], &hostID)
+	if gotEvent != event || header.Get(HeaderWebhookEvent) != event {
+		return nil, refuse("malformed", "event is not %s", event)
+	}
+	if did == "" || header.Get(HeaderWebhookDelivery) != did {
+		return nil, refuse("malformed", "%s does not match the body's delivery_id", HeaderWebhookDelivery)
+	}
+	if format == "B" && !strings.HasPrefix(did, "wd_") {
+		return nil, refuse("malformed", "delivery_id lacks the wd_ prefix")
+	}
+	var cfgNew struct {
+		BID       int64  `json:"bid"`
+		SecretKey string `json:"secret_key"`
+	}
+	var urls map[string]json.RawMessage
+	if raw, ok := doc[newSection]; ok {
+		if json.Unmarshal(raw, &cfgNew) != nil || json.Unmarshal(raw, &urls) != nil {
+			return nil, refuse("malformed", "%s is not the new configuration", newSection)
+		}
+	}
+	var u string
+	_ = json.Unmarshal(urls[urlField], &u)
+	return &WebhookEvent{
+		Format: format, Event: event, DeliveryID: did, HostID: hostID,
+		NewSecretKey: cfgNew.SecretKey, BID: cfgNew.BID, URL: u,
+		Timestamp: signed, Body: append(json.RawMessage(nil), body...),
+	}, nil
+}
+
+func parseSignatureA(v string) (int64, []string, error) {
+	var (
+		t     int64
+		haveT bool
+		sigs  []string
+	)
+	for _, part := range strings.Split(v, ",") {
+		key, val, _ := strings.Cut(strings.TrimSpace(part), "=")
+		switch key {
+		case "t":
+			n, err := strconv.ParseInt(strings.TrimSpace(val), 10, 64)
+			if haveT || err != nil {
+				return 0, nil, refuse("malformed", "%s needs exactly one t=<unix seconds>", HeaderWebhookSignature)
+			}
+			t, haveT = n, true
+		case "v1":
+			sigs = append(sigs, val)
+		}
+	}
+	if !haveT || len(sigs) == 0 {
+		return 0, nil, refuse("malformed", "%s must read t=<unix>,v1=<hex>", HeaderWebhookSignature)
+	}
+	return t, sigs, nil
+}
+
+// DeliveryDedupe remembers the delivery ids a receiver has processed, in
+// memory: bounded (past Capacity the oldest are forgotten; with a TTL, ids
+// older than it are forgotten too) and safe for concurrent use. A receiver
+// that must survive restarts keeps the ids in its database instead, in the
+// same transaction as the secret it adopts. The zero value holds up to
+// 10000 ids without a TTL.
+type DeliveryDedupe struct {
+	mu    sync.Mutex
+	max   int
+	ttl   time.Duration
+	now   func() time.Time
+	order *list.List // of dedupeEntry, oldest first
+	ids   map[string]*list.Element
+}
+
+type dedupeEntry struct {
+	id string
+	at time.Time
+}
+
+// NewDeliveryDedupe returns a dedupe holding at most capacity ids (10000
+// when capacity < 1); ttl > 0 also forgets ids recorded longer ago.
+func NewDeliveryDedupe(capacity int, ttl time.Duration) *DeliveryDedupe {
+	if capacity < 1 {
+		capacity = 10000
+	}
+	return &DeliveryDedupe{max: capacity, ttl: ttl, now: time.Now, order: list.New(), ids: map[string]*list.Element{}}
+}
+
+// init makes the zero value usable; d.mu is held.
+func (d *DeliveryDedupe) init() {
+	if d.ids == nil {
+		d.ids, d.order = map[string]*list.Element{}, list.New()
+	}
+	if d.max < 1 {
+		d.max = 10000
+	}
+	if d.now == nil {
+		d.now = time.Now
+	}
+}
+
+// expire forgets ids older than the TTL; d.mu is held.
+func (d *DeliveryDedupe) expire() {
+	d.init()
+	if d.ttl <= 0 {
+		return
+	}
+	cut := d.now().Add(-d.ttl)
+	for e := d.order.Front(); e != nil && !e.Value.(dedupeEntry).at.After(cut); e = d.order.Front() {
+		delete(d.ids, e.Value.(dedupeEntry).id)
+		d.order.Remove(e)
+	}
+}
+
+// Seen reports whether id was recorded (a repeat: answer 200, do nothing).
+func (d *DeliveryDedupe) Seen(id string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.expire()
+	_, ok := d.ids[id]
+	return ok
+}
+
+// Add records id; it returns false when id was already recorded.
+func (d *DeliveryDedupe) Add(id string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.expire()
+	if _, ok := d.ids[id]; ok {
+		return false
+	}
+	d.ids[id] = d.order.PushBack(dedupeEntry{id: id, at: d.now()})
+	for d.order.Len() > d.max {
+		e := d.order.Front()
+		delete(d.ids, e.Value.(dedupeEntry).id)
+		d.order.Remove(e)
+	}
+	return true
+}
+
+// Len is the number of ids held.
+func (d *DeliveryDedupe) Len() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.expire()
+	return d.order.Len()
+}
