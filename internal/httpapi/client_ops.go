@@ -95,12 +95,32 @@ func (s *Server) clientOpRoutes() {
 		"Windows scheduled tasks (268435456 = 1<<28); path is the task name")
 	opRoute[any, any](s, "", "apiControlsRaw",
 		"Send any client API operation by its controls value; charged as its own route")
+	rawControlsEnum(s.api.OpenAPI().Components.Schemas)
 	for _, route := range []string{"files/upload", "files/stream"} {
 		op(s, clientOp(http.MethodPost, "/v1/api/hosts/{id}/"+route, "apiNotImplemented_"+route,
 			"Not implemented (501)"), func(context.Context, *HostIDParam) (*OK, error) {
 			return nil, apperr.New("not_implemented", route+" is not implemented")
 		})
 	}
+}
+
+// rawControlsEnum gives the controls property of the controls/raw body
+// (OpBodyAny, used by that route only) the hub's table,
+// agentproto.Controls, as enum and x-enum-varnames: the one source the
+// OpenAPI document and the SDKs follow (sdk/go/controls_parity_test.go).
+// The other routes' bodies keep a plain integer: their routes check it.
+func rawControlsEnum(reg huma.Registry) {
+	body := reg.SchemaFromRef("#/components/schemas/" + schemaName(reflect.TypeFor[opBody[any]](), ""))
+	old := body.Properties["controls"]
+	enum := make([]any, len(agentproto.Controls))
+	names := make([]string, len(agentproto.Controls))
+	for i, c := range agentproto.Controls {
+		enum[i], names[i] = c.Value, c.Name
+	}
+	ctl := &huma.Schema{Type: old.Type, Format: old.Format, Description: old.Description,
+		Enum: enum, Extensions: map[string]any{"x-enum-varnames": names}}
+	ctl.PrecomputeMessages()
+	body.Properties["controls"] = ctl
 }
 
 func clientOp(method, path, id, summary string) huma.Operation {

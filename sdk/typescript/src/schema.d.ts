@@ -2283,8 +2283,9 @@ export interface components {
             /**
              * Format: int64
              * @description Operation code (docs/operations); optional where the route has one operation
+             * @enum {integer}
              */
-            controls?: number;
+            controls?: 1 | 2 | 4 | 8 | 16 | 32 | 64 | 128 | 256 | 512 | 1024 | 2048 | 4096 | 8192 | 16384 | 32768 | 65536 | 131072 | 262144 | 524288 | 1048576 | 2097152 | 16777216 | 33554432 | 67108864 | 134217728 | 268435456 | 1073741824;
             data?: unknown;
             /** @description Path, program or name the operation acts on */
             path?: string;
