@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -21,6 +20,7 @@ import (
 
 	"golang.org/x/text/encoding/simplifiedchinese"
 
+	"hostgate/internal/agent/orchestrate/fakelog"
 	hostgate "hostgate/sdk/go"
 )
 
@@ -91,16 +91,7 @@ GatePort=7000
 `
 
 // fakeEvent is one line of the fakes' log.
-type fakeEvent struct {
-	Event      string   `json:"event"`
-	Exe        string   `json:"exe"`
-	PID        int      `json:"pid"`
-	SID        int      `json:"sid"`
-	Cwd        string   `json:"cwd"`
-	Args       []string `json:"args"`
-	StartTicks uint64   `json:"start_ticks"`
-	Signal     string   `json:"signal"`
-}
+type fakeEvent = fakelog.Event
 
 // gameFamily is a game directory below a base directory, with the fakes'
 // shared log.
@@ -173,27 +164,7 @@ func (g *gameFamily) killAll(t *testing.T) {
 	t.Errorf("processes still run from %s: %v", g.dir, g.running())
 }
 
-func (g *gameFamily) events(t *testing.T) []fakeEvent {
-	t.Helper()
-	f, err := os.Open(g.log)
-	if os.IsNotExist(err) {
-		return nil
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []fakeEvent
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var e fakeEvent
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			t.Fatalf("fake log line %q: %v", sc.Text(), err)
-		}
-		out = append(out, e)
-	}
-	return out
-}
+func (g *gameFamily) events(t *testing.T) []fakeEvent { return fakelog.Read(t, g.log) }
 
 func (g *gameFamily) starts(t *testing.T) []fakeEvent {
 	var out []fakeEvent

@@ -1,7 +1,6 @@
 package orchestrate
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -13,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/text/encoding/simplifiedchinese"
+
+	"hostgate/internal/agent/orchestrate/fakelog"
 )
 
 // fakeBin is the fake game program (testdata/fake), built once by
@@ -128,39 +129,9 @@ func (g *game) killAll(t *testing.T) {
 }
 
 // event is one line the fakes log (testdata/fake).
-type event struct {
-	Event      string   `json:"event"`
-	Exe        string   `json:"exe"`
-	PID        int      `json:"pid"`
-	SID        int      `json:"sid"`
-	Cwd        string   `json:"cwd"`
-	Args       []string `json:"args"`
-	StartTicks uint64   `json:"start_ticks"`
-	Signal     string   `json:"signal"`
-	Mode       string   `json:"mode"`
-}
+type event = fakelog.Event
 
-func (g *game) events(t *testing.T) []event {
-	t.Helper()
-	f, err := os.Open(g.log)
-	if os.IsNotExist(err) {
-		return nil
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []event
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var e event
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			t.Fatalf("event line %q: %v", sc.Text(), err)
-		}
-		out = append(out, e)
-	}
-	return out
-}
+func (g *game) events(t *testing.T) []event { return fakelog.Read(t, g.log) }
 
 // startsOf returns the start events.
 func startsOf(es []event) []event {

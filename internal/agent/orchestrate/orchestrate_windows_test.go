@@ -1,7 +1,6 @@
 package orchestrate
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -16,6 +15,7 @@ import (
 
 	"golang.org/x/text/encoding/simplifiedchinese"
 
+	"hostgate/internal/agent/orchestrate/fakelog"
 	"hostgate/internal/agentproto"
 )
 
@@ -70,16 +70,7 @@ const (
 	winController = "controller"
 )
 
-type winEvent struct {
-	Event  string   `json:"event"`
-	Exe    string   `json:"exe"`
-	PID    int      `json:"pid"`
-	Cwd    string   `json:"cwd"`
-	Args   []string `json:"args"`
-	Mode   string   `json:"mode"`
-	HWND   uintptr  `json:"hwnd"`
-	DwData uintptr  `json:"dw_data"`
-}
+type winEvent = fakelog.Event
 
 type winGame struct{ dir, log string }
 
@@ -129,27 +120,13 @@ func (g *winGame) killAll(t *testing.T) {
 
 func (g *winGame) events(t *testing.T) []winEvent {
 	t.Helper()
-	f, err := os.Open(g.log)
-	if os.IsNotExist(err) {
-		return nil
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []winEvent
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var e winEvent
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			t.Fatalf("event line %q: %v", sc.Text(), err)
-		}
+	es := fakelog.Read(t, g.log)
+	for _, e := range es {
 		if strings.HasPrefix(e.Event, "error") {
 			t.Fatalf("%s (pid %d) failed: %s", e.Exe, e.PID, e.Event)
 		}
-		out = append(out, e)
 	}
-	return out
+	return es
 }
 
 // waitReady waits until n fakes have their window (or, the controller,
