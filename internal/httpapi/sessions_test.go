@@ -163,9 +163,9 @@ func TestChangePasswordCountsTowardLockout(t *testing.T) {
 	c.Do("POST", "/v1/public/auth/login", map[string]string{"email": u.User.Email, "password": hubtest.Password}).Want(t, 423, "account_locked")
 }
 
-// TestLockSurvivesRestart: a locked account stays locked, even against
-// the right password, when the hub restarts or coordination loses
-// everything.
+// TestLockSurvivesRestart: a locked account, a user's or an admin's,
+// stays locked, even against the right password, when the hub restarts or
+// coordination loses everything.
 func TestLockSurvivesRestart(t *testing.T) {
 	hubtest.Run(t, func(t *testing.T, mode hubtest.Mode) {
 		h := hubtest.Start(t, mode)
@@ -174,16 +174,28 @@ func TestLockSurvivesRestart(t *testing.T) {
 		login := func(c *hubtest.Client, pw string) *hubtest.Response {
 			return c.Do("POST", "/v1/public/auth/login", map[string]string{"email": u.User.Email, "password": pw})
 		}
+		// An admin's lock is kept the same way (its own kind of name).
+		const adminName = "locked-admin"
+		if _, err := h.Admins.Create(t.Context(), adminName, hubtest.Password, "viewer"); err != nil {
+			t.Fatal(err)
+		}
+		adminLogin := func(c *hubtest.Client, pw string) *hubtest.Response {
+			return c.Do("POST", "/v1/admin/auth/login", map[string]string{"username": adminName, "password": pw})
+		}
 		for range 5 {
 			login(c, "wrong password").Want(t, 401, "invalid_credentials")
+			adminLogin(c, "wrong password").Want(t, 401, "invalid_credentials")
 		}
 		login(c, hubtest.Password).Want(t, 423, "account_locked")
+		adminLogin(c, hubtest.Password).Want(t, 423, "account_locked")
 		if mode == hubtest.Scaled {
 			h.FlushCoordination(t)
 			login(c, hubtest.Password).Want(t, 423, "account_locked")
+			adminLogin(c, hubtest.Password).Want(t, 423, "account_locked")
 		}
 		h = h.Restart(t)
 		login(h.Client(t), hubtest.Password).Want(t, 423, "account_locked")
+		adminLogin(h.Client(t), hubtest.Password).Want(t, 423, "account_locked")
 
 		// Failures short of the threshold are kept too.
 		v := h.Register(t)
