@@ -111,7 +111,8 @@ func needsQuoting(s string) bool {
 	return false
 }
 
-// quotePOSIX single-quotes s; a single quote inside becomes '\''.
+// quotePOSIX single-quotes s; each single quote inside ends the quoted
+// part, comes escaped with a backslash, and starts a new quoted part.
 func quotePOSIX(s string) string {
 	if !needsQuoting(s) {
 		return s
