@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-func TestConfigPrecedence(t *testing.T) {
+func TestCLIConfigPrecedence(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, body string) string {
 		p := filepath.Join(dir, name)
@@ -59,7 +59,7 @@ func TestConfigPrecedence(t *testing.T) {
 	}
 }
 
-func TestConfigErrors(t *testing.T) {
+func TestCLIConfigErrors(t *testing.T) {
 	dir := t.TempDir()
 	open := filepath.Join(dir, "open.json")
 	if err := os.WriteFile(open, []byte(`{"url": "http://x", "api_key": "k"}`), 0o644); err != nil {
@@ -104,7 +104,7 @@ func TestConfigErrors(t *testing.T) {
 	}
 }
 
-func TestUsageErrors(t *testing.T) {
+func TestCLIUsageErrors(t *testing.T) {
 	f := newFakeHub(t)
 	for _, c := range []struct {
 		args []string
@@ -136,7 +136,7 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
-func TestParseFlagsAnywhere(t *testing.T) {
+func TestCLIParseFlagsAnywhere(t *testing.T) {
 	c := newCommand("x", "")
 	n := c.fs.Int("n", 0, "")
 	yes := c.fs.Bool("yes", false, "")
@@ -156,7 +156,7 @@ func TestParseFlagsAnywhere(t *testing.T) {
 	}
 }
 
-func TestHosts(t *testing.T) {
+func TestCLIHosts(t *testing.T) {
 	f := newFakeHub(t)
 	r := f.cli(t, "hosts", "list")
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
@@ -212,7 +212,7 @@ func TestHosts(t *testing.T) {
 	}
 }
 
-func TestHostsDeleteConfirms(t *testing.T) {
+func TestCLIHostsDeleteConfirms(t *testing.T) {
 	f := newFakeHub(t)
 	ask := func(answer string) result {
 		e, out, errb := testEnv(map[string]string{"HOSTGATE_URL": f.srv.URL, "HOSTGATE_API_KEY": testKey}, answer)
@@ -231,7 +231,7 @@ func TestHostsDeleteConfirms(t *testing.T) {
 	}
 }
 
-func TestShell(t *testing.T) {
+func TestCLIShell(t *testing.T) {
 	f := newFakeHub(t)
 	f.set(func() {
 		f.shell = map[string]any{"stdout": "out\n", "stderr": "err\n", "exit_code": 7, "duration_ms": 5}
@@ -272,7 +272,7 @@ func TestShell(t *testing.T) {
 	}
 }
 
-func TestAPIErrors(t *testing.T) {
+func TestCLIAPIErrors(t *testing.T) {
 	f := newFakeHub(t)
 	f.set(func() { f.failWith = 402 })
 	r := f.cli(t, "shell", hostID, "--", "true")
@@ -297,7 +297,7 @@ func TestAPIErrors(t *testing.T) {
 	}
 }
 
-func TestRead(t *testing.T) {
+func TestCLIRead(t *testing.T) {
 	f := newFakeHub(t)
 	r := f.cli(t, "read", hostName, "/bin/x")
 	if r.code != 0 || r.stdout != "\x00bin\xff" || f.body()["path"] != "/bin/x" {
@@ -310,7 +310,7 @@ func TestRead(t *testing.T) {
 	}
 }
 
-func TestVersionAndCompletion(t *testing.T) {
+func TestCLIVersionAndCompletion(t *testing.T) {
 	e, out, errb := testEnv(nil, "")
 	if r := runEnv(t, e, out, errb, "version"); r.code != 0 || !strings.HasPrefix(r.stdout, "hostgate-cli "+version+" (") {
 		t.Fatalf("version: %d %q", r.code, r.stdout)
@@ -323,7 +323,7 @@ func TestVersionAndCompletion(t *testing.T) {
 	}
 }
 
-func TestRemoteStatus(t *testing.T) {
+func TestCLIRemoteStatus(t *testing.T) {
 	for code, want := range map[int]int{0: 0, 3: 3, 255: 255, -1: 255} {
 		if got := int(remoteStatus(code)); got != want {
 			t.Errorf("remoteStatus(%d) = %d, want %d", code, got, want)

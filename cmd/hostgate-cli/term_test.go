@@ -68,7 +68,7 @@ func waitResult(t *testing.T, done <-chan result) result {
 	return result{}
 }
 
-func TestTermExitStatus(t *testing.T) {
+func TestCLITermExitStatus(t *testing.T) {
 	f := newFakeHub(t)
 	con := newFakeConsole()
 	done := f.termCLI(t, con)
@@ -101,7 +101,7 @@ func TestTermExitStatus(t *testing.T) {
 	}
 }
 
-func TestTermDetach(t *testing.T) {
+func TestCLITermDetach(t *testing.T) {
 	f := newFakeHub(t)
 	con := newFakeConsole()
 	done := f.termCLI(t, con)
@@ -116,7 +116,7 @@ func TestTermDetach(t *testing.T) {
 	}
 }
 
-func TestTermInterrupted(t *testing.T) {
+func TestCLITermInterrupted(t *testing.T) {
 	f := newFakeHub(t)
 	con := newFakeConsole()
 	e, out, errb := testEnv(map[string]string{"HOSTGATE_URL": f.srv.URL, "HOSTGATE_API_KEY": testKey}, "")
@@ -139,7 +139,7 @@ func TestTermInterrupted(t *testing.T) {
 	_ = out
 }
 
-func TestDeliveries(t *testing.T) {
+func TestCLIDeliveries(t *testing.T) {
 	f := newFakeHub(t)
 	d1 := map[string]any{"id": "d1", "event_type": "l1_config", "format": "A", "status": "retrying", "attempts": 1, "target_url": "http://r",
 		"http_status": 500, "created_at": "2026-01-02T03:04:05Z"}
@@ -196,7 +196,7 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-func TestBashCompletion(t *testing.T) {
+func TestCLIBashCompletion(t *testing.T) {
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("no bash")
