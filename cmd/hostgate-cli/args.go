@@ -71,7 +71,7 @@ func (c command) parseCommandLine(args []string) (host string, argv []string, er
 
 func (c command) flagErr(err error) error {
 	if errors.Is(err, flag.ErrHelp) {
-		return usageErr(c.fs.Name()+": help", c.usage)
+		return &helpRequest{c.usage}
 	}
 	return usageErr(c.fs.Name()+": "+err.Error(), c.usage)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"runtime"
 
 	hostgate "hostgate/sdk/go"
@@ -16,6 +17,11 @@ type usageError struct{ msg, usage string }
 func (e *usageError) Error() string { return e.msg }
 
 func usageErr(msg, usage string) error { return &usageError{msg, usage} }
+
+// helpRequest is -h or --help after a command: its usage on stdout, exit 0.
+type helpRequest struct{ usage string }
+
+func (e *helpRequest) Error() string { return "help requested" }
 
 // configError is missing or unreadable configuration: exit 2.
 type configError struct{ msg string }
@@ -46,6 +52,10 @@ func (a *app) fail(ctx context.Context, err error) int {
 	if s, ok := errors.AsType[exitStatus](err); ok {
 		return int(s)
 	}
+	if h, ok := errors.AsType[*helpRequest](err); ok {
+		fmt.Fprintf(a.stdout, "usage: %s\n", h.usage)
+		return exitOK
+	}
 	if u, ok := errors.AsType[*usageError](err); ok {
 		fmt.Fprintf(a.stderr, "hostgate-cli: %s\n", u.msg)
 		if u.usage != "" {
@@ -68,7 +78,10 @@ func (a *app) fail(ctx context.Context, err error) int {
 		return exitFailed
 	}
 	fmt.Fprintf(a.stderr, "hostgate-cli: %v\n", err)
-	code := "request_failed"
+	code := "cli_error"
+	if _, ok := errors.AsType[*url.Error](err); ok {
+		code = "request_failed"
+	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		code = "timeout"
 	}

@@ -120,7 +120,8 @@ func (a *app) hostsDelete(ctx context.Context, args []string) error {
 		fmt.Fprintf(a.stderr, "Delete host %s (%s)? Its agent is disconnected at once. [y/N] ", pos[0], id)
 		line, _ := bufio.NewReader(a.stdin).ReadString('\n')
 		if ans := strings.ToLower(strings.TrimSpace(line)); ans != "y" && ans != "yes" {
-			return fmt.Errorf("host %s not deleted", pos[0])
+			fmt.Fprintf(a.stderr, "hostgate-cli: host %s not deleted\n", pos[0])
+			return exitStatus(exitFailed)
 		}
 	}
 	cctx, cancel := a.callCtx(ctx, 0)

@@ -323,6 +323,16 @@ func TestCLIVersionAndCompletion(t *testing.T) {
 	}
 }
 
+func TestCLIHelp(t *testing.T) {
+	f := newFakeHub(t)
+	if r := f.cli(t, "hosts", "create", "-h"); r.code != 0 || r.stdout != "usage: hostgate-cli hosts create NAME [--listen-port N] [--credentials]\n" {
+		t.Fatalf("hosts create -h: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	if r := f.cli(t, "--help"); r.code != 0 || !strings.Contains(r.stdout, "deliveries HOST [--limit N] [--follow]") {
+		t.Fatalf("--help: %d %q", r.code, r.stdout)
+	}
+}
+
 func TestCLIRemoteStatus(t *testing.T) {
 	for code, want := range map[int]int{0: 0, 3: 3, 255: 255, -1: 255} {
 		if got := int(remoteStatus(code)); got != want {
