@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"time"
+	"unicode/utf8"
 
 	hostgate "hostgate/sdk/go"
 )
@@ -133,16 +134,23 @@ func (a *app) termOutput(ctx context.Context, s *hostgate.ShellSession, out io.W
 }
 
 // termInput sends what is typed, a chunk at a time; the detach key sends
-// what came before it and ends the session. A write that fails because
-// the shell has ended is left to termOutput, which sees the end.
+// what came before it and ends the session. The API carries input as a
+// JSON string, so a character split between two reads waits for its
+// remaining bytes. A write that fails because the shell has ended is left
+// to termOutput, which sees the end.
 func (a *app) termInput(ctx context.Context, s *hostgate.ShellSession, in io.Reader, done chan<- termEnd) {
 	buf := make([]byte, 4096)
+	var held []byte // the start of a split UTF-8 character
 	for {
 		n, rerr := in.Read(buf)
-		chunk := buf[:n]
+		chunk := append(held, buf[:n]...)
 		detach := false
 		if i := bytes.IndexByte(chunk, detachKey); i >= 0 {
 			chunk, detach = chunk[:i], true
+		}
+		chunk, held = splitIncomplete(chunk)
+		if detach {
+			chunk, held = append(chunk, held...), nil
 		}
 		if len(chunk) > 0 {
 			cctx, cancel := a.callCtx(ctx, 0)
@@ -164,6 +172,20 @@ func (a *app) termInput(ctx context.Context, s *hostgate.ShellSession, in io.Rea
 			return // no more input; the shell may still finish by itself
 		}
 	}
+}
+
+// splitIncomplete splits off the end of b when it is the start of a UTF-8
+// character whose remaining bytes have not been read yet.
+func splitIncomplete(b []byte) (complete, rest []byte) {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if !utf8.FullRune(b[i:]) {
+				return b[:i], bytes.Clone(b[i:])
+			}
+			break
+		}
+	}
+	return b, nil
 }
 
 func (a *app) termResize(ctx context.Context, s *hostgate.ShellSession, con console) {

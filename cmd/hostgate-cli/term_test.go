@@ -237,3 +237,34 @@ func waitFor(t *testing.T, ok func() bool) {
 		}
 	}
 }
+
+func TestCLITermSplitCharacter(t *testing.T) {
+	for _, c := range []struct{ in, complete, rest string }{
+		{"abc", "abc", ""},
+		{"a\xe4\xbd", "a", "\xe4\xbd"}, // 你 without its last byte
+		{"a\xe4\xbd\xa0", "a\xe4\xbd\xa0", ""},
+		{"\xf0\x9f", "", "\xf0\x9f"},
+		{"a\xff", "a\xff", ""}, // not UTF-8 at all: sent as it is
+	} {
+		complete, rest := splitIncomplete([]byte(c.in))
+		if string(complete) != c.complete || string(rest) != c.rest {
+			t.Errorf("%q: %q + %q, want %q + %q", c.in, complete, rest, c.complete, c.rest)
+		}
+	}
+	// Through the loop: the character arrives whole.
+	f := newFakeHub(t)
+	con := newFakeConsole()
+	done := f.termCLI(t, con)
+	for _, part := range []string{"echo \xe4", "\xbd\xa0\r"} {
+		if _, err := con.typing.Write([]byte(part)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, func() bool { f.mu.Lock(); defer f.mu.Unlock(); return f.termIn.String() == "echo 你\r" })
+	if _, err := con.typing.Write([]byte{detachKey}); err != nil {
+		t.Fatal(err)
+	}
+	if r := waitResult(t, done); r.code != 0 {
+		t.Fatalf("exit %d", r.code)
+	}
+}
