@@ -9,7 +9,7 @@ GO ?= go
 # 0.0.0-<commit>, else 0.0.0-dev. It must be a dotted version, because
 # the hub publishes its agents as a gateway version (docs/versions.md).
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null | sed -E 's/^v([0-9])/\1/; /^[0-9]+\./!s/^/0.0.0-/' | grep . || echo 0.0.0-dev)
-STAMP = -X hostgate/internal/agent.Version=$(VERSION) -X hostgate/internal/hub.Version=$(VERSION)
+STAMP = -X hostgate/internal/agent.Version=$(VERSION) -X hostgate/internal/hub.Version=$(VERSION) -X main.version=$(VERSION)
 
 # The agents the hub embeds and serves at /download/ (docs/agent.md,
 # Downloads), and the platforms `make release` builds the hub for.
@@ -25,7 +25,7 @@ cross = set -e; for p in $(3); do \
 		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags "-s -w $(STAMP)" -o $(1)-$$os-$$arch$$ext $(2); \
 	done
 
-.PHONY: test test-web test-sdk test-windows lint agents console build run release bench bench-go
+.PHONY: test test-web test-sdk test-windows test-cli lint agents console build cli run release bench bench-go
 
 # The browser console (web/, docs/console.md): its npm packages (again
 # when the lockfile changes), then its build into internal/console/dist,
@@ -62,6 +62,12 @@ test-sdk: sdk/typescript/node_modules/.package-lock.json
 	python3 -m unittest discover -s sdk/python/tests -t sdk/python
 	npm --prefix sdk/typescript run check
 
+# The command-line client (docs/cli.md): its unit tests, then its
+# end-to-end test against hub and agent processes (e2e/cli_test.go).
+test-cli:
+	$(GO) test -race -count=1 ./cmd/hostgate-cli/
+	$(GO) test -race -count=1 -run CLI ./e2e/
+
 # The agent's Windows build, tested under Wine (installs Wine and mingw on
 # first use; see docs/windows-testing.md).
 test-windows:
@@ -80,23 +86,30 @@ agents:
 	$(call cross,$(AGENT_BIN)/hostgate-agent,./cmd/hostgate-agent,$(AGENTS))
 	echo $(VERSION) > $(AGENT_BIN)/VERSION
 
-# The agents, then every command into bin/ (the hub embedding the agents).
+# The agents, then every command into bin/ (the hub embedding the agents;
+# bin/hostgate-cli beside it).
 build: agents console
 	mkdir -p bin
 	$(GO) build -ldflags "$(STAMP)" -o bin/ ./cmd/...
 
+# Only the command-line client, into bin/hostgate-cli.
+cli:
+	mkdir -p bin
+	$(GO) build -ldflags "$(STAMP)" -o bin/ ./cmd/hostgate-cli
+
 run: agents console
 	$(GO) run -ldflags "$(STAMP)" ./cmd/hostgate
 
-# Release binaries in dist/: the hub for each RELEASE platform with the
-# agents built in, the agents themselves (windows/386 too), and
-# SHA256SUMS. The browser console is embedded in the hub the same way.
+# Release binaries in dist/: the hub and the command-line client for each
+# RELEASE platform, the hub with the agents built in, the agents
+# themselves (windows/386 too), and SHA256SUMS. The browser console is embedded in the hub the same way.
 release: console
 	$(MAKE) agents AGENTS="$(AGENTS) windows/386" VERSION=$(VERSION)
 	rm -rf dist
 	mkdir dist
 	cp $(AGENT_BIN)/hostgate-agent-* dist/
 	$(call cross,dist/hostgate,./cmd/hostgate,$(RELEASE))
+	$(call cross,dist/hostgate-cli,./cmd/hostgate-cli,$(RELEASE))
 	cd dist && sha256sum hostgate-* > SHA256SUMS
 
 # Load scenarios (cmd/hostgate-bench): real hub, agent and fleet processes

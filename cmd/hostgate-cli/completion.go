@@ -1,0 +1,76 @@
+package main
+
+import (
+	"fmt"
+	"io"
+)
+
+// completion prints a shell's completion script (docs/cli.md, Shell
+// completion): commands, subcommands and flags.
+func (a *app) completion(args []string) error {
+	const usage = "hostgate-cli completion bash|zsh|fish"
+	if len(args) != 1 {
+		return usageErr("completion: name one shell", usage)
+	}
+	script, ok := map[string]string{"bash": bashCompletion, "zsh": zshCompletion, "fish": fishCompletion}[args[0]]
+	if !ok {
+		return usageErr(fmt.Sprintf("completion: unknown shell %q", args[0]), usage)
+	}
+	_, err := io.WriteString(a.stdout, script)
+	return err
+}
+
+const bashCompletion = `# hostgate-cli completion for bash: source <(hostgate-cli completion bash)
+_hostgate_cli() {
+    local cur=${COMP_WORDS[COMP_CWORD]} cmd= sub= i words=
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        case ${COMP_WORDS[i]} in
+            --url|--api-key|--config|--timeout|-url|-api-key|-config|-timeout)
+                [[ -z $cmd ]] && ((i++)) ;;
+            -*) ;;
+            *)  if [[ -z $cmd ]]; then cmd=${COMP_WORDS[i]}
+                elif [[ -z $sub ]]; then sub=${COMP_WORDS[i]}; fi ;;
+        esac
+    done
+    case $cmd in
+        "")         words="hosts shell read term deliveries completion version help --url --api-key --config --json --timeout" ;;
+        hosts)      if [[ -z $sub ]]; then words="list create show delete credentials"
+                    else case $sub in
+                        create) words="--listen-port --credentials" ;;
+                        delete) words="--yes" ;;
+                        credentials) words="--rotate" ;;
+                    esac; fi ;;
+        shell)      words="--timeout-s --" ;;
+        deliveries) words="--limit --follow --interval" ;;
+        completion) [[ -z $sub ]] && words="bash zsh fish" ;;
+    esac
+    COMPREPLY=($(compgen -W "$words" -- "$cur"))
+}
+complete -F _hostgate_cli hostgate-cli
+`
+
+// zshCompletion runs the bash completion through zsh's bashcompinit.
+const zshCompletion = `# hostgate-cli completion for zsh: source <(hostgate-cli completion zsh)
+(( $+functions[compdef] )) || { autoload -U +X compinit && compinit }
+autoload -U +X bashcompinit && bashcompinit
+` + bashCompletion
+
+const fishCompletion = `# hostgate-cli completion for fish: hostgate-cli completion fish | source
+complete -c hostgate-cli -f
+complete -c hostgate-cli -n __fish_use_subcommand -a 'hosts shell read term deliveries completion version help'
+complete -c hostgate-cli -n __fish_use_subcommand -l url -r -d 'hub URL'
+complete -c hostgate-cli -n __fish_use_subcommand -l api-key -r -d 'API key'
+complete -c hostgate-cli -n __fish_use_subcommand -l config -r -F -d 'config file'
+complete -c hostgate-cli -n __fish_use_subcommand -l json -d 'JSON output'
+complete -c hostgate-cli -n __fish_use_subcommand -l timeout -r -d 'per-call timeout'
+complete -c hostgate-cli -n '__fish_seen_subcommand_from hosts; and not __fish_seen_subcommand_from list create show delete credentials' -a 'list create show delete credentials'
+complete -c hostgate-cli -n '__fish_seen_subcommand_from hosts; and __fish_seen_subcommand_from create' -l listen-port -r
+complete -c hostgate-cli -n '__fish_seen_subcommand_from hosts; and __fish_seen_subcommand_from create' -l credentials
+complete -c hostgate-cli -n '__fish_seen_subcommand_from hosts; and __fish_seen_subcommand_from delete' -l yes
+complete -c hostgate-cli -n '__fish_seen_subcommand_from hosts; and __fish_seen_subcommand_from credentials' -l rotate
+complete -c hostgate-cli -n '__fish_seen_subcommand_from shell' -l timeout-s -r
+complete -c hostgate-cli -n '__fish_seen_subcommand_from deliveries' -l limit -r
+complete -c hostgate-cli -n '__fish_seen_subcommand_from deliveries' -l follow
+complete -c hostgate-cli -n '__fish_seen_subcommand_from deliveries' -l interval -r
+complete -c hostgate-cli -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'
+`

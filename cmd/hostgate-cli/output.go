@@ -1,0 +1,118 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	hostgate "hostgate/sdk/go"
+)
+
+// printJSON writes v as indented JSON to stdout.
+func (a *app) printJSON(v any) error {
+	enc := json.NewEncoder(a.stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func newTable(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 0, 0, 2, ' ', 0) }
+
+// row writes one tab-separated table row.
+func row(w io.Writer, cells ...string) { fmt.Fprintln(w, strings.Join(cells, "\t")) }
+
+func (a *app) hostTable(hosts []hostgate.Host) error {
+	t := newTable(a.stdout)
+	row(t, "ID", "NAME", "STATUS", "ONLINE", "OS", "VERSION", "LAST SEEN")
+	for _, h := range hosts {
+		row(t, h.ID, h.Name, h.Status, yesNo(h.Online), dash(h.OS), dash(h.InstalledVersion), timeOrDash(h.LastSeenAt))
+	}
+	return t.Flush()
+}
+
+// hostDetails writes one host as "field value" lines.
+func (a *app) hostDetails(h hostgate.Host) error {
+	t := newTable(a.stdout)
+	for _, f := range [][2]string{
+		{"id", h.ID}, {"name", h.Name}, {"status", h.Status}, {"online", yesNo(h.Online)},
+		{"bid", strconv.FormatInt(h.BID, 10)}, {"listen_port", strconv.Itoa(h.ListenPort)},
+		{"os", dash(h.OS)}, {"installed_version", dash(h.InstalledVersion)}, {"public_ip", dash(h.PublicIP)},
+		{"report_url", dash(h.ReportURL)}, {"last_seen_at", timeOrDash(h.LastSeenAt)},
+		{"last_online_at", timeOrDash(h.LastOnlineAt)}, {"created_at", stamp(h.CreatedAt)},
+	} {
+		row(t, f[0]+":", f[1])
+	}
+	return t.Flush()
+}
+
+// credentials writes install credentials; their secrets are shown once.
+func (a *app) credentials(c hostgate.Credentials) error {
+	t := newTable(a.stdout)
+	for _, f := range [][2]string{
+		{"host_id", c.HostID}, {"bid", strconv.FormatInt(c.BID, 10)}, {"secret_key", c.SecretKey},
+		{"install_token", c.InstallToken}, {"install_token_expires_at", stamp(c.InstallTokenExpiresAt)},
+		{"agent_privkey_seed", c.AgentPrivkeySeed}, {"agent_pubkey", c.AgentPubkey},
+		{"api_endpoint", c.APIEndpoint}, {"ws_url", c.WSURL}, {"listen_port", strconv.Itoa(c.ListenPort)},
+		{"install (Linux)", c.InstallCommand.Shell}, {"install (Windows)", c.InstallCommand.PowerShell},
+	} {
+		if f[1] != "" {
+			row(t, f[0]+":", f[1])
+		}
+	}
+	if err := t.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(a.stderr, "hostgate-cli: the secret key and install token are shown only this once")
+	return nil
+}
+
+func (a *app) deliveryTable(ds []hostgate.WebhookDelivery) error {
+	t := newTable(a.stdout)
+	row(t, deliveryHeader...)
+	for _, d := range ds {
+		row(t, deliveryCells(d)...)
+	}
+	return t.Flush()
+}
+
+var deliveryHeader = []string{"ID", "EVENT", "FORMAT", "STATUS", "ATTEMPTS", "HTTP", "CREATED", "LAST ERROR"}
+
+func deliveryCells(d hostgate.WebhookDelivery) []string {
+	httpStatus := "-"
+	if d.HTTPStatus != nil {
+		httpStatus = strconv.Itoa(*d.HTTPStatus)
+	}
+	return []string{d.ID, d.EventType, d.Format, d.Status, strconv.Itoa(d.Attempts), httpStatus, stamp(d.CreatedAt), dash(d.LastError)}
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// stamp is t in UTC to the second, "-" for the zero time.
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05Z")
+}
+
+func timeOrDash(t *time.Time) string {
+	if t == nil {
+		return "-"
+	}
+	return stamp(*t)
+}
