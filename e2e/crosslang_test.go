@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"go/format"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -525,4 +526,169 @@ func xlCLIRun(t *testing.T, env map[string]string) xlResult {
 	r.InsufficientBalance = xlCLIRefusal(t, env, env["XL_EMPTY_KEY"], env["XL_EMPTY_HOST_ID"])
 	r.HostOffline = xlCLIRefusal(t, env, env["HOSTGATE_API_KEY"], env["XL_OFFLINE_HOST_ID"])
 	return r
+}
+
+// TestReadmeExamples runs the example of each SDK's README as written,
+// against a hub and a real agent, through the SDK installed the way its
+// README says (issue 19, item 5): the Go program in a module of its own
+// with a replace directive, the Python one from a venv the offline pip
+// command installed the package into, the TypeScript one from a project the
+// `npm pack` tarball was installed into. Each prints the host's name, that
+// it is online, exit status 0 and `uname -a`.
+func TestReadmeExamples(t *testing.T) {
+	e := NewEnv(t, false)
+	h := e.StartHub()
+	c := NewCustomer(t, h)
+	c.Fund(h, 30)
+	creds := c.CreateHost(h, "readme-host")
+	e.StartAgent(creds, t.TempDir())
+	waitFor(t, 30*time.Second, "agent online", func() bool { return c.Connected(h, creds.HostID) })
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "HOSTGATE_URL="+h.URL, "HOSTGATE_API_KEY="+c.Key, "HOSTGATE_HOST_ID="+creds.HostID)
+	check := func(t *testing.T, out []byte, online string) {
+		t.Helper()
+		want := "readme-host " + online + " 0 Linux "
+		if !strings.HasPrefix(string(out), want) {
+			t.Fatalf("the example printed %q, want it to start with %q", out, want)
+		}
+	}
+
+	t.Run("go", func(t *testing.T) {
+		src := readmeBlock(t, filepath.Join(root, "sdk/go/README.md"), "go")
+		if f, err := format.Source(src); err != nil || !bytes.Equal(f, src) {
+			t.Fatalf("the README's program is not gofmt-clean (%v)", err)
+		}
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "main.go"), src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		readmeRun(t, dir, nil, "go", "mod", "init", "hello")
+		readmeRun(t, dir, nil, "go", "mod", "edit", "-require=hostgate@v0.0.0", "-replace=hostgate="+root)
+		check(t, readmeRun(t, dir, env, "go", "run", "."), "true")
+	})
+
+	t.Run("python", func(t *testing.T) {
+		py := readmePython(t)
+		// The README's offline install, from a copy (pip builds in place).
+		pkg := filepath.Join(t.TempDir(), "python")
+		if err := os.CopyFS(pkg, os.DirFS(filepath.Join(root, "sdk/python"))); err != nil {
+			t.Fatal(err)
+		}
+		venv := filepath.Join(t.TempDir(), "venv")
+		readmeRun(t, "", nil, py, "-m", "venv", "--system-site-packages", venv)
+		pyenv := []string{"PIP_NO_INDEX=1", "PYTHONPATH="}
+		readmeRun(t, "", append(os.Environ(), pyenv...), filepath.Join(venv, "bin/pip"), "install", "--no-build-isolation", pkg)
+		vpy := filepath.Join(venv, "bin/python")
+		where := strings.TrimSpace(string(readmeRun(t, t.TempDir(), append(os.Environ(), pyenv...), vpy, "-c",
+			"import hostgate, importlib.metadata as m, os; print(hostgate.__version__, m.version('hostgate'), "+
+				"os.path.exists(os.path.join(os.path.dirname(hostgate.__file__), 'py.typed')), hostgate.__file__)")))
+		if want := hostgate.Version + " " + hostgate.Version + " True " + venv; !strings.HasPrefix(where, want) {
+			t.Fatalf("installed package: %q, want %q…", where, want)
+		}
+		src := readmeBlock(t, filepath.Join(root, "sdk/python/README.md"), "python")
+		check(t, readmeRun(t, t.TempDir(), append(env, pyenv...), vpy, "-c", string(src)), "True")
+	})
+
+	t.Run("typescript", func(t *testing.T) {
+		xlNeed("npm", "")(t)
+		sdk := filepath.Join(root, "sdk/typescript")
+		if _, err := os.Stat(filepath.Join(sdk, "node_modules", ".package-lock.json")); err != nil {
+			skipOrFail(t, "sdk/typescript has no node_modules: run make test (or npm --prefix sdk/typescript ci)")
+		}
+		packs := t.TempDir()
+		readmeRun(t, sdk, nil, "npm", "pack", "--pack-destination", packs) // prepack builds dist/
+		tgz := filepath.Join(packs, "hostgate-sdk-"+hostgate.Version+".tgz")
+		list := string(readmeRun(t, "", nil, "tar", "tzf", tgz))
+		for _, f := range []string{"package/package.json", "package/README.md", "package/dist/index.js", "package/dist/index.d.ts",
+			"package/dist/schema.d.ts", "package/dist/version.js"} {
+			if !strings.Contains(list, f+"\n") {
+				t.Errorf("the tarball lacks %s:\n%s", f, list)
+			}
+		}
+		for _, f := range []string{"package/src/", "package/test/", "package/node_modules/", "package/scripts/"} {
+			if strings.Contains(list, f) {
+				t.Errorf("the tarball holds %s:\n%s", f, list)
+			}
+		}
+		proj := t.TempDir()
+		if err := os.WriteFile(filepath.Join(proj, "package.json"), []byte(`{"name":"readme-example","private":true,"type":"module"}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		readmeRun(t, proj, nil, "npm", "install", "--no-audit", "--no-fund", tgz)
+		v := readmeRun(t, proj, nil, "node", "-e", "import('@hostgate/sdk').then((m) => console.log(m.VERSION))")
+		if strings.TrimSpace(string(v)) != hostgate.Version {
+			t.Fatalf("installed VERSION %q, want %q", v, hostgate.Version)
+		}
+		src := readmeBlock(t, filepath.Join(root, "sdk/typescript/README.md"), "js")
+		if err := os.WriteFile(filepath.Join(proj, "example.mjs"), src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		check(t, readmeRun(t, proj, env, "node", "example.mjs"), "true")
+	})
+}
+
+// readmeBlock is the first ```lang block of a README; the examples must
+// stay five lines (the Go one: five lines in main).
+func readmeBlock(t *testing.T, path, lang string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "\n```"+lang+"\n")
+	block, _, closed := strings.Cut(rest, "\n```\n")
+	if !ok || !closed {
+		t.Fatalf("%s has no ```%s block", path, lang)
+	}
+	lines := strings.Split(block, "\n")
+	if lang == "go" {
+		_, body, _ := strings.Cut(block, "func main() {\n")
+		lines = nil
+		for l := range strings.SplitSeq(body, "\n") {
+			if t := strings.TrimSpace(l); t != "" && t != "}" && !strings.HasPrefix(t, "if err != nil") && !strings.HasPrefix(t, "log.Fatal(err)") {
+				lines = append(lines, l)
+			}
+		}
+	}
+	if len(lines) != 5 {
+		t.Fatalf("%s: the example has %d lines, want 5:\n%s", path, len(lines), block)
+	}
+	return []byte(block + "\n")
+}
+
+// readmeRun runs a command (env nil: this process's) and returns its
+// stdout, failing the test with both outputs when it fails.
+func readmeRun(t *testing.T, dir string, env []string, name string, args ...string) []byte {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir, cmd.Env = dir, env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s %s: %v\nstdout: %s\nstderr: %s", name, strings.Join(args, " "), err, stdout.String(), stderr.String())
+	}
+	return stdout.Bytes()
+}
+
+// readmePython is a Python that can make the README's offline install: a
+// venv whose pip builds with the interpreter's own setuptools and wheel
+// (Debian's python3-venv, python3-setuptools and python3-wheel).
+func readmePython(t *testing.T) string {
+	t.Helper()
+	var tried []string
+	for _, c := range []string{"python3", "/usr/bin/python3"} {
+		p, err := exec.LookPath(c)
+		if err != nil {
+			continue
+		}
+		if exec.Command(p, "-c", "import ensurepip, venv, setuptools, wheel").Run() == nil {
+			return p
+		}
+		tried = append(tried, p)
+	}
+	skipOrFail(t, "no python3 with venv, ensurepip, setuptools and wheel (tried %v): apt-get install python3-venv python3-setuptools python3-wheel", tried)
+	return ""
 }
