@@ -431,28 +431,24 @@ func xlDecode[T any](t *testing.T, b []byte) T {
 // --- CLI: cmd/hostgate-cli, with --json ------------------------------------
 
 var (
-	cliOnce sync.Once
-	cliBin  string
-	cliErr  error
+	xlCLIOnce sync.Once
+	xlCLIBin  string
+	xlCLIErr  error
 )
 
 func xlNeedCLI(t *testing.T) {
 	if _, err := os.Stat(filepath.Join("..", "cmd", "hostgate-cli")); err != nil {
 		skipOrFail(t, "cmd/hostgate-cli does not exist yet (issue 19, item 3): the CLI column cannot run")
 	}
-	cliOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "hostgate-cli-")
-		if err != nil {
-			cliErr = err
-			return
-		}
-		cliBin = filepath.Join(dir, "hostgate-cli")
-		if out, err := exec.Command("go", "build", "-o", cliBin, "hostgate/cmd/hostgate-cli").CombinedOutput(); err != nil {
-			cliErr = fmt.Errorf("%v\n%s", err, out)
+	hub, _ := binaries(t)
+	xlCLIOnce.Do(func() {
+		xlCLIBin = filepath.Join(filepath.Dir(hub), "hostgate-cli-crosslang")
+		if out, err := exec.Command("go", "build", "-o", xlCLIBin, "hostgate/cmd/hostgate-cli").CombinedOutput(); err != nil {
+			xlCLIErr = fmt.Errorf("%v\n%s", err, out)
 		}
 	})
-	if cliErr != nil {
-		t.Fatalf("build hostgate-cli: %v", cliErr)
+	if xlCLIErr != nil {
+		t.Fatalf("build hostgate-cli: %v", xlCLIErr)
 	}
 }
 
@@ -460,8 +456,16 @@ func xlNeedCLI(t *testing.T) {
 // HOSTGATE_API_KEY from env and returns stdout, stderr and the exit status.
 func xlCLI(t *testing.T, env map[string]string, key string, args ...string) (stdout, stderr []byte, code int) {
 	t.Helper()
-	cmd := exec.Command(cliBin, append([]string{"--json"}, args...)...)
-	cmd.Env = append(os.Environ(), "HOSTGATE_URL="+env["HOSTGATE_URL"], "HOSTGATE_API_KEY="+key)
+	cmd := exec.Command(xlCLIBin, append([]string{"--json"}, args...)...)
+	// Only the test's configuration: no HOSTGATE_* of this process, no
+	// config file of the user running it.
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "HOSTGATE_") && !strings.HasPrefix(kv, "XDG_CONFIG_HOME=") && !strings.HasPrefix(kv, "HOME=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir(),
+		"HOSTGATE_URL="+env["HOSTGATE_URL"], "HOSTGATE_API_KEY="+key)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err := cmd.Run()
@@ -491,7 +495,7 @@ func xlCLICreate(t *testing.T, env map[string]string) xlCreated {
 }
 
 // xlCLIRefusal runs a shell that must fail with an API error: exit 1 and
-// {status, error, message} on stderr. The CLI has no predicates; the
+// {status, error, message} as the last line on stderr. The CLI has no predicates; the
 // columns compare the code the error carries.
 func xlCLIRefusal(t *testing.T, env map[string]string, key, hostID string) xlRefusal {
 	t.Helper()
@@ -504,7 +508,9 @@ func xlCLIRefusal(t *testing.T, env map[string]string, key, hostID string) xlRef
 		Error   string `json:"error"`
 		Message string `json:"message"`
 	}
-	if err := json.Unmarshal(bytes.TrimSpace(errOut), &e); err != nil || e.Message == "" {
+	// docs/cli.md: an error line for people, then (--json) the JSON line.
+	lines := strings.Split(strings.TrimSpace(string(errOut)), "\n")
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &e); err != nil || e.Message == "" {
 		t.Errorf("hostgate-cli shell %s: stderr %q is not {status, error, message}: %v", hostID, errOut, err)
 	}
 	return xlRefusal{Status: e.Status, Error: e.Error, IsInsufficientBalance: e.Error == "insufficient_balance", IsHostOffline: e.Error == "host_offline"}
