@@ -7,3 +7,4 @@ export { controls, type ControlName } from './controls.js';
 export * from './webhooks.js';
 export type * from './types.js';
 export type { components, paths, operations } from './schema.js';
+export { VERSION } from './version.js';

@@ -1,0 +1,700 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"go/format"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	hostgate "hostgate/sdk/go"
+)
+
+// The cross-language scenario (issue 19, item 4): the same steps through
+// the Go SDK, the Python SDK (e2e/crosslang/scenario.py), the TypeScript
+// SDK (e2e/crosslang/scenario.mjs) and the CLI (cmd/hostgate-cli), against
+// one hub process and real agents. Each language
+//
+//  1. creates a host with credentials, and a second host without an agent
+//     (phase "create"); the test starts a real agent with the credentials
+//     the language printed and waits until it is online;
+//  2. (phase "run") runs a shell command with known output and a known
+//     non-zero exit status, reads a file the test planted on the agent's
+//     machine, is refused 402 insufficient_balance with the key of a user
+//     whose balance is empty and 409 host_offline on the host without an
+//     agent (each recognised by the SDK's predicate), and verifies a Format
+//     A and a Format B delivery the hub sent to the test's receiver, and
+//     refuses both with one byte appended to the body.
+//
+// Each prints one normalized JSON result; every result must be the expected
+// one, and the four must be equal (the CLI has no webhook verification, so
+// its column leaves the webhooks out).
+
+// xlResult is the normalized result every language prints in phase run.
+type xlResult struct {
+	Shell struct {
+		Stdout   string `json:"stdout"`
+		Stderr   string `json:"stderr"`
+		ExitCode int    `json:"exit_code"`
+		TimedOut bool   `json:"timed_out"`
+	} `json:"shell"`
+	Read struct {
+		Path     string `json:"path"`
+		Content  string `json:"content"`
+		Encoding string `json:"encoding"`
+		Bytes    int64  `json:"bytes"`
+	} `json:"read"`
+	InsufficientBalance xlRefusal   `json:"insufficient_balance"`
+	HostOffline         xlRefusal   `json:"host_offline"`
+	Webhooks            []xlWebhook `json:"webhooks"`
+	WebhooksTampered    []string    `json:"webhooks_tampered"`
+}
+
+// xlRefusal is an API error and what the SDK's predicates say of it.
+type xlRefusal struct {
+	Status                int    `json:"status"`
+	Error                 string `json:"error"`
+	IsInsufficientBalance bool   `json:"is_insufficient_balance"`
+	IsHostOffline         bool   `json:"is_host_offline"`
+}
+
+// xlWebhook is a verified delivery.
+type xlWebhook struct {
+	Format       string `json:"format"`
+	Event        string `json:"event"`
+	DeliveryID   string `json:"delivery_id"`
+	HostID       string `json:"host_id"`
+	NewSecretKey string `json:"new_secret_key"`
+	BID          int64  `json:"bid"`
+	URL          string `json:"url"`
+}
+
+// xlCreated is what phase create prints.
+type xlCreated struct {
+	Host        hostgate.Host         `json:"host"`
+	Credentials *hostgate.Credentials `json:"credentials"`
+	OfflineHost hostgate.Host         `json:"offline_host"`
+}
+
+// xlDelivery is one captured delivery as the scripts read it.
+type xlDelivery struct {
+	Headers map[string]string `json:"headers"`
+	BodyB64 string            `json:"body_b64"`
+	Secret  string            `json:"secret"`
+}
+
+// The command every language runs: stdout and stderr with a newline and a
+// non-ASCII letter, and exit status 7. The CLI gets it as argv; the SDKs as
+// the args string of docs/operations/processes.md.
+const (
+	xlScript   = `printf "crosslang out \303\274\n"; printf "crosslang err\n" >&2; exit 7`
+	xlProgram  = "/bin/sh"
+	xlArgs     = "-c '" + xlScript + "'"
+	xlContent  = "planted by e2e/crosslang_test.go ✓\nsecond line\n"
+	xlFileName = "planted.txt"
+)
+
+// xlLang is one column of the scenario.
+type xlLang struct {
+	name string
+	// prepare checks the language can run (skipOrFail otherwise).
+	prepare func(t *testing.T)
+	create  func(t *testing.T, env map[string]string) xlCreated
+	run     func(t *testing.T, env map[string]string) xlResult
+	// webhooks: whether the column verifies deliveries.
+	webhooks bool
+}
+
+func TestCrossLang(t *testing.T) {
+	e := NewEnv(t, false)
+	e.env["HOSTGATE_WEBHOOK_ALLOW_PRIVATE"] = "1"
+	e.env["HOSTGATE_WEBHOOK_SCHEDULE_SCALE"] = "0.1"
+	h := e.StartHub()
+	c := NewCustomer(t, h)
+	c.Fund(h, 100)
+
+	// A user whose balance is empty, with an online host: the charge (step
+	// 5 of docs/billing.md) comes after the host_offline check, so only an
+	// online host shows the 402.
+	empty := NewCustomer(t, h)
+	emptyCreds := empty.CreateHost(h, "xl-empty")
+	e.StartAgent(emptyCreds, t.TempDir())
+	waitFor(t, 30*time.Second, "the empty user's agent online", func() bool { return empty.Connected(h, emptyCreds.HostID) })
+
+	dir := t.TempDir()
+	file := filepath.Join(dir, xlFileName)
+	if err := os.WriteFile(file, []byte(xlContent), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	deliveries, want := xlCaptureDeliveries(t, h, c)
+	deliveriesFile := filepath.Join(dir, "deliveries.json")
+	b, _ := json.Marshal(deliveries)
+	if err := os.WriteFile(deliveriesFile, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	want.Shell.Stdout, want.Shell.Stderr, want.Shell.ExitCode = "crosslang out ü\n", "crosslang err\n", 7
+	want.Read.Path, want.Read.Content, want.Read.Encoding, want.Read.Bytes = file, xlContent, "utf-8", int64(len(xlContent))
+	want.InsufficientBalance = xlRefusal{Status: 402, Error: "insufficient_balance", IsInsufficientBalance: true}
+	want.HostOffline = xlRefusal{Status: 409, Error: "host_offline", IsHostOffline: true}
+	want.WebhooksTampered = []string{"signature", "signature"}
+
+	results := map[string]xlResult{}
+	for _, l := range xlLangs() {
+		t.Run(l.name, func(t *testing.T) {
+			l.prepare(t)
+			env := map[string]string{"HOSTGATE_URL": h.URL, "HOSTGATE_API_KEY": c.Key, "XL_NAME": "xl-" + l.name}
+			cr := l.create(t, env)
+			if cr.Host.ID == "" || cr.Host.Name != "xl-"+l.name {
+				t.Fatalf("created host %+v, want one named xl-%s", cr.Host, l.name)
+			}
+			if cr.Credentials == nil || cr.Credentials.HostID != cr.Host.ID || cr.Credentials.SecretKey == "" || cr.Credentials.InstallToken == "" {
+				t.Fatalf("credentials %+v do not install host %s", cr.Credentials, cr.Host.ID)
+			}
+			if cr.OfflineHost.ID == "" || cr.OfflineHost.ID == cr.Host.ID || cr.OfflineHost.Name != "xl-"+l.name+"-offline" {
+				t.Fatalf("offline host %+v", cr.OfflineHost)
+			}
+			// The agent runs with exactly what the language printed.
+			var creds Credentials
+			raw, _ := json.Marshal(cr.Credentials)
+			if err := json.Unmarshal(raw, &creds); err != nil {
+				t.Fatal(err)
+			}
+			e.StartAgent(creds, t.TempDir())
+			waitFor(t, 30*time.Second, l.name+" host online", func() bool { return c.Connected(h, cr.Host.ID) })
+
+			maps := map[string]string{"XL_HOST_ID": cr.Host.ID, "XL_OFFLINE_HOST_ID": cr.OfflineHost.ID,
+				"XL_SHELL_PROGRAM": xlProgram, "XL_SHELL_ARGS": xlArgs, "XL_FILE": file,
+				"XL_EMPTY_KEY": empty.Key, "XL_EMPTY_HOST_ID": emptyCreds.HostID, "XL_DELIVERIES": deliveriesFile}
+			for k, v := range maps {
+				env[k] = v
+			}
+			got := l.run(t, env)
+			w := want
+			if !l.webhooks {
+				w.Webhooks, w.WebhooksTampered = nil, nil
+			}
+			if !reflect.DeepEqual(got, w) {
+				t.Fatalf("%s result:\n%s\nwant:\n%s", l.name, xlJSON(got), xlJSON(w))
+			}
+			results[l.name] = got
+		})
+	}
+
+	// All columns agree (each already equals the expectation; this states
+	// the cross-language claim on its own, on the fields every column has).
+	if len(results) < 2 {
+		return
+	}
+	base, ok := results["go"]
+	if !ok {
+		t.Fatalf("no Go result to compare with (%d columns ran)", len(results))
+	}
+	for name, r := range results {
+		b := base
+		if r.Webhooks == nil && r.WebhooksTampered == nil {
+			b.Webhooks, b.WebhooksTampered = nil, nil
+		}
+		if !reflect.DeepEqual(r, b) {
+			t.Errorf("%s and go differ:\n%s\n%s", name, xlJSON(r), xlJSON(b))
+		}
+	}
+	t.Logf("%d columns agree: %v", len(results), xlKeys(results))
+}
+
+func xlKeys(m map[string]xlResult) []string {
+	var out []string
+	for _, n := range []string{"go", "python", "typescript", "cli"} {
+		if _, ok := m[n]; ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func xlJSON(v any) string {
+	b, _ := json.MarshalIndent(v, "", "  ")
+	return string(b)
+}
+
+// xlCaptureDeliveries sends a host's L1 configuration to a receiver twice,
+// as Format A and then as Format B, and returns the two deliveries the hub
+// made, each with the secret it was signed with, and the expected verified
+// events.
+func xlCaptureDeliveries(t *testing.T, h *Hub, c Customer) ([]xlDelivery, xlResult) {
+	t.Helper()
+	var (
+		mu  sync.Mutex
+		got []xlDelivery
+	)
+	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		d := xlDelivery{Headers: map[string]string{}, BodyB64: base64.StdEncoding.EncodeToString(body)}
+		for k := range r.Header {
+			d.Headers[k] = r.Header.Get(k)
+		}
+		mu.Lock()
+		got = append(got, d)
+		mu.Unlock()
+		w.WriteHeader(http.StatusOK)
+	}))
+	t.Cleanup(rcv.Close)
+
+	ctx := context.Background()
+	sdk := hostgate.New(h.URL, c.Key)
+	host, creds, err := sdk.CreateHost(ctx, "xl-webhooks", 0, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := rcv.URL + "/l1"
+	secrets := []string{creds.SecretKey, "0a1b2c3d4e5f60718293a4b5c6d7e8f9", "f9e8d7c6b5a4938271605f4e3d2c1b0a"}
+	var want xlResult
+	for i, format := range []string{"A", "B"} {
+		put, err := sdk.PutL1Config(ctx, host.ID, hostgate.L1Config{BID: creds.BID + int64(i) + 1, SecretKey: secrets[i+1], URL: url, WebhookFormat: format})
+		if err != nil || put.DeliveryID == "" {
+			t.Fatalf("l1-config %s: %+v %v", format, put, err)
+		}
+		waitFor(t, 30*time.Second, "Format "+format+" delivery", func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			return len(got) > i
+		})
+		mu.Lock()
+		got[i].Secret = secrets[i]
+		delivery := got[i].Headers["X-Gateway-Delivery"]
+		mu.Unlock()
+		event := map[string]string{"A": hostgate.WebhookEventA, "B": hostgate.WebhookEventB}[format]
+		want.Webhooks = append(want.Webhooks, xlWebhook{Format: format, Event: event, DeliveryID: delivery,
+			HostID: host.ID, NewSecretKey: secrets[i+1], BID: creds.BID + int64(i) + 1, URL: url})
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 2 {
+		t.Fatalf("%d deliveries captured, want 2", len(got))
+	}
+	if !strings.HasPrefix(want.Webhooks[1].DeliveryID, "wd_") {
+		t.Fatalf("the Format B delivery id %q lacks wd_", want.Webhooks[1].DeliveryID)
+	}
+	return got, want
+}
+
+func xlLangs() []xlLang {
+	return []xlLang{
+		{name: "go", prepare: func(*testing.T) {}, create: xlGoCreate, run: xlGoRun, webhooks: true},
+		{name: "python", prepare: xlNeed("python3", ""), webhooks: true,
+			create: xlScriptPhase[xlCreated]("python3", "crosslang/scenario.py", "create"),
+			run:    xlScriptPhase[xlResult]("python3", "crosslang/scenario.py", "run")},
+		{name: "typescript", prepare: xlNeedTS, webhooks: true,
+			create: xlScriptPhase[xlCreated]("node", "crosslang/scenario.mjs", "create"),
+			run:    xlScriptPhase[xlResult]("node", "crosslang/scenario.mjs", "run")},
+		{name: "cli", prepare: xlNeedCLI, create: xlCLICreate, run: xlCLIRun},
+	}
+}
+
+// --- Go: the SDK in this process ------------------------------------------
+
+func xlGoCreate(t *testing.T, env map[string]string) xlCreated {
+	ctx := context.Background()
+	c := hostgate.New(env["HOSTGATE_URL"], env["HOSTGATE_API_KEY"])
+	host, creds, err := c.CreateHost(ctx, env["XL_NAME"], 0, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, _, err := c.CreateHost(ctx, env["XL_NAME"]+"-offline", 0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return xlCreated{Host: host, Credentials: creds, OfflineHost: off}
+}
+
+func xlGoRefusal(err error) xlRefusal {
+	if e, ok := errors.AsType[*hostgate.Error](err); ok {
+		return xlRefusal{Status: e.Status, Error: e.Code, IsInsufficientBalance: hostgate.IsInsufficientBalance(err), IsHostOffline: hostgate.IsHostOffline(err)}
+	}
+	return xlRefusal{Status: 200, Error: fmt.Sprint(err)}
+}
+
+func xlGoRun(t *testing.T, env map[string]string) xlResult {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c := hostgate.New(env["HOSTGATE_URL"], env["HOSTGATE_API_KEY"])
+	var r xlResult
+	sh, err := c.Shell(ctx, env["XL_HOST_ID"], env["XL_SHELL_PROGRAM"], env["XL_SHELL_ARGS"], 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Shell.Stdout, r.Shell.Stderr, r.Shell.ExitCode, r.Shell.TimedOut = sh.Stdout, sh.Stderr, sh.ExitCode, sh.TimedOut
+	rd, err := c.ReadString(ctx, env["XL_HOST_ID"], env["XL_FILE"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Read.Path, r.Read.Content, r.Read.Encoding, r.Read.Bytes = rd.Path, rd.Content, rd.Encoding, rd.Bytes
+	_, err = hostgate.New(env["HOSTGATE_URL"], env["XL_EMPTY_KEY"]).Shell(ctx, env["XL_EMPTY_HOST_ID"], env["XL_SHELL_PROGRAM"], env["XL_SHELL_ARGS"], 30)
+	r.InsufficientBalance = xlGoRefusal(err)
+	_, err = c.Shell(ctx, env["XL_OFFLINE_HOST_ID"], env["XL_SHELL_PROGRAM"], env["XL_SHELL_ARGS"], 30)
+	r.HostOffline = xlGoRefusal(err)
+
+	b, err := os.ReadFile(env["XL_DELIVERIES"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ds []xlDelivery
+	if err := json.Unmarshal(b, &ds); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range ds {
+		hdr := http.Header{}
+		for k, v := range d.Headers {
+			hdr.Set(k, v)
+		}
+		body, _ := base64.StdEncoding.DecodeString(d.BodyB64)
+		ev, err := hostgate.VerifyWebhook(hdr, body, d.Secret)
+		if err != nil {
+			t.Fatalf("verify: %v", err)
+		}
+		r.Webhooks = append(r.Webhooks, xlWebhook{Format: ev.Format, Event: ev.Event, DeliveryID: ev.DeliveryID,
+			HostID: ev.HostID, NewSecretKey: ev.NewSecretKey, BID: ev.BID, URL: ev.URL})
+		_, err = hostgate.VerifyWebhook(hdr, append(body, ' '), d.Secret)
+		if ve, ok := errors.AsType[*hostgate.WebhookVerificationError](err); ok {
+			r.WebhooksTampered = append(r.WebhooksTampered, ve.Reason)
+		} else {
+			r.WebhooksTampered = append(r.WebhooksTampered, fmt.Sprintf("accepted (%v)", err))
+		}
+	}
+	return r
+}
+
+// --- Python and TypeScript: scripts in two phases --------------------------
+
+func xlNeed(bin, what string) func(*testing.T) {
+	return func(t *testing.T) {
+		if _, err := exec.LookPath(bin); err != nil {
+			skipOrFail(t, "%s is not installed%s", bin, what)
+		}
+	}
+}
+
+func xlNeedTS(t *testing.T) {
+	xlNeed("node", "")(t)
+	if _, err := os.Stat(filepath.Join("..", "sdk", "typescript", "dist", "index.js")); err != nil {
+		skipOrFail(t, "the TypeScript SDK is not built: run make test (or npm --prefix sdk/typescript ci && npm --prefix sdk/typescript run build)")
+	}
+}
+
+// xlScriptPhase runs `bin script phase` with env (the Python SDK on
+// PYTHONPATH) and decodes its stdout strictly into T.
+func xlScriptPhase[T any](bin, script, phase string) func(t *testing.T, env map[string]string) T {
+	return func(t *testing.T, env map[string]string) T {
+		t.Helper()
+		cmd := exec.Command(bin, script, phase)
+		cmd.Env = append(os.Environ(), "PYTHONPATH="+filepath.Join("..", "sdk", "python", "src"))
+		for k, v := range env {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%s %s %s: %v\nstdout: %s\nstderr: %s", bin, script, phase, err, stdout.String(), stderr.String())
+		}
+		return xlDecode[T](t, stdout.Bytes())
+	}
+}
+
+// xlDecode decodes one JSON document, refusing unknown fields in a result
+// (a script printing more than the schema says is a mismatch too).
+func xlDecode[T any](t *testing.T, b []byte) T {
+	t.Helper()
+	var v T
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if _, isResult := any(v).(xlResult); isResult {
+		dec.DisallowUnknownFields()
+	}
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("decode %s: %v", b, err)
+	}
+	return v
+}
+
+// --- CLI: cmd/hostgate-cli, with --json ------------------------------------
+
+var (
+	xlCLIOnce sync.Once
+	xlCLIBin  string
+	xlCLIErr  error
+)
+
+func xlNeedCLI(t *testing.T) {
+	if _, err := os.Stat(filepath.Join("..", "cmd", "hostgate-cli")); err != nil {
+		skipOrFail(t, "cmd/hostgate-cli does not exist yet (issue 19, item 3): the CLI column cannot run")
+	}
+	hub, _ := binaries(t)
+	xlCLIOnce.Do(func() {
+		xlCLIBin = filepath.Join(filepath.Dir(hub), "hostgate-cli-crosslang")
+		if out, err := exec.Command("go", "build", "-o", xlCLIBin, "hostgate/cmd/hostgate-cli").CombinedOutput(); err != nil {
+			xlCLIErr = fmt.Errorf("%v\n%s", err, out)
+		}
+	})
+	if xlCLIErr != nil {
+		t.Fatalf("build hostgate-cli: %v", xlCLIErr)
+	}
+}
+
+// xlCLI runs hostgate-cli --json args with HOSTGATE_URL and
+// HOSTGATE_API_KEY from env and returns stdout, stderr and the exit status.
+func xlCLI(t *testing.T, env map[string]string, key string, args ...string) (stdout, stderr []byte, code int) {
+	t.Helper()
+	cmd := exec.Command(xlCLIBin, append([]string{"--json"}, args...)...)
+	// Only the test's configuration: no HOSTGATE_* of this process, no
+	// config file of the user running it.
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "HOSTGATE_") && !strings.HasPrefix(kv, "XDG_CONFIG_HOME=") && !strings.HasPrefix(kv, "HOME=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir(),
+		"HOSTGATE_URL="+env["HOSTGATE_URL"], "HOSTGATE_API_KEY="+key)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	if err != nil {
+		if _, ok := errors.AsType[*exec.ExitError](err); !ok {
+			t.Fatalf("hostgate-cli %v: %v", args, err)
+		}
+	}
+	return o.Bytes(), e.Bytes(), cmd.ProcessState.ExitCode()
+}
+
+func xlCLIOK(t *testing.T, env map[string]string, args ...string) []byte {
+	t.Helper()
+	out, errOut, code := xlCLI(t, env, env["HOSTGATE_API_KEY"], args...)
+	if code != 0 {
+		t.Fatalf("hostgate-cli %v: exit %d\nstdout: %s\nstderr: %s", args, code, out, errOut)
+	}
+	return out
+}
+
+func xlCLICreate(t *testing.T, env map[string]string) xlCreated {
+	var cr, off xlCreated
+	cr = xlDecode[xlCreated](t, xlCLIOK(t, env, "hosts", "create", env["XL_NAME"], "--credentials"))
+	off = xlDecode[xlCreated](t, xlCLIOK(t, env, "hosts", "create", env["XL_NAME"]+"-offline", "--credentials"))
+	cr.OfflineHost = off.Host
+	return cr
+}
+
+// xlCLIRefusal runs a shell that must fail with an API error: exit 1 and
+// {status, error, message} as the last line on stderr. The CLI has no predicates; the
+// columns compare the code the error carries.
+func xlCLIRefusal(t *testing.T, env map[string]string, key, hostID string) xlRefusal {
+	t.Helper()
+	out, errOut, code := xlCLI(t, env, key, "shell", hostID, "--", xlProgram, "-c", xlScript)
+	if code != 1 {
+		t.Errorf("hostgate-cli shell %s: exit %d, want 1 for an API error\nstdout: %s\nstderr: %s", hostID, code, out, errOut)
+	}
+	var e struct {
+		Status  int    `json:"status"`
+		Error   string `json:"error"`
+		Message string `json:"message"`
+	}
+	// docs/cli.md: an error line for people, then (--json) the JSON line.
+	lines := strings.Split(strings.TrimSpace(string(errOut)), "\n")
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &e); err != nil || e.Message == "" {
+		t.Errorf("hostgate-cli shell %s: stderr %q is not {status, error, message}: %v", hostID, errOut, err)
+	}
+	return xlRefusal{Status: e.Status, Error: e.Error, IsInsufficientBalance: e.Error == "insufficient_balance", IsHostOffline: e.Error == "host_offline"}
+}
+
+func xlCLIRun(t *testing.T, env map[string]string) xlResult {
+	var r xlResult
+	// The remote exit status is the CLI's own.
+	out, errOut, code := xlCLI(t, env, env["HOSTGATE_API_KEY"], "shell", env["XL_HOST_ID"], "--", xlProgram, "-c", xlScript)
+	if code != 7 {
+		t.Errorf("hostgate-cli shell: exit %d, want the remote 7\nstderr: %s", code, errOut)
+	}
+	if err := json.Unmarshal(out, &r.Shell); err != nil {
+		t.Fatalf("hostgate-cli shell: %q: %v", out, err)
+	}
+	if err := json.Unmarshal(xlCLIOK(t, env, "read", env["XL_HOST_ID"], env["XL_FILE"]), &r.Read); err != nil {
+		t.Fatalf("hostgate-cli read: %v", err)
+	}
+	r.InsufficientBalance = xlCLIRefusal(t, env, env["XL_EMPTY_KEY"], env["XL_EMPTY_HOST_ID"])
+	r.HostOffline = xlCLIRefusal(t, env, env["HOSTGATE_API_KEY"], env["XL_OFFLINE_HOST_ID"])
+	return r
+}
+
+// TestReadmeExamples runs the example of each SDK's README as written,
+// against a hub and a real agent, through the SDK installed the way its
+// README says (issue 19, item 5): the Go program in a module of its own
+// with a replace directive, the Python one from a venv the offline pip
+// command installed the package into, the TypeScript one from a project the
+// `npm pack` tarball was installed into. Each prints the host's name, that
+// it is online, exit status 0 and `uname -a`.
+func TestReadmeExamples(t *testing.T) {
+	e := NewEnv(t, false)
+	h := e.StartHub()
+	c := NewCustomer(t, h)
+	c.Fund(h, 30)
+	creds := c.CreateHost(h, "readme-host")
+	e.StartAgent(creds, t.TempDir())
+	waitFor(t, 30*time.Second, "agent online", func() bool { return c.Connected(h, creds.HostID) })
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "HOSTGATE_URL="+h.URL, "HOSTGATE_API_KEY="+c.Key, "HOSTGATE_HOST_ID="+creds.HostID)
+	check := func(t *testing.T, out []byte, online string) {
+		t.Helper()
+		want := "readme-host " + online + " 0 Linux "
+		if !strings.HasPrefix(string(out), want) {
+			t.Fatalf("the example printed %q, want it to start with %q", out, want)
+		}
+	}
+
+	t.Run("go", func(t *testing.T) {
+		src := readmeBlock(t, filepath.Join(root, "sdk/go/README.md"), "go")
+		if f, err := format.Source(src); err != nil || !bytes.Equal(f, src) {
+			t.Fatalf("the README's program is not gofmt-clean (%v)", err)
+		}
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "main.go"), src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		readmeRun(t, dir, nil, "go", "mod", "init", "hello")
+		readmeRun(t, dir, nil, "go", "mod", "edit", "-require=hostgate@v0.0.0", "-replace=hostgate="+root)
+		check(t, readmeRun(t, dir, env, "go", "run", "."), "true")
+	})
+
+	t.Run("python", func(t *testing.T) {
+		py := readmePython(t)
+		// The README's offline install, from a copy (pip builds in place).
+		pkg := filepath.Join(t.TempDir(), "python")
+		if err := os.CopyFS(pkg, os.DirFS(filepath.Join(root, "sdk/python"))); err != nil {
+			t.Fatal(err)
+		}
+		venv := filepath.Join(t.TempDir(), "venv")
+		readmeRun(t, "", nil, py, "-m", "venv", "--system-site-packages", venv)
+		pyenv := []string{"PIP_NO_INDEX=1", "PYTHONPATH="}
+		readmeRun(t, "", append(os.Environ(), pyenv...), filepath.Join(venv, "bin/pip"), "install", "--no-build-isolation", pkg)
+		vpy := filepath.Join(venv, "bin/python")
+		where := strings.TrimSpace(string(readmeRun(t, t.TempDir(), append(os.Environ(), pyenv...), vpy, "-c",
+			"import hostgate, importlib.metadata as m, os; print(hostgate.__version__, m.version('hostgate'), "+
+				"os.path.exists(os.path.join(os.path.dirname(hostgate.__file__), 'py.typed')), hostgate.__file__)")))
+		if want := hostgate.Version + " " + hostgate.Version + " True " + venv; !strings.HasPrefix(where, want) {
+			t.Fatalf("installed package: %q, want %q…", where, want)
+		}
+		src := readmeBlock(t, filepath.Join(root, "sdk/python/README.md"), "python")
+		check(t, readmeRun(t, t.TempDir(), append(env, pyenv...), vpy, "-c", string(src)), "True")
+	})
+
+	t.Run("typescript", func(t *testing.T) {
+		xlNeed("npm", "")(t)
+		sdk := filepath.Join(root, "sdk/typescript")
+		if _, err := os.Stat(filepath.Join(sdk, "node_modules", ".package-lock.json")); err != nil {
+			skipOrFail(t, "sdk/typescript has no node_modules: run make test (or npm --prefix sdk/typescript ci)")
+		}
+		packs := t.TempDir()
+		readmeRun(t, sdk, nil, "npm", "pack", "--pack-destination", packs) // prepack builds dist/
+		tgz := filepath.Join(packs, "hostgate-sdk-"+hostgate.Version+".tgz")
+		list := string(readmeRun(t, "", nil, "tar", "tzf", tgz))
+		for _, f := range []string{"package/package.json", "package/README.md", "package/dist/index.js", "package/dist/index.d.ts",
+			"package/dist/schema.d.ts", "package/dist/version.js"} {
+			if !strings.Contains(list, f+"\n") {
+				t.Errorf("the tarball lacks %s:\n%s", f, list)
+			}
+		}
+		for _, f := range []string{"package/src/", "package/test/", "package/node_modules/", "package/scripts/"} {
+			if strings.Contains(list, f) {
+				t.Errorf("the tarball holds %s:\n%s", f, list)
+			}
+		}
+		proj := t.TempDir()
+		if err := os.WriteFile(filepath.Join(proj, "package.json"), []byte(`{"name":"readme-example","private":true,"type":"module"}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		readmeRun(t, proj, nil, "npm", "install", "--no-audit", "--no-fund", tgz)
+		v := readmeRun(t, proj, nil, "node", "-e", "import('@hostgate/sdk').then((m) => console.log(m.VERSION))")
+		if strings.TrimSpace(string(v)) != hostgate.Version {
+			t.Fatalf("installed VERSION %q, want %q", v, hostgate.Version)
+		}
+		src := readmeBlock(t, filepath.Join(root, "sdk/typescript/README.md"), "js")
+		if err := os.WriteFile(filepath.Join(proj, "example.mjs"), src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		check(t, readmeRun(t, proj, env, "node", "example.mjs"), "true")
+	})
+}
+
+// readmeBlock is the first ```lang block of a README; the examples must
+// stay five lines (the Go one: five lines in main).
+func readmeBlock(t *testing.T, path, lang string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "\n```"+lang+"\n")
+	block, _, closed := strings.Cut(rest, "\n```\n")
+	if !ok || !closed {
+		t.Fatalf("%s has no ```%s block", path, lang)
+	}
+	lines := strings.Split(block, "\n")
+	if lang == "go" {
+		_, body, _ := strings.Cut(block, "func main() {\n")
+		lines = nil
+		for l := range strings.SplitSeq(body, "\n") {
+			if t := strings.TrimSpace(l); t != "" && t != "}" && !strings.HasPrefix(t, "if err != nil") && !strings.HasPrefix(t, "log.Fatal(err)") {
+				lines = append(lines, l)
+			}
+		}
+	}
+	if len(lines) != 5 {
+		t.Fatalf("%s: the example has %d lines, want 5:\n%s", path, len(lines), block)
+	}
+	return []byte(block + "\n")
+}
+
+// readmeRun runs a command (env nil: this process's) and returns its
+// stdout, failing the test with both outputs when it fails.
+func readmeRun(t *testing.T, dir string, env []string, name string, args ...string) []byte {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir, cmd.Env = dir, env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s %s: %v\nstdout: %s\nstderr: %s", name, strings.Join(args, " "), err, stdout.String(), stderr.String())
+	}
+	return stdout.Bytes()
+}
+
+// readmePython is a Python that can make the README's offline install: a
+// venv whose pip builds with the interpreter's own setuptools and wheel
+// (Debian's python3-venv, python3-setuptools and python3-wheel).
+func readmePython(t *testing.T) string {
+	t.Helper()
+	var tried []string
+	for _, c := range []string{"python3", "/usr/bin/python3"} {
+		p, err := exec.LookPath(c)
+		if err != nil {
+			continue
+		}
+		if exec.Command(p, "-c", "import ensurepip, venv, setuptools, wheel").Run() == nil {
+			return p
+		}
+		tried = append(tried, p)
+	}
+	skipOrFail(t, "no python3 with venv, ensurepip, setuptools and wheel (tried %v): apt-get install python3-venv python3-setuptools python3-wheel", tried)
+	return ""
+}
