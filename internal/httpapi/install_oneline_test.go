@@ -154,6 +154,10 @@ func TestOneLineInstallWithoutAgent(t *testing.T) {
 	key := apiKey(t, h, h.Register(t).AccessToken)
 	hs, c := createWithCreds(t, h, key)
 	h.Client(t).Do("GET", "/install/"+c.InstallToken+".ps1", nil).Want(t, 503, "exe_not_configured")
-	h.Client(t).Do("GET", "/install/"+c.InstallToken+".sh", nil).Want(t, 503, "exe_not_configured")
+	r := h.Client(t).Do("GET", "/install/"+c.InstallToken+".sh", nil).Want(t, 503, "exe_not_configured")
+	// Both refusals say how to give the hub its agents.
+	if !strings.Contains(string(r.Body), "make build") || !strings.Contains(string(r.Body), "HOSTGATE_AGENT_DIR") {
+		t.Errorf(".sh refusal %s", r.Body)
+	}
 	online(t, h, hs.ID, c.InstallToken).Want(t, 200, "")
 }

@@ -34,7 +34,8 @@ var LinuxArchs = []string{"amd64", "arm64"}
 // before spending the install token.
 func CheckShell(bins []Binary) error {
 	if len(bins) == 0 {
-		return apperr.New(CodeExeNotConfigured, "this hub has no Linux agent binary to install")
+		return apperr.New(CodeExeNotConfigured, "this hub has no Linux agent binary to install: it serves no hostgate-agent-linux-amd64 or "+
+			"hostgate-agent-linux-arm64 (build the hub with `make build`, or point HOSTGATE_AGENT_DIR at a directory holding them)")
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -69,7 +70,11 @@ func WithPrefix(prefix string) Option {
 
 // WithRoundTrip calls observe after every round trip to Redis (a command,
 // or a pipeline as one), with its duration and error; a missing key
-// (redis.Nil) is not an error. The hub's metrics use it.
+// (redis.Nil) is not an error, and neither is a Redis older than 7.2
+// refusing a command go-redis sends by itself on each new connection and
+// then ignores (driverOptional). The hub's metrics use it, and an alert
+// on their error count (docs/operations-guide.md) must not fire for a
+// healthy Redis 7.0.
 func WithRoundTrip(observe func(took time.Duration, err error)) Option {
 	return func(c *Coord) { c.rdb.AddHook(roundTripHook(observe)) }
 }
@@ -82,7 +87,7 @@ func (h roundTripHook) ProcessHook(next goredis.ProcessHook) goredis.ProcessHook
 	return func(ctx context.Context, cmd goredis.Cmder) error {
 		start := time.Now()
 		err := next(ctx, cmd)
-		h.observe(start, err)
+		h.observe(start, roundTripErr(err, cmd))
 		return err
 	}
 }
@@ -91,16 +96,70 @@ func (h roundTripHook) ProcessPipelineHook(next goredis.ProcessPipelineHook) gor
 	return func(ctx context.Context, cmds []goredis.Cmder) error {
 		start := time.Now()
 		err := next(ctx, cmds)
-		h.observe(start, err)
+		h.observe(start, roundTripErr(err, cmds...))
 		return err
 	}
 }
 
 func (h roundTripHook) observe(start time.Time, err error) {
-	if errors.Is(err, goredis.Nil) {
-		err = nil
-	}
 	h(time.Since(start), err)
+}
+
+// roundTripErr is the failure of a round trip that returned err for cmds,
+// or nil when it only found no key (redis.Nil) or Redis refused a
+// driverOptional command. A pipeline's err is its first failed command's,
+// so a GET of a missing key ahead of a failed command still counts as
+// failed.
+func roundTripErr(err error, cmds ...goredis.Cmder) error {
+	if err == nil {
+		return nil
+	}
+	if len(cmds) == 1 {
+		if excused(cmds[0], err) {
+			return nil
+		}
+		return err
+	}
+	explained := false // err is the error of one of cmds
+	for _, c := range cmds {
+		e := c.Err()
+		switch {
+		case e == nil:
+		case excused(c, e):
+			explained = true
+		default:
+			return e
+		}
+	}
+	if explained || errors.Is(err, goredis.Nil) {
+		return nil
+	}
+	return err // a failure no command carries, e.g. the connection's
+}
+
+// excused reports whether err, returned for cmd, is no failure: no key, or
+// Redis's refusal (a reply, not a broken connection) of a driverOptional
+// command.
+func excused(cmd goredis.Cmder, err error) bool {
+	if errors.Is(err, goredis.Nil) {
+		return true
+	}
+	_, reply := errors.AsType[goredis.Error](err)
+	return reply && driverOptional(cmd)
+}
+
+// driverOptional reports whether cmd is one that go-redis sends on its own
+// while opening a connection and whose refusal it ignores: CLIENT SETINFO
+// (Redis 7.2 and later) and CLIENT MAINT_NOTIFICATIONS (Redis 8 and
+// later). Older servers answer "ERR unknown subcommand" to each new
+// connection. The hub itself never sends CLIENT.
+func driverOptional(cmd goredis.Cmder) bool {
+	args := cmd.Args()
+	if cmd.Name() != "client" || len(args) < 2 {
+		return false
+	}
+	sub, _ := args[1].(string)
+	return strings.EqualFold(sub, "setinfo") || strings.EqualFold(sub, "maint_notifications")
 }
 
 // Open connects to the redis:// (or rediss://) URL and pings it once, so a

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -445,5 +446,62 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatalf("got error %v, want nil", err)
+	}
+}
+
+// TestRoundTripsCountOnlyFailures: a healthy Redis (of any version: 7.0
+// refuses CLIENT SETINFO, which go-redis sends on every new connection)
+// yields no failed round trip through the coordinator's own calls, a
+// missing key included, so an alert on the error count stays quiet; a
+// command Redis refuses is one.
+func TestRoundTripsCountOnlyFailures(t *testing.T) {
+	ctx, prefix := t.Context(), redistest.Prefix(t)
+	var mu sync.Mutex
+	var ok, failed []string
+	c, err := redis.Open(ctx, redistest.URL(t), redis.WithPrefix(prefix), redis.WithRoundTrip(func(_ time.Duration, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			failed = append(failed, err.Error())
+		} else {
+			ok = append(ok, "")
+		}
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	// Several at once, so that the pool opens more than one connection.
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			key := "counter" + strconv.Itoa(i)
+			if _, err := c.Incr(ctx, key, time.Minute); err != nil {
+				t.Error(err)
+			}
+			if _, found, err := c.TakeTicket(ctx, "no-such-ticket"+strconv.Itoa(i)); err != nil || found {
+				t.Errorf("TakeTicket: %v, %v", found, err)
+			}
+			must(t, c.SetPresence(ctx, "h"+strconv.Itoa(i), "inst", time.Minute))
+			must(t, c.Ping(ctx))
+		})
+	}
+	wg.Wait()
+	mu.Lock()
+	if len(failed) != 0 || len(ok) < 8*4 {
+		t.Errorf("after a healthy workload: %d ok, failed %q; want at least 32 ok and none failed", len(ok), failed)
+	}
+	mu.Unlock()
+
+	// A counter key holding text: INCR fails, and that is one failure.
+	raw := rawClient(t)
+	must(t, raw.Set(ctx, prefix+"text", "not a number", time.Minute).Err())
+	if _, err := c.Incr(ctx, "text", time.Minute); err == nil {
+		t.Fatal("Incr of a text value succeeded")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(failed) != 1 {
+		t.Errorf("after a refused INCR: failed %q, want one", failed)
 	}
 }
