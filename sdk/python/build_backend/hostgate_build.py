@@ -109,6 +109,8 @@ def read_pyproject(path: str = "") -> dict:
         m = re.fullmatch(r"\[\s*([A-Za-z0-9_.-]+)\s*\]", line)
         if m:
             table = m.group(1)
+            if table.startswith("project."):
+                raise BuildError("%s: [%s] is not supported by build_backend/hostgate_build.py" % (where, table))
             continue
         if line.startswith("["):
             raise BuildError("%s: unsupported table header %r" % (where, line))

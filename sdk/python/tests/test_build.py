@@ -119,7 +119,7 @@ class BuildTest(unittest.TestCase):
         self.assertEqual((p["version"], p["description"], p["dependencies"], p["license"]),
                          ("1.2.3", "d # not a comment", ["a>=1", "b"], {"text": "x"}))
         for extra in ('authors = [{name = "x"}]\n', 'dependencies = [\n  "a",\n]\n', "dynamic = []\n",
-                      "license = \"MIT\"\n", 'version = "1.2.4"\n', "version = 1\n", "[[project.urls]]\n"):
+                      "license = \"MIT\"\n", 'version = "1.2.4"\n', "version = 1\n", "[[project.urls]]\n", "[project.urls]\nhome = \"x\"\n"):
             with open(path, "w") as f:
                 f.write(good + extra)
             with self.assertRaises(hostgate_build.BuildError, msg=extra):
