@@ -537,10 +537,11 @@ func xlCLIRun(t *testing.T, env map[string]string) xlResult {
 // TestReadmeExamples runs the example of each SDK's README as written,
 // against a hub and a real agent, through the SDK installed the way its
 // README says (issue 19, item 5): the Go program in a module of its own
-// with a replace directive, the Python one from a venv the offline pip
-// command installed the package into, the TypeScript one from a project the
-// `npm pack` tarball was installed into. Each prints the host's name, that
-// it is online, exit status 0 and `uname -a`.
+// with a replace directive, the Python one from the plain venv the README's
+// install commands (venv, pip install, no index) put the package into, the
+// TypeScript one from a project the `npm pack` tarball was installed into.
+// Each prints the host's name, that it is online, exit status 0 and
+// `uname -a`.
 func TestReadmeExamples(t *testing.T) {
 	e := NewEnv(t, false)
 	h := e.StartHub()
@@ -578,15 +579,31 @@ func TestReadmeExamples(t *testing.T) {
 
 	t.Run("python", func(t *testing.T) {
 		py := readmePython(t)
-		// The README's offline install, from a copy (pip builds in place).
+		// The README's install commands as written, with its venv and
+		// ./sdk/python swapped for temporary ones (a copy of the package:
+		// pip imports the build backend from the tree) and python3 for the
+		// Python found. PIP_NO_INDEX: pip may fetch nothing.
 		pkg := filepath.Join(t.TempDir(), "python")
 		if err := os.CopyFS(pkg, os.DirFS(filepath.Join(root, "sdk/python"))); err != nil {
 			t.Fatal(err)
 		}
 		venv := filepath.Join(t.TempDir(), "venv")
-		readmeRun(t, "", nil, py, "-m", "venv", "--system-site-packages", venv)
-		pyenv := []string{"PIP_NO_INDEX=1", "PYTHONPATH="}
-		readmeRun(t, "", append(os.Environ(), pyenv...), filepath.Join(venv, "bin/pip"), "install", "--no-build-isolation", pkg)
+		pyenv := []string{"PIP_NO_INDEX=1", "PIP_DISABLE_PIP_VERSION_CHECK=1", "PYTHONPATH=", "PYTHONNOUSERSITE=1"}
+		var last []byte
+		for _, line := range readmeInstall(t, filepath.Join(root, "sdk/python/README.md")) {
+			line = strings.ReplaceAll(strings.ReplaceAll(line, "/tmp/hostgate-venv", venv), "./sdk/python", pkg)
+			if rest, ok := strings.CutPrefix(line, "python3 "); ok {
+				line = py + " " + rest
+			}
+			last = readmeRun(t, t.TempDir(), append(os.Environ(), pyenv...), "sh", "-c", line)
+		}
+		if got := strings.TrimSpace(string(last)); got != hostgate.Version {
+			t.Fatalf("the README's install printed %q, want the version %q", got, hostgate.Version)
+		}
+		cfg, err := os.ReadFile(filepath.Join(venv, "pyvenv.cfg"))
+		if err != nil || !strings.Contains(string(cfg), "include-system-site-packages = false") {
+			t.Fatalf("the README's venv is not a plain one (%v):\n%s", err, cfg)
+		}
 		vpy := filepath.Join(venv, "bin/python")
 		where := strings.TrimSpace(string(readmeRun(t, t.TempDir(), append(os.Environ(), pyenv...), vpy, "-c",
 			"import hostgate, importlib.metadata as m, os; print(hostgate.__version__, m.version('hostgate'), "+
@@ -679,9 +696,9 @@ func readmeRun(t *testing.T, dir string, env []string, name string, args ...stri
 	return stdout.Bytes()
 }
 
-// readmePython is a Python that can make the README's offline install: a
-// venv whose pip builds with the interpreter's own setuptools and wheel
-// (Debian's python3-venv, python3-setuptools and python3-wheel).
+// readmePython is a Python that can make the README's install: one with
+// venv and ensurepip (Debian's python3-venv). The package builds with its
+// own standard-library backend, so nothing else is needed.
 func readmePython(t *testing.T) string {
 	t.Helper()
 	var tried []string
@@ -690,11 +707,33 @@ func readmePython(t *testing.T) string {
 		if err != nil {
 			continue
 		}
-		if exec.Command(p, "-c", "import ensurepip, venv, setuptools, wheel").Run() == nil {
+		if exec.Command(p, "-c", "import ensurepip, venv, sys; sys.exit(sys.version_info < (3, 9))").Run() == nil {
 			return p
 		}
 		tried = append(tried, p)
 	}
-	skipOrFail(t, "no python3 with venv, ensurepip, setuptools and wheel (tried %v): apt-get install python3-venv python3-setuptools python3-wheel", tried)
+	skipOrFail(t, "no python3 ≥ 3.9 with venv and ensurepip (tried %v): apt-get install python3-venv", tried)
 	return ""
+}
+
+// readmeInstall is the lines of the ```sh block of a README's "## Install"
+// section: a venv, pip install into it, and a line printing the version.
+func readmeInstall(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(b), "\n## Install\n")
+	sec, _, _ = strings.Cut(sec, "\n## ")
+	_, rest, fenced := strings.Cut(sec, "\n```sh\n")
+	block, _, closed := strings.Cut(rest, "\n```\n")
+	if !ok || !fenced || !closed {
+		t.Fatalf("%s has no ```sh block under ## Install", path)
+	}
+	lines := strings.Split(block, "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "python3 -m venv ") || !strings.Contains(lines[1], "/bin/pip install ./sdk/python") {
+		t.Fatalf("%s: the install block is not venv, pip install ./sdk/python, version:\n%s", path, block)
+	}
+	return lines
 }
