@@ -86,7 +86,7 @@ class BuildTest(unittest.TestCase):
         self.assertEqual(msg["Version"], VERSION)
         self.assertEqual(msg["Summary"], project["description"])
         self.assertEqual(msg["Requires-Python"], ">=3.9")
-        self.assertEqual(msg["License"], project["license"]["text"])
+        self.assertEqual(msg["License"], project.get("license", {}).get("text"))
         self.assertEqual(msg["Description-Content-Type"], "text/markdown")
         self.assertIsNone(msg["Requires-Dist"])
         self.assertEqual(msg.get_payload(), readme())
