@@ -268,19 +268,24 @@ func (b *Browser) Type(id, text string) {
 // TypeSel is Type for a CSS selector.
 func (b *Browser) TypeSel(sel, text string) {
 	b.t.Helper()
-	// Clearing through the native setter, which React's onChange sees.
+	// Clearing through the native setter, which React's onChange sees, and
+	// focusing it for the key events. (chromedp.SendKeys reads the node's
+	// attributes without the lock its DOM event handler writes them under,
+	// which the race detector reports; key events to the focused element
+	// need no node.)
 	clear := fmt.Sprintf(`(() => {
 		const el = document.querySelector(%q);
 		if (!el) return false;
 		const proto = el.tagName === 'TEXTAREA' ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
 		Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, '');
 		el.dispatchEvent(new Event('input', {bubbles: true}));
-		return true;
+		el.focus();
+		return document.activeElement === el;
 	})()`, sel)
 	b.run(15*time.Second, "type into "+sel,
 		chromedp.WaitVisible(chromedp.CSS(sel)),
-		discard(chromedp.Evaluate[bool](clear)),
-		chromedp.SendKeys(chromedp.CSS(sel), text))
+		discard(chromedp.Poll[bool](clear)),
+		chromedp.KeyEvent(text))
 }
 
 // Text is the text of the element of a test id (waiting for it to exist).
