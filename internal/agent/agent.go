@@ -22,8 +22,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"path/filepath"
 	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -72,11 +72,11 @@ type Agent struct {
 	skewMs    atomic.Int64 // hub clock minus local clock, from welcome
 	running   atomic.Bool
 	cmds      sync.WaitGroup
-	upg       *upgrader // this run's; serves agent.upgrade
-	l1        *l1Run    // this run's local L1 listener and reporter
-	rl        reloader  // settings.update → soft restart
+	upg       *upgrader     // this run's; serves agent.upgrade
+	l1        *l1Run        // this run's local L1 listener and reporter
+	rl        reloader      // settings.update → soft restart
 	nonces    *loggedNonces // the local listener's, kept in the state directory
-	ptys      *pty.Manager // the terminal sessions of this Run, over every connection
+	ptys      *pty.Manager  // the terminal sessions of this Run, over every connection
 
 	drainMu  sync.Mutex
 	draining bool // stopping for a restart: new commands are refused
