@@ -23,6 +23,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -71,11 +72,11 @@ type Agent struct {
 	skewMs    atomic.Int64 // hub clock minus local clock, from welcome
 	running   atomic.Bool
 	cmds      sync.WaitGroup
-	upg       *upgrader // this run's; serves agent.upgrade
-	l1        *l1Run    // this run's local L1 listener and reporter
-	rl        reloader  // settings.update → soft restart
-	nonces    *l1.MemoryNonces
-	ptys      *pty.Manager // the terminal sessions of this Run, over every connection
+	upg       *upgrader     // this run's; serves agent.upgrade
+	l1        *l1Run        // this run's local L1 listener and reporter
+	rl        reloader      // settings.update → soft restart
+	nonces    *loggedNonces // the local listener's, kept in the state directory
+	ptys      *pty.Manager  // the terminal sessions of this Run, over every connection
 
 	drainMu  sync.Mutex
 	draining bool // stopping for a restart: new commands are refused
@@ -106,7 +107,8 @@ func New(cfg Config, log *slog.Logger) (*Agent, error) {
 	}
 	// Fail at once, in one line, when the state directory cannot be
 	// written, rather than retrying for ever on every token save.
-	if _, err := PrepareStateDir(s.StateDir); err != nil {
+	dir, err := PrepareStateDir(s.StateDir)
+	if err != nil {
 		return nil, err
 	}
 	if err := s.applySavedSettings(); err != nil {
@@ -121,12 +123,18 @@ func New(cfg Config, log *slog.Logger) (*Agent, error) {
 		log:     log,
 		reg:     s.Commands,
 		seen:    newIDSet(seenIDs),
-		nonces:  l1.NewMemoryNonces(l1NonceLimit),
 		sampler: s.Sampler,
 		backoff: Backoff{Base: s.BackoffBase, Cap: s.BackoffCap},
 		hub: &hubClient{base: s.apiBase, hostID: s.hostID, key: s.key, version: s.AgentVersion,
 			http: &http.Client{Timeout: s.HTTPTimeout, Transport: http.DefaultTransport.(*http.Transport).Clone()}},
 	}
+	// The local listener's nonces outlive the process, so that a request
+	// replayed after a restart is refused.
+	nonces, err := l1.OpenFileNonces(filepath.Join(dir, l1NoncesFileName), l1NonceLimit)
+	if err != nil {
+		return nil, err
+	}
+	a.nonces = &loggedNonces{s: nonces, log: log}
 	if a.reg == nil {
 		a.reg = DefaultRegistry(s.AgentVersion)
 	}

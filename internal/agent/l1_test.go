@@ -350,3 +350,58 @@ func TestReverseReporting(t *testing.T) {
 		t.Error("the report URL's query was logged")
 	}
 }
+
+// l1Post sends an encoded L1 request body to the agent's local listener.
+func l1Post(t *testing.T, ta *testAgent, bid int64, body string) l1.Response {
+	t.Helper()
+	u := "http://" + ta.Status().L1Listen + l1local.Path + "?bid=" + strconv.FormatInt(bid, 10)
+	resp, err := http.Post(u, "text/plain", strings.NewReader(body))
+	if err != nil {
+		t.Fatalf("POST %s: %v", u, err)
+	}
+	defer resp.Body.Close()
+	var r l1.Response
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+		t.Fatalf("answer: %v", err)
+	}
+	return r
+}
+
+// TestL1ReplayAfterAgentRestartRefused: a request captured on the local
+// listener and sent again, within its ts window, to a new agent on the
+// same state directory (a restart) is refused and carried out once: the
+// nonces are kept in the state directory (issue 15).
+func TestL1ReplayAfterAgentRestartRefused(t *testing.T) {
+	h := newFakeHub(t)
+	cfg, dirs := l1Config(t, h)
+	codec := mustCodec(t, cfg.BID, cfg.SecretKey)
+	body, err := codec.Encode(l1.NewRequest(agentproto.CtlDirMk, agentproto.ControlArgs{Path: "once"}, time.Now()))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	ta := start(t, cfg)
+	waitFor(t, 5*time.Second, "L1 listener", func() bool { return ta.Status().L1Listen != "" })
+	if r := l1Post(t, ta, cfg.BID, body); r.Code != l1.CodeOK {
+		t.Fatalf("first request: %+v", r)
+	}
+	if r := l1Post(t, ta, cfg.BID, body); r.Code != l1.CodeFailure || r.Msg != l1.MsgInvalid {
+		t.Fatalf("replay to the same agent: %+v, want invalid", r)
+	}
+	ta.stop(t)
+
+	tb := start(t, cfg) // the restart: a new process on the same state directory
+	waitFor(t, 5*time.Second, "L1 listener", func() bool { return tb.Status().L1Listen != "" })
+	if r := l1Post(t, tb, cfg.BID, body); r.Code != l1.CodeFailure || r.Msg != l1.MsgInvalid {
+		t.Fatalf("replay after the restart: %+v, want invalid", r)
+	}
+	if r := l1Call(t, tb, codec, "fresh"); r.Code != l1.CodeOK {
+		t.Fatalf("a fresh request after the restart: %+v", r)
+	}
+	dirs.mu.Lock()
+	defer dirs.mu.Unlock()
+	if strings.Join(dirs.paths, ",") != "once,fresh" {
+		t.Errorf("DIR_MK carried out for %v, want once,fresh", dirs.paths)
+	}
+	assertPrivate(t, filepath.Join(cfg.StateDir, l1NoncesFileName))
+}

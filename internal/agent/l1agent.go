@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"hostgate/internal/agent/l1local"
@@ -24,6 +26,30 @@ var errReload = errors.New("agent: reloading with new settings")
 
 // l1NonceLimit bounds the local listener's replay memory.
 const l1NonceLimit = 100_000
+
+// l1NoncesFileName is the local listener's replay memory in the state
+// directory (l1.FileNonces).
+const l1NoncesFileName = "l1-nonces"
+
+// loggedNonces refuses a request whose nonce cannot be stored, as the
+// store does, and logs the first error of each run of them.
+type loggedNonces struct {
+	s      l1.NonceStore
+	log    *slog.Logger
+	failed atomic.Bool
+}
+
+func (n *loggedNonces) AddNonce(ctx context.Context, scope, nonce string, now, until time.Time) (bool, error) {
+	added, err := n.s.AddNonce(ctx, scope, nonce, now, until)
+	if err != nil && !errors.Is(err, l1.ErrNoncesFull) {
+		if !n.failed.Swap(true) {
+			n.log.Error("L1 requests are refused: their nonces cannot be stored", "err", err)
+		}
+	} else if err == nil && n.failed.Swap(false) {
+		n.log.Info("L1 nonces are stored again")
+	}
+	return added, err
+}
 
 // l1ExecLimit bounds one control carried out for the local listener.
 const l1ExecLimit = 10 * time.Minute

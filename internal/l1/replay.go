@@ -108,3 +108,43 @@ func (m *MemoryNonces) prune(now time.Time) {
 		m.head = 0
 	}
 }
+
+// load records key until until, as read back from a FileNonces file.
+func (m *MemoryNonces) load(key string, until time.Time) {
+	if old, ok := m.until[key]; ok && !until.After(old) {
+		return
+	}
+	m.until[key] = until
+	m.order = append(m.order, nonceEntry{key, until})
+}
+
+// free forgets expired nonces and reports whether key may be added now.
+func (m *MemoryNonces) free(key string, now time.Time) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.prune(now)
+	until, ok := m.until[key]
+	return !ok || !now.Before(until)
+}
+
+// live returns how many nonces the store holds (a few expired ones may
+// linger; see prune).
+func (m *MemoryNonces) live(now time.Time) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.prune(now)
+	return len(m.until)
+}
+
+// entries returns the unexpired nonces in insertion order.
+func (m *MemoryNonces) entries(now time.Time) []nonceEntry {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []nonceEntry
+	for _, e := range m.order[m.head:] {
+		if now.Before(e.until) && m.until[e.key].Equal(e.until) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
