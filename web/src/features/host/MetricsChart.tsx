@@ -6,12 +6,14 @@ import type uPlot from 'uplot';
 import { useFormat, useI18n } from '../../i18n';
 import { ErrorState } from '../../ui/ErrorState';
 import { useMetrics } from './hooks';
-import { NARROW_AXIS_PX, axisTimeOptions, axisTimeSpace, formatRate, rateUnit, toSeries } from './metricsData';
+import { NARROW_AXIS_PX, axisTimeOptions, axisTimeSpace, formatRate, rateUnit, timeRange, toSeries } from './metricsData';
 import { UPlotChart } from './UPlotChart';
 
 const LIMITS = [60, 360, 1440] as const;
 /** The agent's default report period (welcome.metrics_s, docs/agent.md). */
 const REPORT_EVERY_S = 60;
+
+const xScale: uPlot.Scale = { time: true, range: (u, min, max) => timeRange(u.data[0], min, max) };
 const HEIGHT = 220;
 
 const COLORS = { cpu: '#1677ff', mem: '#52c41a', disk: '#fa8c16', rx: '#13c2c2', tx: '#eb2f96' };
@@ -57,7 +59,7 @@ export function MetricsChart({ hostId }: { hostId: string }) {
     (width: number): uPlot.Options => ({
       width,
       height: HEIGHT,
-      scales: { y: { range: [0, 100] } },
+      scales: { x: xScale, y: { range: [0, 100] } },
       axes: [
         xAxis,
         {
@@ -82,7 +84,7 @@ export function MetricsChart({ hostId }: { hostId: string }) {
     (width: number): uPlot.Options => ({
       width,
       height: HEIGHT,
-      scales: { y: { range: (_u, _min, max) => [0, Math.max(max, 1) * 1.1] } },
+      scales: { x: xScale, y: { range: (_u, _min, max) => [0, Math.max(max, 1) * 1.1] } },
       axes: [
         xAxis,
         {

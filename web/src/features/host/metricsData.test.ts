@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Metrics } from '../../api/types';
-import { axisTimeOptions, axisTimeSpace, formatRate, rateUnit, toSeries } from './metricsData';
+import { SINGLE_SAMPLE_SPAN, axisTimeOptions, axisTimeSpace, formatRate, rateUnit, timeRange, toSeries } from './metricsData';
 
 const m = (at: string, cpu: number, rx = 0): Metrics => ({
   at,
@@ -54,8 +54,8 @@ describe('axisTimeOptions', () => {
     expect(axisTimeOptions(3600)).not.toHaveProperty('second');
     expect(axisTimeOptions(3 * 86400)).toHaveProperty('day');
   });
-  it('uses shorter labels on narrow charts', () => {
-    expect(axisTimeOptions(60, true)).not.toHaveProperty('second');
+  it('uses shorter labels on narrow charts, but keeps seconds where ticks are seconds apart', () => {
+    expect(axisTimeOptions(60, true)).toHaveProperty('second');
     expect(axisTimeOptions(3 * 86400, true)).not.toHaveProperty('hour');
     expect(axisTimeOptions(3 * 86400, true)).toHaveProperty('day');
   });
@@ -67,5 +67,21 @@ describe('axisTimeSpace', () => {
     expect(Math.floor(280 / axisTimeSpace(280, 3600))).toBeLessThanOrEqual(3);
     expect(axisTimeSpace(280, 3 * 86400)).toBeGreaterThanOrEqual(80);
     expect(axisTimeSpace(1000, 3 * 86400)).toBeGreaterThan(axisTimeSpace(1000, 3600));
+  });
+});
+
+describe('timeRange', () => {
+  const t = 1_795_000_000;
+  it('centres a single sample in a short span', () => {
+    // What uPlot proposes for one time in seconds: 86400 / 1e-3 past it.
+    expect(timeRange([t], t, t + 86_400_000)).toEqual([t - SINGLE_SAMPLE_SPAN / 2, t + SINGLE_SAMPLE_SPAN / 2]);
+    expect(timeRange([t, t], t, t + 86_400_000)).toEqual([t - SINGLE_SAMPLE_SPAN / 2, t + SINGLE_SAMPLE_SPAN / 2]);
+  });
+  it('keeps the proposed range for several times and for a zoom', () => {
+    expect(timeRange([t, t + 60, t + 120], t, t + 120)).toEqual([t, t + 120]);
+    expect(timeRange([t, t + 60, t + 120], t + 10, t + 20)).toEqual([t + 10, t + 20]);
+  });
+  it('keeps the proposed range without data', () => {
+    expect(timeRange([], 0, 1)).toEqual([0, 1]);
   });
 });

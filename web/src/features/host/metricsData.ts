@@ -56,17 +56,35 @@ export function formatRate(locale: string, bps: number | null | undefined): stri
   return `${n} ${unit}`;
 }
 
+/** The span (seconds) the time axis shows around a single sample. */
+export const SINGLE_SAMPLE_SPAN = 60;
+
+/**
+ * The time axis's range, given the chart's times (seconds, ascending) and
+ * the range uPlot proposes. uPlot widens a single time by 86400 / ms —
+ * about 2.7 years for times in seconds — which puts the one sample of a
+ * host that has just connected at the left edge under labels "1/1"; such
+ * a sample is centred in SINGLE_SAMPLE_SPAN instead. Any other range
+ * (the data's span, a zoom) is kept.
+ */
+export function timeRange(times: ArrayLike<number>, min: number, max: number): [number, number] {
+  const first = times[0];
+  if (times.length === 0 || first === undefined || times[times.length - 1] !== first) return [min, max];
+  return [first - SINGLE_SAMPLE_SPAN / 2, first + SINGLE_SAMPLE_SPAN / 2];
+}
+
 /** Below this plot width (CSS px) the time axis uses fewer ticks and shorter labels. */
 export const NARROW_AXIS_PX = 480;
 
 /**
- * Intl options for time-axis labels: seconds for short spans, the date for
- * long ones. `narrow` (a phone-width chart) drops the seconds and, on long
- * spans, the time, so the labels stay short.
+ * Intl options for time-axis labels: seconds for short spans (whose ticks
+ * are seconds apart, so labels without them would repeat), the date for
+ * long ones. `narrow` (a phone-width chart) drops the time on long spans,
+ * so the labels stay short.
  */
 export function axisTimeOptions(spanSeconds: number, narrow = false): Intl.DateTimeFormatOptions {
   const hm = { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' } as const;
-  if (spanSeconds < 5 * 60) return narrow ? hm : { ...hm, second: '2-digit' };
+  if (spanSeconds < 5 * 60) return { ...hm, second: '2-digit' };
   if (spanSeconds < 36 * 3600) return hm;
   return narrow ? { month: 'numeric', day: 'numeric' } : { month: 'numeric', day: 'numeric', ...hm };
 }
