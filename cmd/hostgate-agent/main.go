@@ -152,6 +152,10 @@ type fileConfig struct {
 	ReportURL        string `json:"report_url"`
 	ListenPort       int    `json:"listen_port"`
 	L1Listen         string `json:"l1_listen"`
+	// The seed as the agent sealed it at its first start (Windows key
+	// protection); only ever in the file.
+	AgentPrivkeySealed string `json:"agent_privkey_sealed"`
+	KeyProtection      string `json:"key_protection"`
 
 	UpgradeConfirmTimeout duration `json:"upgrade_confirm_timeout"`
 }
@@ -222,6 +226,10 @@ func parseRun(args []string, stderr io.Writer) (agent.Config, slog.Level, error)
 	cfg := merged.agentConfig()
 	var err error
 	cfg.SettingsFile, err = settingsFile(fs, *configPath)
+	if *configPath != "" && err == nil {
+		// Key protection seals the file's plaintext seed at start.
+		cfg.SetupFile, err = filepath.Abs(*configPath)
+	}
 	return cfg, level, err
 }
 
@@ -300,6 +308,7 @@ func (f fileConfig) agentConfig() agent.Config {
 	return agent.Config{
 		HostID: f.HostID, BID: f.BID, SecretKey: f.SecretKey, InstallToken: f.InstallToken,
 		AgentPrivkeySeed: f.AgentPrivkeySeed, AgentPubkey: f.AgentPubkey,
+		AgentPrivkeySealed: f.AgentPrivkeySealed, KeyProtection: f.KeyProtection,
 		WSURL: f.WSURL, APIEndpoint: f.APIEndpoint, StateDir: f.StateDir,
 		ReportURL: f.ReportURL, ListenPort: f.ListenPort, L1Listen: f.L1Listen,
 		UpgradeConfirmTimeout: time.Duration(f.UpgradeConfirmTimeout),

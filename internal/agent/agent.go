@@ -118,6 +118,7 @@ func New(cfg Config, log *slog.Logger) (*Agent, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	log = log.With("host_id", s.hostID)
+	s.protectKey(log)
 	a := &Agent{
 		s:       s,
 		log:     log,

@@ -34,10 +34,15 @@ type Config struct {
 	ReportURL        string // L1 reverse reporting target (http or https); "" for none
 	InstallToken     string // one-time token; optional once the state dir holds a token
 	AgentPrivkeySeed string // base64 of the 32-byte ed25519 seed
-	AgentPubkey      string // "ed25519:<base64>" or bare base64; must match the seed
-	WSURL            string // ws:// or wss:// URL of the agent WebSocket
-	APIEndpoint      string // http:// or https:// base of the hub API
-	StateDir         string // defaults to DefaultStateDir()
+	// AgentPrivkeySealed is the seed sealed to this machine (base64),
+	// used when AgentPrivkeySeed is empty; KeyProtection names how it
+	// was sealed (KeyProtectionDPAPI). See keyprotect.go.
+	AgentPrivkeySealed string
+	KeyProtection      string
+	AgentPubkey        string // "ed25519:<base64>" or bare base64; must match the seed
+	WSURL              string // ws:// or wss:// URL of the agent WebSocket
+	APIEndpoint        string // http:// or https:// base of the hub API
+	StateDir           string // defaults to DefaultStateDir()
 
 	// ListenPort is the host's listen_port (install credentials): the
 	// local L1 listener's port on 127.0.0.1 when L1Listen is ""; 0 means
@@ -54,6 +59,14 @@ type Config struct {
 	// state directory, which then overrides BID, SecretKey and ReportURL
 	// at start.
 	SettingsFile string
+	// SetupFile is the JSON setup file the credentials were read from
+	// (--config): at start the agent seals a plaintext seed found there
+	// with KeySealer and removes the plaintext (key protection), and on
+	// Unix makes the file owner-only. "" leaves files alone.
+	SetupFile string
+	// KeySealer seals the seed to this machine; nil means
+	// DefaultKeySealer() (DPAPI on Windows, none elsewhere).
+	KeySealer KeySealer
 
 	// AgentVersion is reported in hello and heartbeats; defaults to Version.
 	AgentVersion string
@@ -194,8 +207,16 @@ func (c Config) settings() (*settings, error) {
 	var err error
 	s.hostID, err = parseHostID(c.HostID)
 	add("host_id", err)
-	s.key, err = parseSeed(c.AgentPrivkeySeed)
-	add("agent_privkey_seed", err)
+	if c.AgentPrivkeySeed == "" && c.AgentPrivkeySealed != "" {
+		var seed string
+		if seed, err = c.unsealSeed(s.hostID); err == nil {
+			s.key, err = parseSeed(seed)
+		}
+		add("agent_privkey_sealed", err)
+	} else {
+		s.key, err = parseSeed(c.AgentPrivkeySeed)
+		add("agent_privkey_seed", err)
+	}
 	if s.key != nil {
 		s.pubB64, err = matchPubkey(c.AgentPubkey, s.key)
 		add("agent_pubkey", err)
