@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -114,7 +115,7 @@ func TestKeyProtectionSealsTheSetupFileAtFirstStart(t *testing.T) {
 	if m["key_protection"] != "test-xor" || m["agent_privkey_sealed"] == "" || m["extra"] != "kept" || m["bid"] != 7.0 {
 		t.Errorf("setup file after sealing: %v", m)
 	}
-	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+	if fi, _ := os.Stat(path); runtime.GOOS != "windows" && fi.Mode().Perm() != 0o600 {
 		t.Errorf("setup file mode %v", fi.Mode())
 	}
 	if !strings.Contains(logs, "private key sealed to this machine") || strings.Contains(logs, c.AgentPrivkeySeed) {

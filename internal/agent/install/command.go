@@ -1,11 +1,13 @@
 package install
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 )
 
@@ -13,11 +15,18 @@ import (
 var ErrUnsupported = errors.New("install-template is only supported on Windows")
 
 // Usage describes the install mode's arguments.
-const Usage = `usage: hostgate-agent --install-template --host-id ID --bid N --secret-key K
+const Usage = `usage: hostgate-agent --install-template --setup-from FILE|-
+       [--listen-port N] [--state-dir DIR]
+   or: hostgate-agent --install-template --host-id ID --bid N --secret-key K
     --install-token T --agent-privkey-seed S --agent-pubkey P
     --ws-url URL --api-endpoint URL [--listen-port N] [--state-dir DIR]
-Installs the agent on this machine (Windows, elevated). Exit codes: 0 ok,
-1 internal or argument error, 20 copy, 21 setup file, 30 service,
+Installs the agent on this machine (Windows, elevated). --setup-from reads
+the install credentials as JSON (the hub's InstallCredentials, or a
+provisioning payload's "hub" object) from FILE or, with "-", standard
+input, so that no secret is on a command line; flags given as well
+override it. Run again with other credentials, it applies them and
+restarts the agent; with the same ones it exits 0 at once. Exit codes:
+0 ok, 1 internal or argument error, 20 copy, 21 setup file, 30 service,
 31 scheduled task, 32 firewall rule; failures are one JSON object on stderr.
 `
 
@@ -29,14 +38,14 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		report(stderr, fail("unsupported", ExitInternal, "run the Windows build of the agent on Windows", err.Error(), nil), Options{})
 		return ExitInternal
 	}
-	return Command(args, Deps{System: sys, Stdout: stdout}, stderr)
+	return Command(args, Deps{System: sys, Stdout: stdout, Stdin: os.Stdin}, stderr)
 }
 
 // Command parses args (the arguments after --install-template), runs the
 // installer with deps and reports a failure on stderr as one JSON object.
 // It returns the process exit code.
 func Command(args []string, deps Deps, stderr io.Writer) int {
-	opts, err := ParseArgs(args)
+	opts, err := parseArgs(args, deps.Stdin)
 	if errors.Is(err, flag.ErrHelp) {
 		if deps.Stdout != nil {
 			fmt.Fprint(deps.Stdout, Usage)
@@ -54,11 +63,76 @@ func Command(args []string, deps Deps, stderr io.Writer) int {
 
 // ParseArgs reads the install arguments. Missing or malformed arguments
 // are an *Error with exit code 1 (the reserved codes 10 and 11 are not
-// used). Values are checked further by Run.
-func ParseArgs(args []string) (Options, error) {
+// used). Values are checked further by Run. "--setup-from -" needs
+// Command, which has standard input.
+func ParseArgs(args []string) (Options, error) { return parseArgs(args, nil) }
+
+// setupFrom is the JSON --setup-from reads: the install credentials'
+// keys, at the top level (InstallCredentials, a setup file) or under
+// "hub" (a provisioning payload).
+type setupFrom struct {
+	setupFields
+	Hub *setupFields `json:"hub"`
+}
+
+type setupFields struct {
+	HostID           string `json:"host_id"`
+	BID              *int64 `json:"bid"`
+	SecretKey        string `json:"secret_key"`
+	InstallToken     string `json:"install_token"`
+	AgentPrivkeySeed string `json:"agent_privkey_seed"`
+	AgentPubkey      string `json:"agent_pubkey"`
+	WSURL            string `json:"ws_url"`
+	APIEndpoint      string `json:"api_endpoint"`
+	ListenPort       int    `json:"listen_port"`
+	ReportURL        string `json:"report_url"`
+}
+
+// maxSetupFrom bounds what --setup-from reads.
+const maxSetupFrom = 64 << 10
+
+// readSetupFrom reads the --setup-from JSON from path ("-": stdin) into o.
+func readSetupFrom(path string, stdin io.Reader, o *Options) (bidSet bool, err error) {
+	const hint = "pass the install credentials as JSON, exactly as the hub returned them"
+	var b []byte
+	switch {
+	case path == "-" && stdin == nil:
+		return false, fail("invalid_argument", ExitInternal, hint, "--setup-from -: no standard input", nil)
+	case path == "-":
+		b, err = io.ReadAll(io.LimitReader(stdin, maxSetupFrom))
+	default:
+		b, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return false, fail("invalid_argument", ExitInternal, hint, "read --setup-from", err)
+	}
+	var in setupFrom
+	// Strip a UTF-8 byte order mark (PowerShell may write one).
+	if err := json.Unmarshal(bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")), &in); err != nil {
+		// Not quoted: the text may hold secrets.
+		return false, fail("invalid_argument", ExitInternal, hint, "--setup-from is not valid JSON", nil)
+	}
+	f := in.setupFields
+	if in.Hub != nil {
+		f = *in.Hub
+	}
+	o.HostID, o.SecretKey, o.InstallToken = f.HostID, f.SecretKey, f.InstallToken
+	o.AgentPrivkeySeed, o.AgentPubkey, o.WSURL, o.APIEndpoint = f.AgentPrivkeySeed, f.AgentPubkey, f.WSURL, f.APIEndpoint
+	o.ReportURL = f.ReportURL
+	if f.BID != nil {
+		o.BID = *f.BID
+	}
+	if f.ListenPort != 0 {
+		o.ListenPort = f.ListenPort
+	}
+	return f.BID != nil, nil
+}
+
+func parseArgs(args []string, stdin io.Reader) (Options, error) {
 	fs := flag.NewFlagSet("hostgate-agent --install-template", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var o Options
+	setupPath := fs.String("setup-from", "", "install credentials JSON file, - for standard input")
 	fs.StringVar(&o.HostID, "host-id", "", "host uuid")
 	fs.Int64Var(&o.BID, "bid", 0, "host business id")
 	fs.StringVar(&o.SecretKey, "secret-key", "", "host secret key")
@@ -82,6 +156,36 @@ func ParseArgs(args []string) (Options, error) {
 			fmt.Sprintf("unexpected arguments (%d)", fs.NArg()), nil)
 	}
 	bidSet := false
+	if *setupPath != "" {
+		// The file first, then the flags given beside it.
+		flags := o
+		var err error
+		if bidSet, err = readSetupFrom(*setupPath, stdin, &o); err != nil {
+			return o, err
+		}
+		fs.Visit(func(f *flag.Flag) {
+			switch f.Name {
+			case "host-id":
+				o.HostID = flags.HostID
+			case "bid":
+				o.BID = flags.BID
+			case "secret-key":
+				o.SecretKey = flags.SecretKey
+			case "install-token":
+				o.InstallToken = flags.InstallToken
+			case "agent-privkey-seed":
+				o.AgentPrivkeySeed = flags.AgentPrivkeySeed
+			case "agent-pubkey":
+				o.AgentPubkey = flags.AgentPubkey
+			case "ws-url":
+				o.WSURL = flags.WSURL
+			case "api-endpoint":
+				o.APIEndpoint = flags.APIEndpoint
+			case "listen-port":
+				o.ListenPort = flags.ListenPort
+			}
+		})
+	}
 	fs.Visit(func(f *flag.Flag) { bidSet = bidSet || f.Name == "bid" })
 	if !bidSet {
 		return o, fail("missing_argument", ExitInternal, "pass every install credential", "missing --bid", nil)

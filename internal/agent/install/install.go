@@ -84,6 +84,9 @@ type Options struct {
 	APIEndpoint      string
 	// ListenPort is opened by the firewall rule; 0 means DefaultListenPort.
 	ListenPort int
+	// ReportURL is the host's L1 reverse reporting target ("" none); only
+	// --setup-from carries it.
+	ReportURL string
 	// StateDir holds the setup file and the marker; "" means
 	// agent.DefaultStateDir().
 	StateDir string
@@ -138,12 +141,16 @@ type System interface {
 	// StartService starts the named service; one already running is
 	// success.
 	StartService(name string) error
+	// StopService stops the named service and waits until it has
+	// stopped; one already stopped, or absent, is success.
+	StopService(name string) error
 }
 
 // Deps are Run's collaborators.
 type Deps struct {
 	System System
 	Stdout io.Writer        // the success line; nil discards it
+	Stdin  io.Reader        // read by --setup-from -; nil refuses it
 	Now    func() time.Time // nil means time.Now
 }
 
@@ -188,18 +195,23 @@ type setupFile struct {
 	BID              int64  `json:"bid"`
 	SecretKey        string `json:"secret_key"`
 	InstallToken     string `json:"install_token"`
-	AgentPrivkeySeed string `json:"agent_privkey_seed"`
+	AgentPrivkeySeed string `json:"agent_privkey_seed,omitempty"`
 	AgentPubkey      string `json:"agent_pubkey"`
 	WSURL            string `json:"ws_url"`
 	APIEndpoint      string `json:"api_endpoint"`
 	StateDir         string `json:"state_dir"`
 	ListenPort       int    `json:"listen_port"`
 	ReportURL        string `json:"report_url,omitempty"`
+	// The seed as the agent sealed it at its first start (key
+	// protection, Windows); an installer never writes these.
+	AgentPrivkeySealed string `json:"agent_privkey_sealed,omitempty"`
+	KeyProtection      string `json:"key_protection,omitempty"`
 }
 
 func (s setupFile) config() agent.Config {
 	return agent.Config{HostID: s.HostID, BID: s.BID, SecretKey: s.SecretKey, InstallToken: s.InstallToken,
 		AgentPrivkeySeed: s.AgentPrivkeySeed, AgentPubkey: s.AgentPubkey, WSURL: s.WSURL,
+		AgentPrivkeySealed: s.AgentPrivkeySealed, KeyProtection: s.KeyProtection,
 		APIEndpoint: s.APIEndpoint, StateDir: s.StateDir, ListenPort: s.ListenPort, ReportURL: s.ReportURL}
 }
 
@@ -235,19 +247,32 @@ func Run(opts Options, deps Deps) error {
 	markerPath := filepath.Join(stateDir, MarkerFileName)
 	setupPath := filepath.Join(stateDir, SetupFileName)
 
-	// Step 0: already done, or second pass.
-	switch ok, err := exists(markerPath); {
-	case err != nil:
+	// Step 0: already done, second pass, or new credentials for an
+	// installed host.
+	marked, err := exists(markerPath)
+	if err != nil {
 		return fail("internal", ExitInternal, "check that the state directory is readable", "completion marker", err)
-	case ok:
-		fmt.Fprintf(out, "hostgate-agent: already installed (%s present)\n", markerPath)
-		return nil
 	}
-	switch ok, err := exists(setupPath); {
-	case err != nil:
+	current, haveSetup, err := readSetupIdentity(setupPath)
+	if err != nil {
 		return fail("internal", ExitInternal, "check that the state directory is readable", "setup file", err)
-	case ok:
+	}
+	reinstall := false
+	switch {
+	case !marked && !haveSetup:
+		// First install.
+	case !opts.hasCredentials() || (haveSetup && (current == nil || current.same(opts))):
+		// The same credentials again (or none, or a setup file that does
+		// not parse, which the second pass reports).
+		if marked {
+			fmt.Fprintf(out, "hostgate-agent: already installed (%s present)\n", markerPath)
+			return nil
+		}
 		return verify(setupPath, markerPath, deps.System, now, out)
+	default:
+		// New credentials for an installed host (the hub has rotated
+		// its keys when it issued them): apply them and restart.
+		reinstall = true
 	}
 
 	// Full install.
@@ -261,6 +286,14 @@ func Run(opts Options, deps Deps) error {
 		opts.ListenPort = DefaultListenPort
 	}
 	sys := deps.System
+	if reinstall {
+		// The running agent holds the old credentials and its executable
+		// open: stop it first.
+		if err := sys.StopService(ServiceName); err != nil {
+			return fail("service_failed", ExitService, "run elevated; stop the service "+ServiceName+" by hand and run again",
+				"stop service "+ServiceName, err)
+		}
+	}
 	if err := sys.CopyExecutable(opts.InstallPath); err != nil {
 		return fail("copy_failed", ExitCopy, "run elevated and check free space and that no agent runs from the install path",
 			"copy executable to "+opts.InstallPath, err)
@@ -291,9 +324,65 @@ func Run(opts Options, deps Deps) error {
 	if err := writeMarker(markerPath, opts.HostID, now); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "hostgate-agent: installed host %s (service %s %s, task %s, firewall TCP %d, setup %s)\n",
-		opts.HostID, ServiceName, startService(sys), TaskName, opts.ListenPort, setupPath)
+	what, started := "installed", ""
+	if reinstall {
+		// The logon worker may have started the service again meanwhile,
+		// with the setup file of that moment: stop it once more so that
+		// the start below reads the new one.
+		what = "reinstalled with new credentials"
+		if err := sys.StopService(ServiceName); err != nil {
+			started = fmt.Sprintf("not restarted (%v): restart it to apply the new credentials", err)
+		}
+	}
+	if started == "" {
+		started = startService(sys)
+	}
+	fmt.Fprintf(out, "hostgate-agent: %s host %s (service %s %s, task %s, firewall TCP %d, setup %s)\n",
+		what, opts.HostID, ServiceName, started, TaskName, opts.ListenPort, setupPath)
 	return nil
+}
+
+// setupIdentity is what tells one issue of install credentials from
+// another: every issue has a new install token and key pair.
+type setupIdentity struct {
+	hostID, installToken, pubkey string
+}
+
+func identityOf(hostID, installToken, pubkey string) setupIdentity {
+	return setupIdentity{
+		hostID:       strings.ToLower(strings.TrimSpace(hostID)),
+		installToken: strings.TrimSpace(installToken),
+		pubkey:       strings.TrimPrefix(strings.TrimSpace(pubkey), "ed25519:"),
+	}
+}
+
+// same reports whether opts are the credentials the setup file holds.
+func (id *setupIdentity) same(o Options) bool {
+	return *id == identityOf(o.HostID, o.InstallToken, o.AgentPubkey)
+}
+
+// hasCredentials reports whether any install credential was given.
+func (o Options) hasCredentials() bool {
+	return o.HostID != "" || o.InstallToken != "" || o.AgentPrivkeySeed != "" || o.AgentPubkey != "" || o.SecretKey != ""
+}
+
+// readSetupIdentity reads the credentials' identity from the setup file
+// at path: exists is false when there is none, and id nil when it does
+// not parse.
+func readSetupIdentity(path string) (id *setupIdentity, exists bool, err error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, true, err
+	}
+	var s setupFile
+	if json.Unmarshal(b, &s) != nil {
+		return nil, true, nil
+	}
+	v := identityOf(s.HostID, s.InstallToken, s.AgentPubkey)
+	return &v, true, nil
 }
 
 // startService starts the agent service at once, so the host comes
@@ -318,6 +407,7 @@ func writeSetup(sys System, opts Options, path string) error {
 		HostID: opts.HostID, BID: opts.BID, SecretKey: opts.SecretKey, InstallToken: opts.InstallToken,
 		AgentPrivkeySeed: opts.AgentPrivkeySeed, AgentPubkey: opts.AgentPubkey,
 		WSURL: opts.WSURL, APIEndpoint: opts.APIEndpoint, StateDir: opts.StateDir, ListenPort: opts.ListenPort,
+		ReportURL: opts.ReportURL,
 	}, "", "  ")
 	if err != nil {
 		return fail("internal", ExitInternal, "", "encode setup file", err)
@@ -392,7 +482,7 @@ func (o Options) validate() error {
 	}
 	cfg := setupFile{HostID: o.HostID, BID: o.BID, SecretKey: o.SecretKey, InstallToken: o.InstallToken,
 		AgentPrivkeySeed: o.AgentPrivkeySeed, AgentPubkey: o.AgentPubkey, WSURL: o.WSURL,
-		APIEndpoint: o.APIEndpoint, StateDir: o.StateDir}.config()
+		APIEndpoint: o.APIEndpoint, StateDir: o.StateDir, ReportURL: o.ReportURL}.config()
 	if err := cfg.Validate(); err != nil {
 		// Validate never echoes secrets.
 		return fail("invalid_argument", ExitInternal, "use the install credentials exactly as the hub returned them",

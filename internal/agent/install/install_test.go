@@ -66,6 +66,13 @@ func (f *fakeSystem) StartService(name string) error {
 	return f.call("StartService")
 }
 
+func (f *fakeSystem) StopService(name string) error {
+	if name != ServiceName {
+		return errors.New("stopped " + name)
+	}
+	return f.call("StopService")
+}
+
 func (f *fakeSystem) ServiceExists(string) (bool, error) {
 	return f.serviceExists, f.call("ServiceExists")
 }
@@ -295,8 +302,10 @@ func TestSecondPassFailures(t *testing.T) {
 	}
 	valid, _ := json.Marshal(setupFile{HostID: testHostID, BID: 1, SecretKey: testSecretKey, InstallToken: testToken,
 		AgentPrivkeySeed: testSeed, AgentPubkey: testPubkey, WSURL: "wss://h/ws", APIEndpoint: "https://h"})
-	invalid, _ := json.Marshal(setupFile{HostID: "nope", SecretKey: testSecretKey, InstallToken: testToken,
-		AgentPrivkeySeed: testSeed, AgentPubkey: testPubkey, WSURL: "wss://h/ws", APIEndpoint: "https://h"})
+	// The same credentials (so a second pass, not new ones) in a setup
+	// file the agent would refuse.
+	invalid, _ := json.Marshal(setupFile{HostID: testHostID, SecretKey: testSecretKey, InstallToken: testToken,
+		AgentPrivkeySeed: testSeed, AgentPubkey: testPubkey, WSURL: "ftp://h/ws", APIEndpoint: "https://h"})
 	cases := []struct {
 		name     string
 		content  string

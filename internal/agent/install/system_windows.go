@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/windows"
+	"golang.org/x/sys/windows/svc"
 	"golang.org/x/sys/windows/svc/mgr"
 
 	"hostgate/internal/agent/watchdog"
@@ -145,6 +146,48 @@ func (windowsSystem) StartService(name string) error {
 		return err
 	}
 	return scm.Start(name)
+}
+
+// stopTimeout bounds the wait for the service to stop (the agent stops
+// within its own 15 s hint).
+const stopTimeout = 60 * time.Second
+
+// StopService asks the service to stop and waits until it has.
+func (windowsSystem) StopService(name string) error {
+	m, err := mgr.Connect()
+	if err != nil {
+		return fmt.Errorf("connect to service manager: %w", err)
+	}
+	defer m.Disconnect()
+	s, err := m.OpenService(name)
+	if errors.Is(err, windows.ERROR_SERVICE_DOES_NOT_EXIST) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("open service %s: %w", name, err)
+	}
+	defer s.Close()
+	st, err := s.Query()
+	if err != nil {
+		return fmt.Errorf("query service %s: %w", name, err)
+	}
+	if st.State != svc.Stopped && st.State != svc.StopPending {
+		if _, err := s.Control(svc.Stop); err != nil && !errors.Is(err, windows.ERROR_SERVICE_NOT_ACTIVE) {
+			return fmt.Errorf("stop service %s: %w", name, err)
+		}
+	}
+	for deadline := time.Now().Add(stopTimeout); ; time.Sleep(200 * time.Millisecond) {
+		st, err := s.Query()
+		if err != nil {
+			return fmt.Errorf("query service %s: %w", name, err)
+		}
+		if st.State == svc.Stopped {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("service %s has not stopped within %v", name, stopTimeout)
+		}
+	}
 }
 
 func (windowsSystem) ServiceExists(name string) (bool, error) {
