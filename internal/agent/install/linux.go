@@ -21,8 +21,8 @@ import (
 // registers the service; unlike it, it has no completion marker: every
 // run applies the credentials it is given (the one-line installer always
 // brings fresh ones) and restarts the agent, and a rerun with the same
-// input leaves the same files. Failures use the same JSON report and
-// exit codes as --install-template.
+// input leaves the same files (the setup file is then kept as it is).
+// Failures use the same JSON report and exit codes as --install-template.
 
 // Linux install defaults.
 const (
@@ -186,8 +186,15 @@ func LinuxInstall(opts LinuxOptions, m Machine, out io.Writer) error {
 	if err := m.CopyExecutable(p.bin); err != nil {
 		return fail("copy_failed", ExitCopy, "run as root and check free space", "copy executable to "+p.bin, err)
 	}
-	if err := writeLinuxSetup(s, p.setup); err != nil {
-		return err
+	// The same credentials again (a saved script run twice) keep the
+	// setup file, which may hold newer L1 settings (settings.update);
+	// new credentials replace it, and the agent's saved token, bound to
+	// the old key, is ignored from then on.
+	cur, _, err := readSetupIdentity(p.setup)
+	if err != nil || cur == nil || !cur.same(Options{HostID: s.HostID, InstallToken: s.InstallToken, AgentPubkey: s.AgentPubkey}) {
+		if err := writeLinuxSetup(s, p.setup); err != nil {
+			return err
+		}
 	}
 	mode := opts.Service
 	if mode == ServiceAuto || mode == "" {

@@ -265,3 +265,26 @@ func TestSystemdQuote(t *testing.T) {
 		}
 	}
 }
+
+// The same credentials again keep the setup file, which may hold newer L1
+// settings the hub sent since (settings.update rewrites secret_key).
+func TestLinuxRerunKeepsANewerSetupFile(t *testing.T) {
+	w := newLinuxWorld(t)
+	if r := w.run(t, &fakeMachine{systemd: true}, "", linuxSetup(testToken)); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	setup := filepath.Join(w.state, "agent.json")
+	var m map[string]any
+	_ = json.Unmarshal(mustRead(t, setup), &m)
+	m["secret_key"] = "ffeeddccbbaa99887766554433221100"
+	b, _ := json.Marshal(m)
+	if err := os.WriteFile(setup, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := w.run(t, &fakeMachine{systemd: true}, "", linuxSetup(testToken)); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if got := mustRead(t, setup); !bytes.Equal(got, b) {
+		t.Errorf("the rerun replaced the setup file")
+	}
+}
