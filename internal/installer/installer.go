@@ -6,9 +6,8 @@
 package installer
 
 import (
-	"encoding/base64"
+	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode/utf16"
 
@@ -79,17 +78,39 @@ func RenderExe(exe []byte, c hosts.Credentials) (Script, error) {
 // single quote is special, and it is escaped by doubling.
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
+// Exit codes of the installer scripts (docs/hosts.md, Installer exit
+// codes), beside the agent's own (--install-template, install).
+const (
+	// ExitScript is a failure of the script itself (not Linux, no root
+	// and no sudo, no download tool, a failed download, an unknown
+	// architecture).
+	ExitScript = 1
+	// ExitChecksum: the downloaded agent does not match its SHA-256;
+	// nothing was installed. (4 is the first-boot script's "agent
+	// executable absent from the image", interface specification 7.)
+	ExitChecksum = 5
+	// ExitRefused: the install line was used, has expired or is unknown
+	// (the refusal script, Refused).
+	ExitRefused = 6
+)
+
 // powerShell renders the PowerShell installer. piped is the one-line
 // form, evaluated by `irm … | iex` in the user's own session: its body is
 // a script block (so $ErrorActionPreference stays inside it), and a
 // failure is a terminating error rather than `exit`, which would close
-// the user's window.
+// the user's window. The credentials reach the agent as JSON on its
+// standard input (--setup-from -), never on its command line, where any
+// local user could read them.
 func powerShell(c hosts.Credentials, piped bool) string {
 	var b strings.Builder
 	w := func(format string, a ...any) { fmt.Fprintf(&b, format+"\r\n", a...) }
 	w("# hostgate agent installer for host %s. Run as Administrator.", c.HostID)
 	w("# It contains this host's secrets: keep it private and delete it after use.")
-	fail := func(msg string, code int) string { return fmt.Sprintf("Write-Error %s; exit %d", quote(msg), code) }
+	// Under $ErrorActionPreference = 'Stop' a plain Write-Error would end
+	// the script with code 1 before its exit.
+	fail := func(msg string, code int) string {
+		return fmt.Sprintf("Write-Error %s -ErrorAction Continue; exit %d", quote(msg), code)
+	}
 	if piped {
 		w("& {")
 		fail = func(msg string, _ int) string { return "throw " + quote(msg) }
@@ -99,21 +120,10 @@ func powerShell(c hosts.Credentials, piped bool) string {
 	w("$exe = Join-Path $env:TEMP %s", quote("hostgate-agent-"+c.HostID+".exe"))
 	w("Invoke-WebRequest -UseBasicParsing -Uri %s -OutFile $exe", quote(c.ExeURL))
 	w("$sum = (Get-FileHash -Algorithm SHA256 -Path $exe).Hash.ToLowerInvariant()")
-	w("if ($sum -ne %s) { Remove-Item $exe; %s }", quote(strings.ToLower(c.ExeSHA256)), fail("agent executable checksum mismatch", 4))
-	w("& $exe --install-template `")
-	args := [][2]string{
-		{"--host-id", c.HostID}, {"--bid", strconv.FormatInt(c.BID, 10)}, {"--secret-key", c.SecretKey},
-		{"--install-token", c.InstallToken}, {"--agent-privkey-seed", c.AgentPrivkeySeed},
-		{"--agent-pubkey", c.AgentPubkey}, {"--ws-url", c.WSURL}, {"--api-endpoint", c.APIEndpoint},
-		{"--listen-port", strconv.Itoa(c.ListenPort)},
-	}
-	for i, a := range args {
-		cont := " `"
-		if i == len(args)-1 {
-			cont = ""
-		}
-		w("  %s %s%s", a[0], quote(a[1]), cont)
-	}
+	w("if ($sum -ne %s) { Remove-Item $exe; %s }", quote(strings.ToLower(c.ExeSHA256)),
+		fail("agent executable checksum mismatch; nothing was installed", ExitChecksum))
+	w("$setup = %s", quote(setupJSON(c)))
+	w("$setup | & $exe --install-template --setup-from -")
 	w("$code = $LASTEXITCODE")
 	w("Remove-Item $exe -ErrorAction SilentlyContinue")
 	if piped {
@@ -125,16 +135,46 @@ func powerShell(c hosts.Credentials, piped bool) string {
 	return b.String()
 }
 
-// cmdFile wraps the PowerShell script for cmd.exe: PowerShell's
-// -EncodedCommand takes base64 of UTF-16LE, which survives cmd's quoting.
-func cmdFile(c hosts.Credentials) string {
-	u := utf16.Encode([]rune(powerShell(c, false)))
-	raw := make([]byte, 2*len(u))
-	for i, r := range u {
-		raw[2*i], raw[2*i+1] = byte(r), byte(r>>8)
+// setupJSON is c as the JSON the agent's --setup-from reads, in ASCII
+// (Windows PowerShell 5.1 pipes text to a program as ASCII).
+func setupJSON(c hosts.Credentials) string {
+	b, _ := json.Marshal(shellConfig{
+		HostID: c.HostID, BID: c.BID, SecretKey: c.SecretKey, InstallToken: c.InstallToken,
+		AgentPrivkeySeed: c.AgentPrivkeySeed, AgentPubkey: c.AgentPubkey, WSURL: c.WSURL,
+		APIEndpoint: c.APIEndpoint, ListenPort: c.ListenPort, ReportURL: c.URL,
+	})
+	var out strings.Builder
+	for _, r := range string(b) {
+		if r < 0x80 {
+			out.WriteRune(r)
+			continue
+		}
+		for _, u := range utf16.Encode([]rune{r}) {
+			fmt.Fprintf(&out, `\u%04x`, u)
+		}
 	}
+	return out.String()
+}
+
+// cmdMarker starts the PowerShell script inside the .cmd file. The
+// command that finds it spells it in two pieces, so that only the marker
+// line itself matches.
+const cmdMarker = "#hostgate-powershell-script"
+
+// cmdFile wraps the PowerShell script for cmd.exe: the script follows the
+// batch lines, which cmd never reaches (exit /b), and powershell.exe reads
+// it from the .cmd file itself. Nothing secret is on powershell.exe's
+// command line (an -EncodedCommand would put every secret there, readable
+// by any local user in the process list).
+func cmdFile(c hosts.Credentials) string {
+	half := len(cmdMarker) / 2
+	find := "'" + cmdMarker[:half] + "' + '" + cmdMarker[half:] + "'"
 	return "@echo off\r\n" +
 		"rem hostgate agent installer for host " + c.HostID + ". Run as Administrator; it contains this host's secrets.\r\n" +
-		"powershell.exe -NoProfile -ExecutionPolicy Bypass -EncodedCommand " + base64.StdEncoding.EncodeToString(raw) + "\r\n" +
-		"exit /b %ERRORLEVEL%\r\n"
+		"set \"HOSTGATE_INSTALLER=%~f0\"\r\n" +
+		"powershell.exe -NoProfile -ExecutionPolicy Bypass -Command \"$f = [IO.File]::ReadAllText($env:HOSTGATE_INSTALLER); " +
+		"$i = $f.IndexOf(" + find + "); & ([ScriptBlock]::Create($f.Substring($i)))\"\r\n" +
+		"exit /b %ERRORLEVEL%\r\n" +
+		cmdMarker + "\r\n" +
+		powerShell(c, false)
 }

@@ -23,7 +23,8 @@ func TestPipedPowerShellRunsInTheCallersSession(t *testing.T) {
 	if regexp.MustCompile(`\bexit [0-9$]`).MatchString(body) {
 		t.Errorf("the piped script exits, which would close the user's window:\n%s", body)
 	}
-	for _, want := range []string{"--install-template", "--install-token 'tok-123'", "throw 'agent executable checksum mismatch'", "failed with exit code $code"} {
+	for _, want := range []string{"--install-template --setup-from -", `"install_token":"tok-123"`,
+		"throw 'agent executable checksum mismatch; nothing was installed'", "failed with exit code $code"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("piped script lacks %q", want)
 		}
@@ -52,7 +53,8 @@ func TestShellScript(t *testing.T) {
 		"amd64) url='https://hub.example.com/download/hostgate-agent-linux-amd64' sum='" + strings.Repeat("ab", 32) + "' ;;",
 		`arm64) url='https://hub.example.com/it'\''s/arm64'`,
 		"x86_64|amd64) arch=amd64", "aarch64|arm64) arch=arm64",
-		"sha256sum", "install --prefix \"$prefix\" --state-dir \"$state\" --service \"$service\" --config - <<'HOSTGATE_CONFIG_END'\n{",
+		"$SUDO sha256sum", "$SUDO \"$tmp\" install --prefix \"$prefix\" --state-dir \"$state\" --service \"$service\" --config - <<'HOSTGATE_CONFIG_END'\n{",
+		"exit 5\n",
 		`"install_token":"tok-123"`, `"host_id":"` + c.HostID + `"`, `"report_url":"https://report.example/x"`,
 		"\nhostgate_install\n",
 	} {
