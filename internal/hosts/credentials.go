@@ -35,7 +35,7 @@ type Credentials struct {
 // fetches the installer from the hub once (the fetch spends the token).
 type InstallCommand struct {
 	PowerShell string `json:"powershell" doc:"For an elevated PowerShell on Windows: irm <hub>/install/<token>.ps1 | iex"`
-	Shell      string `json:"shell" doc:"For Linux: curl -fsSL <hub>/install/<token>.sh | sudo sh"`
+	Shell      string `json:"shell" doc:"For Linux, as root or as a user who may sudo (the script elevates its own steps): curl -fsSL <hub>/install/<token>.sh | sh"`
 }
 
 // newSecretKey returns a 32-hex-character L1 secret (128 random bits).

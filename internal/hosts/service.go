@@ -223,7 +223,7 @@ func (s *Service) InstallCommand(installToken string) InstallCommand {
 	base := strings.TrimRight(s.cfg.PublicURL.String(), "/") + InstallPath + installToken
 	return InstallCommand{
 		PowerShell: "irm " + base + ".ps1 | iex",
-		Shell:      "curl -fsSL " + base + ".sh | sudo sh",
+		Shell:      "curl -fsSL " + base + ".sh | sh",
 	}
 }
 

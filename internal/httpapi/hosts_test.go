@@ -414,7 +414,7 @@ func TestInstallerScripts(t *testing.T) {
 	}
 	online(t, h, hs.ID, p.Hub.InstallToken).Want(t, 200, "")
 	r = h.Client(t).As(u.AccessToken).Do("GET", "/v1/user/hosts/"+hs.ID+"/installer", nil).Want(t, 200, "")
-	if !strings.Contains(string(r.Body), "--host-id '"+hs.ID+"'") {
+	if !strings.Contains(string(r.Body), `"host_id":"`+hs.ID+`"`) {
 		t.Errorf("user installer lacks the host id")
 	}
 	other := h.Register(t)

@@ -36,7 +36,7 @@ func wantInstallCommand(t *testing.T, where string, h *hubtest.Hub, got installC
 	t.Helper()
 	want := installCommand{
 		PowerShell: "irm " + h.URL + "/install/" + token + ".ps1 | iex",
-		Shell:      "curl -fsSL " + h.URL + "/install/" + token + ".sh | sudo sh",
+		Shell:      "curl -fsSL " + h.URL + "/install/" + token + ".sh | sh",
 	}
 	if token == "" || got != want {
 		t.Errorf("%s: install_command %+v, want %+v", where, got, want)
@@ -44,7 +44,7 @@ func wantInstallCommand(t *testing.T, where string, h *hubtest.Hub, got installC
 }
 
 var (
-	ps1Token = regexp.MustCompile(`--install-token '([A-Za-z0-9_-]+)'`)
+	ps1Token = regexp.MustCompile(`"install_token":"([A-Za-z0-9_-]+)"`)
 	shToken  = regexp.MustCompile(`"install_token":"([A-Za-z0-9_-]+)"`)
 )
 
@@ -53,6 +53,9 @@ var (
 func fetchInstaller(t *testing.T, h *hubtest.Hub, token, kind string, re *regexp.Regexp) (string, *hubtest.Response) {
 	t.Helper()
 	r := h.Client(t).Do("GET", "/install/"+token+"."+kind, nil).Want(t, 200, "")
+	if r.Header.Get("X-Hostgate-Install") != "" {
+		t.Fatalf(".%s refused:\n%s", kind, r.Body)
+	}
 	if ct := r.Header.Get("Content-Type"); ct != "text/plain; charset=utf-8" || r.Header.Get("Cache-Control") != "no-store" {
 		t.Errorf(".%s: Content-Type %q, Cache-Control %q", kind, ct, r.Header.Get("Cache-Control"))
 	}
@@ -105,11 +108,11 @@ func TestOneLineInstall(t *testing.T) {
 		tok := userTok.InstallToken
 		h.Client(t).Do("HEAD", "/install/"+tok+".ps1", nil).Want(t, 405, "")
 		next, r := fetchInstaller(t, h, tok, "ps1", ps1Token)
-		if !strings.Contains(string(r.Body), "--install-template") || !strings.Contains(string(r.Body), "--host-id '"+hs.ID+"'") {
+		if !strings.Contains(string(r.Body), "--install-template --setup-from -") || !strings.Contains(string(r.Body), `"host_id":"`+hs.ID+`"`) {
 			t.Errorf(".ps1 is not the installer of host %s:\n%s", hs.ID, r.Body)
 		}
-		h.Client(t).Do("GET", "/install/"+tok+".ps1", nil).Want(t, 404, "not_found")
-		h.Client(t).Do("GET", "/install/"+tok+".sh", nil).Want(t, 404, "not_found")
+		refusedSh := wantRefused(t, h, tok+".sh", "sh")
+		refusedPs := wantRefused(t, h, tok+".ps1", "ps1")
 		online(t, h, hs.ID, tok).Want(t, 401, "invalid_token")
 
 		// The shell installer likewise; the token it spends is the one the
@@ -123,10 +126,23 @@ func TestOneLineInstall(t *testing.T) {
 		}
 		online(t, h, hs.ID, next).Want(t, 401, "invalid_token")
 		online(t, h, hs.ID, last).Want(t, 200, "")
-		h.Client(t).Do("GET", "/install/"+last+".sh", nil).Want(t, 404, "not_found") // spent by enrolment
-
-		// Unknown tokens and names are one 404.
-		for _, p := range []string{"nope.ps1", "nope.sh", tok + ".exe", tok, strings.Repeat("a", 200) + ".sh"} {
+		// Spent by enrolment, unknown, too long: the same refusal script,
+		// byte for byte, naming no host.
+		for _, p := range []string{last + ".sh", "nope.sh", strings.Repeat("a", 200) + ".sh"} {
+			if got := wantRefused(t, h, p, "sh"); got != refusedSh {
+				t.Errorf("%s: another refusal script", p)
+			}
+		}
+		if got := wantRefused(t, h, "nope.ps1", "ps1"); got != refusedPs {
+			t.Errorf("nope.ps1: another refusal script")
+		}
+		for _, refused := range []string{refusedSh, refusedPs} {
+			if strings.Contains(refused, hs.ID) || strings.Contains(refused, tok) {
+				t.Errorf("the refusal names the host or the token:\n%s", refused)
+			}
+		}
+		// Names that are no one-line install are one 404.
+		for _, p := range []string{tok + ".exe", tok} {
 			h.Client(t).Do("GET", "/install/"+p, nil).Want(t, 404, "not_found")
 		}
 	})
@@ -138,7 +154,7 @@ func TestOneLineInstallRateLimit(t *testing.T) {
 		key := apiKey(t, h, h.Register(t).AccessToken)
 		hs, c := createWithCreds(t, h, key)
 		for range 3 {
-			h.Client(t).Do("GET", "/install/unknown.sh", nil).Want(t, 404, "not_found")
+			wantRefused(t, h, "unknown.sh", "sh")
 		}
 		r := h.Client(t).Do("GET", "/install/"+c.InstallToken+".ps1", nil).Want(t, 429, "rate_limited")
 		if r.Header.Get("Retry-After") == "" {
@@ -160,4 +176,25 @@ func TestOneLineInstallWithoutAgent(t *testing.T) {
 		t.Errorf(".sh refusal %s", r.Body)
 	}
 	online(t, h, hs.ID, c.InstallToken).Want(t, 200, "")
+}
+
+// wantRefused fetches /install/<file> and checks it is the refusal script
+// of kind: 200 (so that `curl -f … | sh` and `irm … | iex` run it), marked
+// X-Hostgate-Install: refused, saying how to get a new line.
+func wantRefused(t *testing.T, h *hubtest.Hub, file, kind string) string {
+	t.Helper()
+	r := h.Client(t).Do("GET", "/install/"+file, nil).Want(t, 200, "")
+	body := string(r.Body)
+	if r.Header.Get("X-Hostgate-Install") != "refused" || r.Header.Get("Content-Type") != "text/plain; charset=utf-8" ||
+		r.Header.Get("Cache-Control") != "no-store" {
+		t.Errorf("%s: headers %v", file, r.Header)
+	}
+	want := map[string]string{"sh": "exit 6\n", "ps1": "throw 'hostgate: "}[kind]
+	for _, w := range []string{"already used or has expired", "Re-issue install token", "hostgate-cli hosts credentials HOST",
+		"POST /v1/api/hosts/{id}/install-token", want} {
+		if !strings.Contains(body, w) {
+			t.Errorf("%s: refusal lacks %q:\n%s", file, w, body)
+		}
+	}
+	return body
 }
