@@ -68,3 +68,53 @@ func TestInstalledServiceStartsAtOnce(t *testing.T) {
 		t.Errorf("second start of the running service: %v", err)
 	}
 }
+
+// TestStopServiceForReinstall: StopService, which a reinstall with new
+// credentials runs before and after it rewrites the setup, stops the
+// running service and waits until it has stopped; a stopped or absent
+// service is success.
+func TestStopServiceForReinstall(t *testing.T) {
+	requireAdmin(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys := windowsSystem{}
+	name := fmt.Sprintf("hostgate-stop-test-%d", time.Now().UnixNano())
+	if err := sys.StopService(name); err != nil {
+		t.Errorf("stop of an absent service: %v", err)
+	}
+	if err := sys.InstallService(ServiceSpec{Name: name, DisplayName: "hostgate stop test", Description: "test",
+		ExePath: exe, Args: []string{"-test.run=^TestStartHelperService$", startHelperArg}}); err != nil {
+		t.Fatalf("install: %v", err)
+	}
+	m, err := mgr.Connect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Disconnect()
+	s, err := m.OpenService(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = s.Control(svc.Stop)
+		_ = s.Delete()
+		s.Close()
+	})
+	if err := sys.StopService(name); err != nil {
+		t.Errorf("stop of a stopped service: %v", err)
+	}
+	if err := sys.StartService(name); err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	if err := sys.StopService(name); err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+	if st, err := s.Query(); err != nil || st.State != svc.Stopped {
+		t.Errorf("after StopService: state %v, err %v", st.State, err)
+	}
+	if err := sys.StartService(name); err != nil {
+		t.Errorf("start after the stop: %v", err)
+	}
+}
