@@ -10,6 +10,7 @@
 //	hostgate-agent restart-service [--service NAME] [--log FILE] [--wait D]
 //	hostgate-agent install --config FILE|- [--prefix DIR] [--state-dir DIR]
 //	    [--service auto|systemd|detached]
+//	hostgate-agent --install-template --setup-from FILE|- [--listen-port N] [--state-dir DIR]
 //	hostgate-agent --install-template --host-id ID --bid N --secret-key K
 //	    --install-token T --agent-privkey-seed S --agent-pubkey P
 //	    --ws-url URL --api-endpoint URL [--listen-port N] [--state-dir DIR]
