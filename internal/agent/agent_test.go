@@ -2,6 +2,8 @@ package agent
 
 import (
 	"context"
+	"crypto/ed25519"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -517,5 +519,36 @@ func TestDefaultRegistryServesEveryOperation(t *testing.T) {
 	}
 	if info, _ := res.(agentproto.SystemInfo); info.AgentVersion != "1.2.3" {
 		t.Errorf("system.info reports version %q, want the agent's", info.AgentVersion)
+	}
+}
+
+// TestReinstallWithNewKeyIgnoresTheOldToken: an installer run again on
+// the host brings a new key pair and install token over the same state
+// directory, where the agent token of the old key is still saved (and
+// still accepted by this fake hub). The new setup wins: the agent enrols
+// with the new install token instead of reusing the old key's token.
+func TestReinstallWithNewKeyIgnoresTheOldToken(t *testing.T) {
+	t.Parallel()
+	h := newFakeHub(t)
+	cfg := h.config(t)
+	a := start(t, cfg)
+	a.waitConnected(t, 1)
+	first := h.conn(t, 1)
+	a.stop(t)
+
+	seed := make([]byte, ed25519.SeedSize)
+	seed[0] = 1
+	pub := ed25519.NewKeyFromSeed(seed).Public().(ed25519.PublicKey)
+	h.with(func(h *fakeHub) { h.seed, h.pub, h.install, h.installed = seed, pub, "inst-reissued", false })
+	cfg.InstallToken = "inst-reissued"
+	cfg.AgentPrivkeySeed = base64.StdEncoding.EncodeToString(seed)
+	cfg.AgentPubkey = "ed25519:" + base64.StdEncoding.EncodeToString(pub)
+	b := start(t, cfg)
+	b.waitConnected(t, 1)
+	if second := h.conn(t, 2); second.token == first.token {
+		t.Error("the reinstalled agent reused the old key's saved token")
+	}
+	if h.online.Load() != 2 {
+		t.Errorf("online %d, want 2: the new install token was not used", h.online.Load())
 	}
 }
