@@ -1,20 +1,26 @@
 // Package install implements the agent's template install mode,
 //
+//	hostgate-agent --install-template --setup-from FILE|- [--listen-port N] [--state-dir DIR]
 //	hostgate-agent --install-template --host-id ID --bid N --secret-key K
 //	    --install-token T --agent-privkey-seed S --agent-pubkey P
 //	    --ws-url URL --api-endpoint URL [--listen-port N] [--state-dir DIR]
 //
-// which turns a machine cloned from a template image into a managed host:
+// (--setup-from reads the credentials as JSON, from standard input with
+// "-", so that no secret is on a command line) which turns a machine cloned from a template image into a managed host:
 // it copies the running executable to its installation path, writes the
 // per-machine setup file (the agent's --config format), registers the
 // background service, the logon worker task and the firewall rule,
 // writes the completion marker install.done into the state directory,
 // and starts the service, so the host comes online at once.
 //
-// The run is idempotent. With the marker present it exits 0 at once; with
-// the setup file present but no marker (the second pass) it only verifies
-// that the setup file parses and the service exists, then writes the
-// marker and starts the service. Exit codes follow the interface specification: 0 success, 1
+// A run with the credentials already installed is idempotent. With the
+// marker present it exits 0 at once; with the setup file present but no
+// marker (the second pass) it only verifies that the setup file parses
+// and the service exists, then writes the marker and starts the service.
+// Other credentials on an installed host (every installer the hub hands
+// out is a new issue, and the hub rotated the host's keys when it issued
+// it) are applied: the service is stopped, everything is written again,
+// and the service restarted with them. Exit codes follow the interface specification: 0 success, 1
 // internal or argument error, 20 executable copy, 21 setup file, 30
 // service, 31 scheduled task, 32 firewall rule. On failure one JSON object
 // {code, exit, msg, hint} goes to stderr; on success one line to stdout.
