@@ -49,7 +49,7 @@ type Credentials struct {
 // InstallCommand is the one-line install of an install token.
 type InstallCommand struct {
 	PowerShell string `json:"powershell"` // irm <hub>/install/<token>.ps1 | iex (elevated PowerShell)
-	Shell      string `json:"shell"`      // curl -fsSL <hub>/install/<token>.sh | sudo sh (Linux)
+	Shell      string `json:"shell"`      // curl -fsSL <hub>/install/<token>.sh | sh (Linux)
 }
 
 func hostPath(id string) string { return "/v1/api/hosts/" + url.PathEscape(id) }

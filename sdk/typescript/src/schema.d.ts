@@ -87,7 +87,7 @@ export interface paths {
         };
         /**
          * One-line install: the installer for the host of an install token, which this spends
-         * @description `{file}` is `<install_token>.ps1` (PowerShell, for `irm <url> | iex` in an elevated PowerShell) or `<install_token>.sh` (POSIX sh, for `curl -fsSL <url> | sudo sh` on Linux). No other credential: the token (single use, INSTALL_TOKEN_TTL) is spent, new install credentials are issued for its host exactly as POST …/install-token does (the previous key pair and install token stop working), and the script embedding them is answered as text/plain. 404 not_found for an unknown, spent or expired token (nothing changes); 429 rate_limited past HOSTGATE_INSTALL_RATE_PER_MIN per source address; 503 exe_not_configured when the hub has no agent to install for that script (the token is not spent). HEAD is refused (405), so a probe spends nothing.
+         * @description `{file}` is `<install_token>.ps1` (PowerShell, for `irm <url> | iex` in an elevated PowerShell) or `<install_token>.sh` (POSIX sh, for `curl -fsSL <url> | sh` on Linux, as root or as a user who may sudo). No other credential: the token (single use, INSTALL_TOKEN_TTL) is spent, new install credentials are issued for its host exactly as POST …/install-token does (the previous key pair and install token stop working), and the script embedding them is answered as text/plain. An unknown, spent or expired token is answered 200 as well, with the header `X-Hostgate-Install: refused` and one short script, the same for every such token (no host id, no secret), that says the line was used or has expired and how to get a new one, and fails (the .sh exits 6, the .ps1 throws): a 4xx body would never run, since `curl -f` drops it and `irm` throws on it. Nothing changes then. 404 not_found for a name that is not <token>.ps1 or <token>.sh; 429 rate_limited past HOSTGATE_INSTALL_RATE_PER_MIN per source address; 503 exe_not_configured when the hub has no agent to install for that script (the token is not spent). HEAD is refused (405), so a probe spends nothing.
          */
         get: operations["oneLineInstaller"];
         put?: never;
@@ -2144,7 +2144,7 @@ export interface components {
         InstallCommand: {
             /** @description For an elevated PowerShell on Windows: irm <hub>/install/<token>.ps1 | iex */
             powershell: string;
-            /** @description For Linux: curl -fsSL <hub>/install/<token>.sh | sudo sh */
+            /** @description For Linux, as root or as a user who may sudo (the script elevates its own steps): curl -fsSL <hub>/install/<token>.sh | sh */
             shell: string;
         };
         Key: {
@@ -3093,9 +3093,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The installer script (text/plain; charset=utf-8) */
+            /** @description The installer script (text/plain; charset=utf-8); for an unknown, spent or expired token the refusal script, marked `X-Hostgate-Install: refused` */
             200: {
                 headers: {
+                    /** @description `refused` on the refusal script; absent on an installer */
+                    "X-Hostgate-Install"?: "refused";
                     [name: string]: unknown;
                 };
                 content?: never;
