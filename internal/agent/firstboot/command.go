@@ -16,6 +16,7 @@ import (
 const Usage = `usage: hostgate-agent first-boot [--variant simple|autologon] [--source SOURCE]
     [--timeout D] [--default-api-endpoint URL] [--state-dir DIR]
     [--prefix DIR] [--service auto|systemd|detached] [--metadata-url URL]
+       hostgate-agent first-boot --print-script sh|ps1
 Installs the agent at the first boot of a machine made from a template
 image, from the provisioning payload in the machine's user data (see
 docs/provisioning.md). It polls SOURCE every 2 s, up to 180 s (simple) or
@@ -26,11 +27,23 @@ Exit codes: 0 installed or already installed (install.done), 1 usage or
 other error, 2 no configuration appeared in time, 3 the configuration is
 not a valid payload (e.g. a required field missing), other: the
 installer's own code (20, 21, 30, 31, 32).
+--print-script writes the script a template image runs at boot (sh for
+Linux, ps1 for Windows), which adds exit code 4: the agent executable is
+absent from the image.
 `
 
 // Main runs `hostgate-agent first-boot` with args (after the subcommand)
 // and returns the exit code. SIGINT and SIGTERM stop the wait.
 func Main(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 2 && args[0] == "--print-script" {
+		b, err := Scripts.ReadFile("scripts/first-boot." + args[1])
+		if err != nil || (args[1] != "sh" && args[1] != "ps1") {
+			(&Failure{Code: "invalid_argument", Exit: ExitOther, Msg: "--print-script must be sh or ps1"}).report(stderr)
+			return ExitOther
+		}
+		stdout.Write(b)
+		return ExitOK
+	}
 	opts, err := ParseArgs(args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintf(stdout, Usage, DefaultFile())

@@ -428,3 +428,17 @@ func TestMainReadsALocalFile(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, errb.String())
 	}
 }
+
+func TestMainPrintsTheScripts(t *testing.T) {
+	for _, kind := range []string{"sh", "ps1"} {
+		var out, errb bytes.Buffer
+		want, _ := Scripts.ReadFile("scripts/first-boot." + kind)
+		if code := Main([]string{"--print-script", kind}, &out, &errb); code != 0 || out.String() != string(want) || len(want) == 0 {
+			t.Errorf("%s: exit %d, %d bytes", kind, code, out.Len())
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := Main([]string{"--print-script", "bat"}, &out, &errb); code != ExitOther || out.Len() != 0 {
+		t.Errorf("bat: exit %d, %q", code, out.String())
+	}
+}
