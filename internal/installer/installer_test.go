@@ -12,7 +12,7 @@ import (
 func creds() hosts.Credentials {
 	return hosts.Credentials{
 		HostID: "0b8f6a52-2d0e-4d3e-9a57-1f8c2d9e7b11", BID: 42, SecretKey: "00112233445566778899aabbccddeeff",
-		InstallToken: "tok-123", AgentPrivkeySeed: "c2VlZA==", AgentPubkey: "ed25519:cHVi",
+		InstallToken: "tok-123", AgentPrivkeySeed: "BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=", AgentPubkey: "ed25519:6kpsY+KcUgq+9VB7Ey7F+ZVHdq6+vnuSQh7qaRRG0iw=",
 		APIEndpoint: "https://hub.example.com", WSURL: "wss://hub.example.com/v1/internal/agent/ws",
 		ListenPort: 23456, ExeURL: "https://dl.example.com/a'gent.exe", ExeSHA256: strings.Repeat("AB", 32),
 	}
@@ -26,7 +26,7 @@ func TestPowerShellHandsTheCredentialsOnStdin(t *testing.T) {
 	body := string(s.Body)
 	for _, want := range []string{
 		`$setup = '{"host_id":"0b8f6a52-2d0e-4d3e-9a57-1f8c2d9e7b11","bid":42,"secret_key":"00112233445566778899aabbccddeeff",` +
-			`"install_token":"tok-123","agent_privkey_seed":"c2VlZA==","agent_pubkey":"ed25519:cHVi",` +
+			`"install_token":"tok-123","agent_privkey_seed":"BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=","agent_pubkey":"ed25519:6kpsY+KcUgq+9VB7Ey7F+ZVHdq6+vnuSQh7qaRRG0iw=",` +
 			`"ws_url":"wss://hub.example.com/v1/internal/agent/ws","api_endpoint":"https://hub.example.com","listen_port":23456}'`,
 		"\r\n$setup | & $exe --install-template --setup-from -\r\n",
 		"'https://dl.example.com/a''gent.exe'", "-ne '" + strings.Repeat("ab", 32) + "'",
@@ -85,7 +85,7 @@ func TestCmdCarriesTheSameScriptOffTheCommandLine(t *testing.T) {
 		lines[2] != `set "HOSTGATE_INSTALLER=%~f0"` || !strings.HasPrefix(lines[3], "powershell.exe -NoProfile") {
 		t.Errorf("batch lines:\n%s", head)
 	}
-	for _, secret := range []string{"00112233445566778899aabbccddeeff", "tok-123", "c2VlZA==", "EncodedCommand"} {
+	for _, secret := range []string{"00112233445566778899aabbccddeeff", "tok-123", "BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=", "EncodedCommand"} {
 		if strings.Contains(head, secret) {
 			t.Errorf("the batch lines carry %q", secret)
 		}
