@@ -52,6 +52,7 @@ import (
 	"hostgate/internal/agent"
 	"hostgate/internal/agent/firstboot"
 	"hostgate/internal/agent/install"
+	"hostgate/internal/agentproto"
 )
 
 // Exit codes.
@@ -80,8 +81,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		// Double-clicked single-file installer: install from the payload.
 		if self, err := os.Executable(); err == nil {
-			if pargs, ok := payloadArgs(self); ok {
+			pargs, err := payloadArgs(self)
+			if err == nil {
 				return installFromPayload(self, pargs, stdout, stderr, elevated(), relaunchElevated)
+			}
+			if !errors.Is(err, agentproto.ErrNoPayload) {
+				// A single-file installer whose payload is refused says why,
+				// rather than printing the usage of a plain executable.
+				fmt.Fprintln(stderr, "hostgate-agent: this installer's provisioning payload is not valid:", err)
+				fmt.Fprintln(stderr, "download the installer again from the hub (the host's page, or GET /v1/api/hosts/{id}/installer)")
+				return exitInternal
 			}
 		}
 		fmt.Fprint(stderr, usage)

@@ -29,21 +29,23 @@ func installFromPayload(self string, args []string, stdout, stderr io.Writer,
 }
 
 // payloadArgs turns the provisioning payload appended to this executable
-// (the hub's single-file installer) into --install-template arguments; ok
-// is false for a plain executable.
-func payloadArgs(self string) (args []string, ok bool) {
+// (the hub's single-file installer) into --install-template arguments.
+// The error is agentproto.ErrNoPayload for a plain executable (or one
+// that cannot be read), and says what is wrong with a payload that is
+// there but refused.
+func payloadArgs(self string) (args []string, err error) {
 	f, err := os.Open(self)
 	if err != nil {
-		return nil, false
+		return nil, agentproto.ErrNoPayload
 	}
 	defer f.Close()
 	tail, err := readTail(f, 8<<10)
 	if err != nil {
-		return nil, false
+		return nil, agentproto.ErrNoPayload
 	}
 	p, err := agentproto.ReadPayload(tail)
 	if err != nil {
-		return nil, false
+		return nil, err
 	}
 	h := p.Hub
 	args = []string{"--host-id", h.HostID, "--bid", strconv.FormatInt(h.BID, 10), "--secret-key", h.SecretKey,
@@ -58,7 +60,7 @@ func payloadArgs(self string) (args []string, ok bool) {
 	if h.ListenPort != 0 {
 		args = append(args, "--listen-port", strconv.Itoa(h.ListenPort))
 	}
-	return args, true
+	return args, nil
 }
 
 // readTail returns up to n bytes from the end of f: the payload and its

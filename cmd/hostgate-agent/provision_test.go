@@ -20,8 +20,8 @@ func TestPayloadArgs(t *testing.T) {
 	dir := t.TempDir()
 	plain := filepath.Join(dir, "plain.exe")
 	os.WriteFile(plain, make([]byte, 20000), 0o755)
-	if _, ok := payloadArgs(plain); ok {
-		t.Error("a plain executable was read as an installer")
+	if _, err := payloadArgs(plain); !errors.Is(err, agentproto.ErrNoPayload) {
+		t.Errorf("a plain executable: err %v, want ErrNoPayload", err)
 	}
 	seed, pub := testKeyPair()
 	p := agentproto.Payload{SchemaVersion: 1, Hub: agentproto.PayloadHub{
@@ -34,14 +34,26 @@ func TestPayloadArgs(t *testing.T) {
 	}
 	bundled := filepath.Join(dir, "install.exe")
 	os.WriteFile(bundled, b, 0o755)
-	args, ok := payloadArgs(bundled)
-	if !ok {
-		t.Fatal("payload not found")
+	args, err := payloadArgs(bundled)
+	if err != nil {
+		t.Fatalf("payload not read: %v", err)
 	}
 	want := []string{"--host-id", p.Hub.HostID, "--bid", "7", "--secret-key", p.Hub.SecretKey, "--install-token", "tok",
 		"--agent-privkey-seed", seed, "--agent-pubkey", pub, "--api-endpoint", "https://hub.example.com", "--listen-port", "24000"}
 	if !slices.Equal(args, want) {
 		t.Errorf("args = %q\nwant %q", args, want)
+	}
+
+	// A payload that is there but refused says why, naming the field.
+	p.Hub.SecretKey = ""
+	b, err = agentproto.Bundle(make([]byte, 20000), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := filepath.Join(dir, "broken.exe")
+	os.WriteFile(broken, b, 0o755)
+	if _, err := payloadArgs(broken); err == nil || errors.Is(err, agentproto.ErrNoPayload) || !strings.Contains(err.Error(), "hub.secret_key") {
+		t.Errorf("a payload without secret_key: err %v, want a refusal naming hub.secret_key", err)
 	}
 }
 
