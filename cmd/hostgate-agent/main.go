@@ -13,11 +13,16 @@
 //	hostgate-agent --install-template --host-id ID --bid N --secret-key K
 //	    --install-token T --agent-privkey-seed S --agent-pubkey P
 //	    --ws-url URL --api-endpoint URL [--listen-port N] [--state-dir DIR]
+//	hostgate-agent first-boot [--variant simple|autologon] [--source SOURCE]
+//	    [--timeout D] [--default-api-endpoint URL] [--state-dir DIR]
 //
 // The --install-template form (Windows) installs the agent on a machine
 // cloned from a template image, and install (Linux) installs it as a
 // systemd service; both have their own exit codes (package
-// internal/agent/install).
+// internal/agent/install). first-boot installs a machine made from a
+// template image from the provisioning payload in its cloud user data
+// (package internal/agent/firstboot, docs/provisioning.md), with the
+// spec's installer-script exit codes.
 //
 // Flags override the JSON config file. Under the Windows service control
 // manager it runs as a service; elsewhere it runs in the foreground until
@@ -44,6 +49,7 @@ import (
 	"time"
 
 	"hostgate/internal/agent"
+	"hostgate/internal/agent/firstboot"
 	"hostgate/internal/agent/install"
 )
 
@@ -64,6 +70,8 @@ const usage = `usage:
                                                (Windows; the service starts it after an upgrade)
   hostgate-agent install --config FILE|-       install on Linux as a systemd service (see install --help)
   hostgate-agent --install-template [flags]    install on Windows (see --install-template --help)
+  hostgate-agent first-boot [flags]            install from the cloud user data at first boot
+                                               (template images; see first-boot --help)
 Run "hostgate-agent run --help" for the flags.
 `
 
@@ -89,6 +97,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return install.Main(args[1:], stdout, stderr)
 	case "install":
 		return install.LinuxMain(args[1:], os.Stdin, stdout, stderr)
+	case "first-boot":
+		return firstboot.Main(args[1:], stdout, stderr)
 	case "version":
 		fmt.Fprintf(stdout, "hostgate-agent %s (%s, %s/%s)\n", agent.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 		return exitOK

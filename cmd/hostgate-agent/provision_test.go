@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"crypto/ed25519"
+	"encoding/base64"
 	"errors"
 	"os"
 	"path/filepath"
@@ -21,9 +23,10 @@ func TestPayloadArgs(t *testing.T) {
 	if _, ok := payloadArgs(plain); ok {
 		t.Error("a plain executable was read as an installer")
 	}
+	seed, pub := testKeyPair()
 	p := agentproto.Payload{SchemaVersion: 1, Hub: agentproto.PayloadHub{
 		HostID: "0b8f6a52-2d0e-4d3e-9a57-1f8c2d9e7b11", BID: 7, SecretKey: "00112233445566778899aabbccddeeff",
-		InstallToken: "tok", AgentPrivkeySeed: "seed", AgentPubkey: "pub", APIEndpoint: "https://hub.example.com", ListenPort: 24000,
+		InstallToken: "tok", AgentPrivkeySeed: seed, AgentPubkey: pub, APIEndpoint: "https://hub.example.com", ListenPort: 24000,
 	}}
 	b, err := agentproto.Bundle(make([]byte, 20000), p)
 	if err != nil {
@@ -36,7 +39,7 @@ func TestPayloadArgs(t *testing.T) {
 		t.Fatal("payload not found")
 	}
 	want := []string{"--host-id", p.Hub.HostID, "--bid", "7", "--secret-key", p.Hub.SecretKey, "--install-token", "tok",
-		"--agent-privkey-seed", "seed", "--agent-pubkey", "pub", "--api-endpoint", "https://hub.example.com", "--listen-port", "24000"}
+		"--agent-privkey-seed", seed, "--agent-pubkey", pub, "--api-endpoint", "https://hub.example.com", "--listen-port", "24000"}
 	if !slices.Equal(args, want) {
 		t.Errorf("args = %q\nwant %q", args, want)
 	}
@@ -74,4 +77,10 @@ func TestInstallFromPayloadElevates(t *testing.T) {
 	if code != install.ExitInternal || !strings.Contains(errb.String(), want) {
 		t.Fatalf("elevated: exit %d, stderr %q; want install's %s error", code, errb.String(), want)
 	}
+}
+
+// testKeyPair is a fixed ed25519 seed and its public key, in base64.
+func testKeyPair() (seed, pub string) {
+	b := bytes.Repeat([]byte{9}, ed25519.SeedSize)
+	return base64.StdEncoding.EncodeToString(b), base64.StdEncoding.EncodeToString(ed25519.NewKeyFromSeed(b).Public().(ed25519.PublicKey))
 }

@@ -1,0 +1,6 @@
+//go:build !windows
+
+package firstboot
+
+// NewAutoLogon refuses outside Windows.
+func NewAutoLogon() (AutoLogon, error) { return nil, ErrAutoLogonUnsupported }
