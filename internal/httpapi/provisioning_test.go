@@ -54,6 +54,14 @@ func checkPayload(t *testing.T, r *hubtest.Response, hostID string) (provisionin
 	if len(r.Body) == 0 || r.Body[0] == '#' {
 		t.Errorf("payload %q must be JSON not beginning with #", r.Body)
 	}
+	// The one validator the first-boot installer applies takes it.
+	parsed, err := agentproto.ParsePayload(r.Body)
+	if err != nil {
+		t.Fatalf("agentproto.ParsePayload refuses the payload: %v", err)
+	}
+	if parsed.Hub.HostID != hostID || parsed.Extra != "" || parsed.Hub.Extra != "" {
+		t.Errorf("parsed payload %+v", parsed)
+	}
 	var p provisioning
 	dec := json.NewDecoder(bytes.NewReader(r.Body))
 	dec.DisallowUnknownFields()
@@ -77,18 +85,6 @@ func checkPayload(t *testing.T, r *hubtest.Response, hostID string) (provisionin
 	pub := ed25519.NewKeyFromSeed(seed).Public().(ed25519.PublicKey)
 	if p.Hub.AgentPubkey != base64.StdEncoding.EncodeToString(pub) {
 		t.Errorf("agent_pubkey %q is not the bare base64 of the seed's public key", p.Hub.AgentPubkey)
-	}
-	// The agent's reader of the .exe payload takes it as it is.
-	var ap agentproto.Payload
-	if err := json.Unmarshal(r.Body, &ap); err != nil {
-		t.Fatal(err)
-	}
-	bundled, err := agentproto.Bundle([]byte("MZ"), ap)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, err := agentproto.ReadPayload(bundled); err != nil || got.Hub.HostID != hostID {
-		t.Errorf("ReadPayload = %+v, %v", got, err)
 	}
 	return p, seed
 }

@@ -21,15 +21,15 @@ import (
 // the self-managed-logon variant of the first-boot installer.
 
 // MaxPayloadBytes bounds an encoded payload: the spec says under 1 KB.
-const MaxPayloadBytes = 1024
+const MaxPayloadBytes = agentproto.MaxPayloadSize
 
 // DefaultAutologonUser is the autologon account when the request names none.
-const DefaultAutologonUser = "Administrator"
+const DefaultAutologonUser = agentproto.DefaultAutologonUser
 
 // Autologon password bounds. A generated password has GeneratedPasswordLen
 // characters.
 const (
-	MinAutologonPassword = 16
+	MinAutologonPassword = agentproto.MinAutologonPassword
 	MaxAutologonPassword = 128
 	MaxAutologonUser     = 64
 	GeneratedPasswordLen = 24
@@ -72,15 +72,18 @@ func ProvisioningFor(c hosts.Credentials, al *ProvisioningAutologon) Provisionin
 	return ProvisioningPayload{SchemaVersion: p.SchemaVersion, Hub: p.Hub, Autologon: al}
 }
 
-// EncodedSize is p's size as the hub sends it (JSON without HTML
-// escaping, with a final newline).
-func EncodedSize(p ProvisioningPayload) int {
+// Encode is p as the hub sends it: JSON without HTML escaping, with a
+// final newline.
+func Encode(p ProvisioningPayload) []byte {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(p)
-	return b.Len()
+	return b.Bytes()
 }
+
+// EncodedSize is the size of Encode(p).
+func EncodedSize(p ProvisioningPayload) int { return len(Encode(p)) }
 
 // Provision carries out install-token for the owner's host id (spec 4.5
 // rule 2: a new key pair and install token, the previous token void, the
@@ -102,8 +105,10 @@ func Provision(ctx context.Context, is Issuer, owner, id string, al *AutologonRe
 		return ProvisioningPayload{}, err
 	}
 	p := ProvisioningFor(c, a)
-	if n := EncodedSize(p); n >= MaxPayloadBytes {
-		return ProvisioningPayload{}, fmt.Errorf("installer: provisioning payload of %s is %d bytes", id, n)
+	// The agent's own validator has the last word: the hub never hands out
+	// a payload the first-boot installer would refuse.
+	if _, err := agentproto.ParsePayload(Encode(p)); err != nil {
+		return ProvisioningPayload{}, fmt.Errorf("installer: provisioning payload of %s: %w", id, err)
 	}
 	return p, nil
 }

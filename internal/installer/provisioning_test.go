@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"hostgate/internal/agentproto"
 	"hostgate/internal/apperr"
 	"hostgate/internal/hosts"
 )
@@ -56,6 +57,9 @@ func TestProvisionShapeAndAutologon(t *testing.T) {
 		p.Hub.WSURL != is.ws || p.Hub.APIEndpoint != is.api || p.Hub.ListenPort != 65535 {
 		t.Errorf("payload %+v", p)
 	}
+	if _, err := agentproto.ParsePayload(Encode(p)); err != nil {
+		t.Errorf("ParsePayload: %v", err)
+	}
 	b, _ := json.Marshal(p)
 	if strings.Contains(string(b), "autologon") || strings.Contains(string(b), "not.in.the.payload") {
 		t.Errorf("payload %s", b)
@@ -68,6 +72,9 @@ func TestProvisionShapeAndAutologon(t *testing.T) {
 	p, err = Provision(t.Context(), is, "owner", hostID, &AutologonRequest{Username: "  ops ", Password: str("ünïcödé-pässwörd")})
 	if err != nil || p.Autologon == nil || p.Autologon.Username != "ops" || p.Autologon.Password != "ünïcödé-pässwörd" {
 		t.Fatalf("given autologon %+v, %v (16 characters, more bytes)", p.Autologon, err)
+	}
+	if ap, err := agentproto.ParsePayload(Encode(p)); err != nil || ap.Autologon == nil || ap.Autologon.Password != "ünïcödé-pässwörd" {
+		t.Errorf("ParsePayload: %+v, %v", ap.Autologon, err)
 	}
 	if is.issued != 3 {
 		t.Errorf("issued %d times, want 3", is.issued)
