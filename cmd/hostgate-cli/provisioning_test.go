@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"hostgate/internal/agentproto"
 	"hostgate/internal/hubtest"
 )
 
@@ -48,6 +49,9 @@ func TestCLIProvisioningPayload(t *testing.T) {
 	}
 	decode := func(b []byte) cliPayload {
 		t.Helper()
+		if _, err := agentproto.ParsePayload(b); err != nil {
+			t.Fatalf("the agent's validator refuses %s: %v", b, err)
+		}
 		var p cliPayload
 		if err := json.Unmarshal(b, &p); err != nil || p.SchemaVersion != 1 || p.Hub.HostID != created.Host.ID ||
 			p.Hub.SecretKey != created.Credentials.SecretKey || strings.HasPrefix(p.Hub.AgentPubkey, "ed25519:") || len(b) >= 1024 {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"hostgate/internal/agentproto"
 	"hostgate/internal/hubtest"
 )
 
@@ -75,6 +76,9 @@ func TestProvisioningPayloadAgainstARealHub(t *testing.T) {
 	if p.SchemaVersion != 1 || p.Hub.HostID != host.ID || p.Hub.SecretKey != cr.SecretKey || p.Hub.InstallToken == cr.InstallToken ||
 		"ed25519:"+p.Hub.AgentPubkey == cr.AgentPubkey || p.Hub.WSURL != cr.WSURL || p.Autologon != nil || len(p.Raw) >= 1024 {
 		t.Errorf("payload %+v (%d bytes) for credentials %+v", p, len(p.Raw), cr)
+	}
+	if _, err := agentproto.ParsePayload(p.Raw); err != nil {
+		t.Errorf("the agent's validator refuses Raw: %v", err)
 	}
 	var again ProvisioningPayload
 	if err := json.Unmarshal(p.Raw, &again); err != nil || again.Hub != p.Hub {
