@@ -134,8 +134,6 @@ type Failure struct {
 	Hint string `json:"hint"`
 }
 
-func (f *Failure) Error() string { return f.Code + ": " + f.Msg }
-
 func (f *Failure) report(w io.Writer) {
 	b, _ := json.Marshal(f)
 	fmt.Fprintf(w, "%s\n", b)
