@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -15,6 +17,9 @@ import (
 	"testing"
 	"time"
 
+	"hostgate/internal/agentproto"
+
+	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/target"
@@ -270,6 +275,13 @@ func consoleFlow(t *testing.T, scaled bool) {
 	b.Shot("host")
 	step("L1 delivery listed")
 
+	// 5b. A provisioning payload for a template image: a second host's page
+	// saves provisioning-<id>.json with a generated automatic logon, after
+	// warning that it issues new install credentials. The file passes the
+	// agent's validator and its install token is live.
+	provisioningStep(t, b, h, auth.AccessToken)
+	step("provisioning payload saved")
+
 	// 6. Billing: recharge 10 CNY through the dummy checkout tab.
 	b.Click("nav-billing")
 	b.WaitPath(`^/billing$`, 10*time.Second)
@@ -398,5 +410,50 @@ func payDummy(t *testing.T, h *Hub, token string) {
 	o := out.Items[0]
 	if s := call(t, "POST", h.URL+"/v1/public/webhooks/payment/dummy", "", map[string]any{"order_no": o.OrderNo, "amount_cny": o.AmountCNY}, nil); s != 200 {
 		t.Fatalf("dummy payment notification for %s: %d", o.OrderNo, s)
+	}
+}
+
+// provisioningStep creates a host as the user, saves its provisioning
+// payload from its console page and checks the file.
+func provisioningStep(t *testing.T, b *Browser, h *Hub, token string) {
+	t.Helper()
+	var tmpl struct{ ID string }
+	if s := call(t, "POST", h.URL+"/v1/user/hosts", token, map[string]string{"name": "template-1"}, &tmpl); s != 200 || tmpl.ID == "" {
+		t.Fatalf("create template-1: %d", s)
+	}
+	dir := t.TempDir()
+	if _, err := chromedp.CallBrowser(b.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+		Behavior: browser.SetDownloadBehaviorBehaviorAllow, DownloadPath: dir}); err != nil {
+		t.Fatalf("allow downloads: %v", err)
+	}
+	b.Open("/hosts/" + tmpl.ID)
+	b.Click("provisioning-payload")
+	b.WaitVisible("provisioning-warning", 10*time.Second)
+	if w := b.Text("provisioning-warning"); !strings.Contains(w, "install token") {
+		t.Errorf("provisioning-warning %q does not say the install token is replaced", w)
+	}
+	b.Click("provisioning-autologon")
+	b.WaitVisible("provisioning-autologon-password", 10*time.Second)
+	b.Shot("provisioning")
+	b.Click("provisioning-download")
+	file := filepath.Join(dir, "provisioning-"+tmpl.ID+".json")
+	var raw []byte
+	waitFor(t, 20*time.Second, "the browser saves "+filepath.Base(file), func() bool {
+		raw, _ = os.ReadFile(file)
+		return len(raw) > 0
+	})
+	b.Poll(10*time.Second, "the dialog closes after the download", "!"+visibleJS(tid("provisioning-download")), "")
+	p, err := agentproto.ParsePayload(raw)
+	if err != nil {
+		t.Fatalf("the saved payload (%d bytes) is refused: %v", len(raw), err)
+	}
+	if p.Hub.HostID != tmpl.ID || p.Autologon == nil || p.Autologon.User() != "Administrator" || len([]rune(p.Autologon.Password)) < 16 {
+		t.Errorf("saved payload: host %s, autologon %v; want host %s with a generated Administrator logon", p.Hub.HostID, p.Autologon, tmpl.ID)
+	}
+	var tok struct {
+		AgentToken string `json:"agent_token"`
+	}
+	if s := call(t, "POST", h.URL+agentproto.PathOnline, "", agentproto.OnlineRequest{HostID: p.Hub.HostID, InstallToken: p.Hub.InstallToken}, &tok); s != 200 || tok.AgentToken == "" {
+		t.Errorf("agent online with the payload's install token: %d, want 200 with an agent token", s)
 	}
 }

@@ -75,6 +75,8 @@ commands:
   hosts show HOST
   hosts delete HOST [--yes]
   hosts credentials HOST [--rotate]
+  hosts provisioning-payload HOST [--autologon-user U]
+        [--autologon-password P|- | --autologon-generate] [-o FILE]
   shell HOST [--timeout-s N] -- PROGRAM [ARGS...]
   read HOST PATH
   term HOST

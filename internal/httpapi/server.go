@@ -147,6 +147,7 @@ func New(cfg Config) *Server {
 	s.dummyCheckoutRoutes()
 	s.billingModeRoutes()
 	s.installerRoutes()
+	s.provisioningRoutes()
 	s.downloadRoutes()
 	s.oneLineRoutes()
 	s.agentRoutes()

@@ -3,7 +3,9 @@ package installer
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"hostgate/internal/agentproto"
 	"net/http"
@@ -11,11 +13,12 @@ import (
 	"testing"
 
 	"hostgate/internal/apperr"
+	"hostgate/internal/hosts"
 )
 
 func TestBundleRoundTripAndSize(t *testing.T) {
 	exe := []byte("MZ\x90\x00 fake pe image")
-	p := PayloadFor(creds())
+	p := PayloadFor(keyedCreds())
 	if n := encodedSize(p); n >= 1024 {
 		t.Errorf("payload is %d bytes; the spec requires under 1 KB", n)
 	}
@@ -63,7 +66,7 @@ func TestExeSourceVerifiesAndCaches(t *testing.T) {
 }
 
 func FuzzReadPayload(f *testing.F) {
-	good, _ := agentproto.Bundle([]byte("MZ"), PayloadFor(creds()))
+	good, _ := agentproto.Bundle([]byte("MZ"), PayloadFor(keyedCreds()))
 	f.Add(good)
 	f.Add([]byte("HGPROV01"))
 	f.Add([]byte{})
@@ -73,4 +76,14 @@ func FuzzReadPayload(f *testing.F) {
 			t.Fatalf("accepted an invalid payload %+v", p)
 		}
 	})
+}
+
+// keyedCreds is creds with a real key pair, as the payload's validator
+// (agentproto.ParsePayload, which ReadPayload applies) requires.
+func keyedCreds() hosts.Credentials {
+	c := creds()
+	seed := bytes.Repeat([]byte{7}, ed25519.SeedSize)
+	c.AgentPrivkeySeed = base64.StdEncoding.EncodeToString(seed)
+	c.AgentPubkey = hosts.FormatPubKey(ed25519.NewKeyFromSeed(seed).Public().(ed25519.PublicKey))
+	return c
 }

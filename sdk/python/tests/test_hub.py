@@ -27,6 +27,18 @@ class RealHubTest(unittest.TestCase):
         self.assertIn(host.id, [h.id for h in self.c.list_hosts()])
         self.assertEqual(self.c.get_host(host.id).name, name)
 
+    def test_provisioning_payload(self):
+        host, cr = self.c.create_host("py-prov-" + uuid.uuid4().hex[:8], None, True)
+        self.addCleanup(self.c.delete_host, host.id)
+        p = self.c.provisioning_payload(host.id)
+        self.assertEqual((p.schema_version, p.hub.host_id, p.hub.secret_key), (1, host.id, cr.secret_key))
+        self.assertNotEqual(p.hub.install_token, cr.install_token)
+        self.assertIsNone(p.autologon)
+        self.assertLess(len(p.raw), 1024)
+        p = self.c.provisioning_payload(host.id, hostgate.Autologon())
+        self.assertEqual(p.autologon.username, "Administrator")
+        self.assertGreaterEqual(len(p.autologon.password), 16)
+
     def test_unknown_host_is_not_found(self):
         with self.assertRaises(hostgate.HostgateError) as cm:
             self.c.get_host(str(uuid.uuid4()))

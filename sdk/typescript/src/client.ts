@@ -91,6 +91,25 @@ export class Client {
     };
   }
 
+  /**
+   * provisioningPayload returns the host's provisioning payload
+   * (docs/provisioning.md), with an autologon section when autologon is
+   * given. Like installToken it issues new install credentials; free.
+   */
+  async provisioningPayload(hostId: string, autologon?: T.Autologon, o: O = {}): Promise<T.ProvisioningPayload> {
+    const resp = await this.t.call<Response>({
+      method: 'POST',
+      path: `${hostPath(hostId)}/provisioning-payload`,
+      body: autologon === undefined ? undefined : { autologon },
+      signal: o.signal,
+      raw: true,
+    });
+    const raw = (await resp.text()).trim();
+    const p = JSON.parse(raw) as T.ProvisioningPayload;
+    Object.defineProperty(p, 'raw', { value: raw, enumerable: false });
+    return p;
+  }
+
   /** ping round-trips a no-op command to the host's agent. */
   async ping(hostId: string, o: O = {}): Promise<T.PingResult> {
     const r = await this.t.call<{ rtt_ms: number; agent_version: string }>({ method: 'POST', path: `${hostPath(hostId)}/ping`, signal: o.signal });

@@ -35,6 +35,11 @@ test('real hub: host lifecycle and errors', { skip }, async () => {
       assert.equal(e.error, 'exe_not_configured', String(e));
     }
     assert.ok((await c.installToken(host.id)).install_token);
+    const prov = await c.provisioningPayload(host.id, {});
+    assert.equal(prov.hub.host_id, host.id);
+    assert.equal(prov.hub.secret_key, credentials.secret_key);
+    assert.equal(prov.autologon?.username, 'Administrator');
+    assert.ok(prov.autologon.password.length >= 16 && prov.raw.length < 1024);
   } finally {
     await c.deleteHost(host.id);
   }

@@ -3,7 +3,7 @@
 import http from 'node:http';
 import {
   Client, HostgateError, controls, isHostOffline, verifyWebhook, webhookNewSecret,
-  type HostListItem, type ShellResult, type WebhookEvent,
+  type HostListItem, type ProvisioningPayload, type ShellResult, type WebhookEvent,
 } from '../src/index.js';
 
 export async function usage(c: Client, req: http.IncomingMessage, body: Buffer): Promise<void> {
@@ -17,5 +17,9 @@ export async function usage(c: Client, req: http.IncomingMessage, body: Buffer):
   const s: string = webhookNewSecret(ev);
   if (ev.event === 'host.l1_config.updated') ev.after.report_url.toUpperCase();
   try { await c.ping('x'); } catch (e) { if (isHostOffline(e) && e instanceof HostgateError) e.status.toFixed(); }
-  void code; void n; void s;
+  const p: ProvisioningPayload = await c.provisioningPayload(hosts[0]!.id, { password: 'x'.repeat(16) });
+  const raw: string = p.raw + p.hub.secret_key + (p.autologon?.password ?? '');
+  // @ts-expect-error raw is read-only
+  p.raw = '';
+  void code; void n; void s; void raw;
 }

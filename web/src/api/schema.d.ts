@@ -886,6 +886,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/api/hosts/{id}/provisioning-payload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Download the host's provisioning payload; issues new install credentials like install-token
+         * @description Returns the host's provisioning payload (spec section 2; docs/provisioning.md) as an application/json attachment under 1 KB, to hand a machine made from a template image as its user data. Side effects of install-token: a new agent key pair and install token (the previous token and key stop working), the secret key kept. Free of charge. The body is optional; with autologon the payload carries an autologon section (username default Administrator; password 16 or more characters, generated when left out, never stored). 400 invalid_body for a bad autologon; 404 not_found for a host that is not the caller's.
+         */
+        post: operations["apiProvisioningPayload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/api/hosts/{id}/registry/rw": {
         parameters: {
             query?: never;
@@ -1561,6 +1581,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/user/hosts/{id}/provisioning-payload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Download the host's provisioning payload; issues new install credentials like install-token
+         * @description Returns the host's provisioning payload (spec section 2; docs/provisioning.md) as an application/json attachment under 1 KB, to hand a machine made from a template image as its user data. Side effects of install-token: a new agent key pair and install token (the previous token and key stop working), the secret key kept. Free of charge. The body is optional; with autologon the payload carries an autologon section (username default Administrator; password 16 or more characters, generated when left out, never stored). 400 invalid_body for a bad autologon; 404 not_found for a host that is not the caller's.
+         */
+        post: operations["userProvisioningPayload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/user/hosts/{id}/rotate-secret": {
         parameters: {
             query?: never;
@@ -1818,6 +1858,12 @@ export interface components {
             /** @description 32 random bytes, base64url; single use: each refresh returns a new one */
             refresh_token: string;
             user: components["schemas"]["User"];
+        };
+        AutologonRequest: {
+            /** @description 16 to 128 characters; left out, the hub generates a 24-character one (returned in the payload only, never stored) */
+            password?: string;
+            /** @description The Windows account to log on automatically: at most 64 characters (default Administrator) */
+            username?: string;
         };
         BalanceOutBody: {
             /**
@@ -2432,6 +2478,19 @@ export interface components {
             section: string;
             stage: string;
         };
+        PayloadHub: {
+            agent_privkey_seed: string;
+            agent_pubkey: string;
+            api_endpoint?: string;
+            /** Format: int64 */
+            bid: number;
+            host_id: string;
+            install_token: string;
+            /** Format: int64 */
+            listen_port?: number;
+            secret_key: string;
+            ws_url?: string;
+        };
         PingOutBody: {
             agent_version: string;
             ok: boolean;
@@ -2496,6 +2555,27 @@ export interface components {
         };
         ProcessListResult: {
             processes: components["schemas"]["ProcessInfo"][] | null;
+        };
+        ProvisioningAutologon: {
+            /** @description 16 or more characters; the hub generates one when the request leaves it out, and does not keep it */
+            password: string;
+            /** @description The Windows account (default Administrator) */
+            username: string;
+        };
+        ProvisioningInBody: {
+            /** @description Ask for an autologon section (for the self-managed-logon first-boot installer); left out, the payload has none */
+            autologon?: components["schemas"]["AutologonRequest"];
+        };
+        ProvisioningPayload: {
+            /** @description Present when asked for: the Windows account the self-managed-logon installer logs on automatically */
+            autologon?: components["schemas"]["ProvisioningAutologon"];
+            /** @description The host's install credentials (agent_pubkey as bare base64, without the ed25519: prefix) */
+            hub: components["schemas"]["PayloadHub"];
+            /**
+             * Format: int64
+             * @description Always 1
+             */
+            schema_version: number;
         };
         Publish: {
             changelog?: string;
@@ -4882,6 +4962,44 @@ export interface operations {
             };
         };
     };
+    apiProvisioningPayload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Host id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ProvisioningInBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Cache-Control"?: string;
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProvisioningPayload"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     apiRegistryRW: {
         parameters: {
             query?: never;
@@ -6278,6 +6396,44 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MetricsOutBody"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    userProvisioningPayload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Host id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ProvisioningInBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Cache-Control"?: string;
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProvisioningPayload"];
                 };
             };
             /** @description Error */

@@ -46,3 +46,5 @@ export type L1ConfigSaved = S['L1ConfigPutResp'];
 export type DeliveriesPage = S['DeliveriesOutBody'];
 export type DiskInfo = S['DiskInfo'];
 export type NetInterface = S['NetInterface'];
+export type ProvisioningPayload = S['ProvisioningPayload'];
+export type ProvisioningRequest = S['ProvisioningInBody'];

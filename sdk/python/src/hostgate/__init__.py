@@ -15,6 +15,7 @@ from .errors import (
     HostgateError, TimeoutError, TransportError, error_code, is_agent_timeout, is_host_offline,
     is_insufficient_balance, is_not_found,
 )
+from .provisioning import Autologon, PayloadAutologon, PayloadHub, ProvisioningPayload
 from .shell import ShellSession
 from .types import (
     Credentials, DownloadOptions, DownloadResult, FileResult, Host, InstallCommand, Installer, KillResult,
@@ -36,3 +37,4 @@ __all__ = [
     "ShellOutput", "ShellResult", "SystemInfo", "TaskInfo", "TaskRequest", "TaskResult", "UnzipResult",
     "WebhookDelivery",
 ]
+__all__ += ["Autologon", "PayloadAutologon", "PayloadHub", "ProvisioningPayload"]

@@ -14,6 +14,7 @@ from typing import Any, List, Optional, Tuple
 
 from . import controls as ctl
 from ._transport import Transport
+from .provisioning import Autologon, ProvisioningPayload, parse_payload
 from .shell import ShellSession
 from .types import (
     Credentials, DownloadOptions, DownloadResult, FileResult, Host, Installer, KillResult, L1Config,
@@ -119,6 +120,15 @@ class Client:
             data = base64.b64decode(json.loads(data))
         m = re.search(r'filename="([^"]*)"', h.get("content-disposition", ""))
         return Installer(content=data, filename=m.group(1) if m else "", content_type=ctype)
+
+    def provisioning_payload(self, host_id: str, autologon: Optional[Autologon] = None, *,
+                             timeout: Timeout = None) -> ProvisioningPayload:
+        """The host's provisioning payload (docs/provisioning.md), with an
+        autologon section when autologon is given. Like install_token it
+        issues new install credentials, so it is never retried; free."""
+        body = None if autologon is None else {"autologon": autologon.body()}
+        _, _, data = self._t.call("POST", _host_path(host_id) + "/provisioning-payload", body, timeout=timeout)
+        return parse_payload(data)
 
     def ping(self, host_id: str, *, timeout: Timeout = None) -> PingResult:
         """Round-trip a no-op command to the host's agent."""

@@ -2,6 +2,7 @@
 // system information, metrics, L1 configuration and webhook deliveries.
 import {
   ArrowLeftOutlined,
+  CloudDownloadOutlined,
   CodeOutlined,
   DeleteOutlined,
   DownloadOutlined,
@@ -26,6 +27,7 @@ import { EditHostDialog } from './HostDialogs';
 import { useDeleteHost, useHost, useReissueInstallToken, useRotateSecret } from './hooks';
 import { L1Form } from './L1Form';
 import { MetricsChart } from './MetricsChart';
+import { ProvisioningDialog } from './ProvisioningDialog';
 import { SysInfoPanel } from './SysInfoPanel';
 import './host.css';
 
@@ -259,6 +261,7 @@ function InstallCard({
   const rotate = useRotateSecret(host.id);
   const { message } = App.useApp();
   const [downloading, setDownloading] = useState(false);
+  const [provisioning, setProvisioning] = useState(false);
   const installerPath = `/v1/user/hosts/${seg(host.id)}/installer`;
 
   return (
@@ -287,6 +290,9 @@ function InstallCard({
             }
           >
             {t('host.install.reissue')}
+          </Button>
+          <Button icon={<CloudDownloadOutlined />} data-testid="provisioning-payload" onClick={() => setProvisioning(true)}>
+            {t('host.install.provisioning')}
           </Button>
           <Button
             danger
@@ -326,6 +332,7 @@ function InstallCard({
         </Typography.Paragraph>
         <Typography.Text type="secondary">{t('host.install.installerHint')}</Typography.Text>
       </Card>
+      <ProvisioningDialog hostId={host.id} open={provisioning} onClose={() => setProvisioning(false)} />
     </Flex>
   );
 }

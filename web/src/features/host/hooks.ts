@@ -11,6 +11,8 @@ import type {
   L1Config,
   L1ConfigSaved,
   MetricsPage,
+  ProvisioningPayload,
+  ProvisioningRequest,
   RotatedHost,
   SystemInfo,
   UpdateHostBody,
@@ -65,6 +67,16 @@ export function useRotateSecret(id: string) {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: () => api.post<RotatedHost>(`${base(id)}/rotate-secret`),
+    onSuccess: () => qc.invalidateQueries({ queryKey: qk.hosts.detail(id) }),
+  });
+}
+
+/** Fetches the host's provisioning payload; like a re-issue, it issues new install credentials. */
+export function useProvisioningPayload(id: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (b: ProvisioningRequest) => api.post<ProvisioningPayload>(`${base(id)}/provisioning-payload`, b),
+    meta: { errorShownInline: true },
     onSuccess: () => qc.invalidateQueries({ queryKey: qk.hosts.detail(id) }),
   });
 }
