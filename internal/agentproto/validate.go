@@ -112,6 +112,13 @@ func ValidateArgs(ctl int64, a ControlArgs) error {
 		return needPath()
 	case CtlProcessList, CtlSystemInfo, CtlSystemMetrics:
 		return nil
+	case CtlChangeWatchDir:
+		// The agent checks that path is absolute and an existing
+		// directory: only it knows its file system and path syntax.
+		if len(a.Data) != 0 && string(a.Data) != "null" {
+			return ArgsError("data is not taken; path is the directory to watch")
+		}
+		return needPath()
 	case CtlServiceCtl:
 		var d ServiceData
 		if err := DecodeData(a.Data, &d); err != nil {

@@ -82,6 +82,7 @@ var statusByCode = map[string]int{
 
 	apperr.CodeInternal:      500,
 	"not_implemented":        501,
+	"unsupported_control":    501,
 	"agent_error":            502,
 	apperr.CodeUnavailable:   503,
 	"terminal_busy":          503,
