@@ -606,7 +606,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send any client API operation by its controls value; charged as its own route */
+        /** Send any controls value to the host's agent; charged as its own route, or by control.raw.per_call (no price unless an admin sets one) when it names no client API operation; 501 unsupported_control when the agent does not carry it out */
         post: operations["apiControlsRaw"];
         delete?: never;
         options?: never;
@@ -2282,10 +2282,9 @@ export interface components {
         OpBodyAny: {
             /**
              * Format: int64
-             * @description Operation code (docs/operations); optional where the route has one operation
-             * @enum {integer}
+             * @description Any positive controls value, carried to the host's agent (docs/operations.md, Raw control). The known values are x-known-values, named by x-known-names; one the agent does not carry out answers 501 unsupported_control naming it, and 512 (UPLOAD_FILE) answers 501 not_implemented like files/upload.
              */
-            controls?: 1 | 2 | 4 | 8 | 16 | 32 | 64 | 128 | 256 | 512 | 1024 | 2048 | 4096 | 8192 | 16384 | 32768 | 65536 | 131072 | 262144 | 524288 | 1048576 | 2097152 | 16777216 | 33554432 | 67108864 | 134217728 | 268435456 | 1073741824;
+            controls?: number;
             data?: unknown;
             /** @description Path, program or name the operation acts on */
             path?: string;
