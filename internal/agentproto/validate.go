@@ -2,9 +2,9 @@ package agentproto
 
 import (
 	"encoding/hex"
-	"strings"
 	"encoding/json"
 	"net/url"
+	"strings"
 )
 
 // DataString reads a data field that holds a string; a missing one is "".
