@@ -50,7 +50,6 @@ var statusByCode = map[string]int{
 	"account_suspended":  403,
 
 	apperr.CodeNotFound:            404,
-	"host_not_found":               404,
 	"version_not_found":            404,
 	operations.CodeGameDirNotFound: 404,
 

@@ -1857,8 +1857,8 @@ export interface components {
              * @description Agent's local L1 port, 1024-65535 (default 23456)
              */
             listen_port?: number;
-            /** @description 1 to 64 characters; no control or bidirectional control characters (docs/api.md, Names) */
-            name: string;
+            /** @description Required: 1 to 64 characters; no control or bidirectional control characters (docs/api.md, Names) */
+            name?: string;
             /** @description Also issue install credentials and return them */
             with_credentials?: boolean;
         };
@@ -1872,12 +1872,12 @@ export interface components {
              * @description Agent's local L1 port, 1024-65535 (default 23456)
              */
             listen_port?: number;
-            /** @description 1 to 64 characters; no control or bidirectional control characters (docs/api.md, Names) */
-            name: string;
+            /** @description Required: 1 to 64 characters; no control or bidirectional control characters (docs/api.md, Names) */
+            name?: string;
         };
         CreateKeyInBody: {
-            /** @description 1 to 64 characters; no control or bidirectional control characters (docs/api.md, Names) */
-            name: string;
+            /** @description Required: 1 to 64 characters; no control or bidirectional control characters (docs/api.md, Names) */
+            name?: string;
         };
         CreateRuleInBody: {
             /** @description Rule code, e.g. control.dir.per_call */
@@ -2517,8 +2517,8 @@ export interface components {
              * @description Oldest hub protocol the build speaks (default 1)
              */
             min_supported_protocol?: number;
-            /** @description Dotted version, e.g. 0.4.0 (required, unique) */
-            version: string;
+            /** @description Dotted version, e.g. 0.4.0 (required, unique; missing or empty is 400 version_required) */
+            version?: string;
         };
         PushUpgradeInBody: {
             /** @description A published, unyanked version (required) */
