@@ -17,6 +17,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -77,6 +78,7 @@ type Agent struct {
 	rl        reloader      // settings.update → soft restart
 	nonces    *loggedNonces // the local listener's, kept in the state directory
 	ptys      *pty.Manager  // the terminal sessions of this Run, over every connection
+	watch     *watchDir     // CHANGE_WATCH_DIR's directory, kept in the state directory
 
 	drainMu  sync.Mutex
 	draining bool // stopping for a restart: new commands are refused
@@ -136,6 +138,9 @@ func New(cfg Config, log *slog.Logger) (*Agent, error) {
 		return nil, err
 	}
 	a.nonces = &loggedNonces{s: nonces, log: log}
+	if a.watch, err = loadWatchDir(stateStore{dir: dir}); err != nil {
+		log.Warn("the saved watch directory is not readable; none is watched", "err", err)
+	}
 	if a.reg == nil {
 		a.reg = DefaultRegistry(s.AgentVersion)
 	}
@@ -213,6 +218,9 @@ func (a *Agent) runOnce(parent context.Context, reloaded bool) error {
 	a.l1 = a.startL1(ctx, &wg)
 	if reloaded {
 		a.l1.report(l1report.EventSettings, settingsDetail{URL: a.s.ReportURL})
+	}
+	if a.l1.rep != nil {
+		wg.Go(func() { a.runWatch(ctx, cmp.Or(a.s.watchPoll, DefaultWatchPoll), a.l1.report) })
 	}
 	wg.Go(func() { a.tokens.renewLoop(ctx, a.backoff) })
 	wg.Go(func() { a.fallbackLoop(ctx) })
@@ -549,7 +557,7 @@ func (a *Agent) admit(s *session, id string, c agentproto.Command) (Handler, *ag
 	}
 	h, ok := a.builtin(s, c.Op)
 	if !ok {
-		h, ok = a.reg.Lookup(c.Op)
+		h, ok = a.lookup(c.Op)
 	}
 	if !ok {
 		return nil, cmdError(agentproto.CodeUnknownOp, "unknown op "+clip(c.Op, 64))

@@ -32,14 +32,15 @@ func NewRegistry() *Registry {
 }
 
 // Register adds op. It panics if op is empty, h is nil, op is already
-// registered, or op is agentproto.OpUpgrade, agentproto.OpShellResize or
-// settings.update, which the agent serves itself: those are programming
-// errors.
+// registered, or op is agentproto.OpUpgrade, agentproto.OpShellResize,
+// settings.update, files.change_watch_dir or control.raw, which the agent
+// serves itself: those are programming errors.
 func (r *Registry) Register(op string, h Handler) {
 	if op == "" || h == nil {
 		panic("agent: Register needs an op name and a handler")
 	}
-	if op == agentproto.OpUpgrade || op == agentproto.OpShellResize || op == opSettingsUpdate {
+	if op == agentproto.OpUpgrade || op == agentproto.OpShellResize || op == opSettingsUpdate ||
+		op == opChangeWatchDir || op == agentproto.OpRawControl {
 		panic("agent: " + op + " is served by the agent itself")
 	}
 	r.mu.Lock()

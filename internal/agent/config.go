@@ -121,6 +121,8 @@ type Config struct {
 	// l1ReportRetry, when positive, replaces the reporter's first retry
 	// wait (tests).
 	l1ReportRetry time.Duration
+	// watchPoll, when positive, replaces DefaultWatchPoll (tests).
+	watchPoll time.Duration
 }
 
 // Defaults of the tuning fields.

@@ -236,9 +236,12 @@ type (
 func (a *Agent) execL1(ctx context.Context, control int64, args agentproto.ControlArgs) (json.RawMessage, error) {
 	c, ok := agentproto.ControlByValue(control)
 	if !ok {
-		return nil, cmdError(agentproto.CodeUnknownOp, "unknown control")
+		return nil, agentproto.UnsupportedControl(control)
 	}
-	h, ok := a.reg.Lookup(c.Op)
+	if control == agentproto.CtlUploadFile {
+		return nil, uploadNotImplemented()
+	}
+	h, ok := a.lookup(c.Op)
 	if !ok {
 		return nil, cmdError(agentproto.CodeUnknownOp, c.Name+" is not supported by this agent")
 	}

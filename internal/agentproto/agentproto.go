@@ -224,6 +224,12 @@ const (
 	CodeFailed          = "failed"
 	CodeUnsupportedOS   = "unsupported_platform"
 	CodeUnsupportedProt = "unsupported_protocol"
+	// CodeUnsupportedControl: a controls value this agent does not carry
+	// out (OpRawControl); the message names the value.
+	CodeUnsupportedControl = "unsupported_control"
+	// CodeNotImplemented: an operation of the table no agent carries out
+	// yet (UPLOAD_FILE, 512).
+	CodeNotImplemented = "not_implemented"
 )
 
 // Encode builds one message of type typ carrying body (nil for none).

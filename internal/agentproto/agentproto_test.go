@@ -93,3 +93,18 @@ func TestEncodeIsUTF8(t *testing.T) {
 		t.Errorf("args after the round trip: %+v (data %s)", got, got.Data)
 	}
 }
+
+func TestChangeWatchDirArgs(t *testing.T) {
+	for path, ok := range map[string]bool{
+		"/srv/in": true, `C:\in`: true, "d:/in": true, `\\server\share`: true,
+		"": false, "rel": false, "C:rel": false, "1:/x": false, "./x": false,
+	} {
+		err := ValidateArgs(CtlChangeWatchDir, ControlArgs{Path: path})
+		if (err == nil) != ok {
+			t.Errorf("%q: %v", path, err)
+		}
+	}
+	if ValidateArgs(CtlChangeWatchDir, ControlArgs{Path: "/x", Data: json.RawMessage(`"y"`)}) == nil {
+		t.Error("data accepted")
+	}
+}

@@ -139,3 +139,39 @@ func DecodeData(data json.RawMessage, v any) error {
 	}
 	return nil
 }
+
+// OpRawControl carries a controls value the hub has no operation for
+// (args RawControl): a value outside the table, or one whose operation has
+// a route of its own and is not carried out by its value (the shell
+// session values, SETTINGS_UPDATE). The agent carries it out when its own
+// table has an operation for the value that it serves by value; otherwise
+// it answers CodeUnsupportedControl naming the value. An agent older than
+// this op answers CodeUnknownOp.
+const OpRawControl = "control.raw"
+
+// RawControl is the argument of OpRawControl: the client's controls value,
+// path and data as sent.
+type RawControl struct {
+	Controls int64           `json:"controls"`
+	Path     string          `json:"path,omitempty"`
+	Data     json.RawMessage `json:"data,omitempty"`
+}
+
+// UnsupportedControl is the error an agent answers for a controls value it
+// does not carry out.
+func UnsupportedControl(v int64) *Error {
+	if c, ok := ControlByValue(v); ok {
+		return &Error{Code: CodeUnsupportedControl, Message: fmt.Sprintf(
+			"controls %d (%s) is not carried out by this agent as a raw control", v, c.Name)}
+	}
+	return &Error{Code: CodeUnsupportedControl, Message: fmt.Sprintf(
+		"controls %d is not an operation this agent knows", v)}
+}
+
+// WatchDirResult is the result of CHANGE_WATCH_DIR (2048): the directory
+// the agent now watches for the legacy reverse reports and the one it
+// watched before ("" for none).
+type WatchDirResult struct {
+	Dir      string `json:"dir" doc:"The directory now watched (absolute, cleaned)"`
+	Previous string `json:"previous" doc:"The directory watched before; empty when none was"`
+}

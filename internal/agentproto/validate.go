@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/url"
+	"strings"
 )
 
 // DataString reads a data field that holds a string; a missing one is "".
@@ -112,6 +113,19 @@ func ValidateArgs(ctl int64, a ControlArgs) error {
 		return needPath()
 	case CtlProcessList, CtlSystemInfo, CtlSystemMetrics:
 		return nil
+	case CtlChangeWatchDir:
+		// The agent checks that path is absolute on its OS and an
+		// existing directory; here it must be absolute on some OS.
+		if len(a.Data) != 0 && string(a.Data) != "null" {
+			return ArgsError("data is not taken; path is the directory to watch")
+		}
+		if err := needPath(); err != nil {
+			return err
+		}
+		if !absoluteAnywhere(a.Path) {
+			return ArgsError("path must be an absolute directory path (/… or C:\\…), got %q", a.Path)
+		}
+		return nil
 	case CtlServiceCtl:
 		var d ServiceData
 		if err := DecodeData(a.Data, &d); err != nil {
@@ -144,4 +158,17 @@ func ValidateArgs(ctl int64, a ControlArgs) error {
 		return d.Validate(a.Path)
 	}
 	return nil
+}
+
+// absoluteAnywhere reports whether p is absolute on Unix (/…) or Windows
+// (C:\…, C:/…, \\server\share…): the hub does not know the host's OS.
+func absoluteAnywhere(p string) bool {
+	switch {
+	case strings.HasPrefix(p, "/"), strings.HasPrefix(p, `\\`):
+		return true
+	case len(p) >= 3 && p[1] == ':' && (p[2] == '\\' || p[2] == '/'):
+		c := p[0] | 0x20
+		return c >= 'a' && c <= 'z'
+	}
+	return false
 }

@@ -17,7 +17,7 @@ type keysOut struct {
 
 type createKeyIn struct {
 	Body struct {
-		Name string `json:"name" maxLength:"1024" doc:"1 to 64 characters; no control or bidirectional control characters (docs/api.md, Names)"`
+		Name string `json:"name" required:"false" maxLength:"1024" doc:"Required: 1 to 64 characters; no control or bidirectional control characters (docs/api.md, Names)"`
 	}
 }
 

@@ -39,7 +39,7 @@ type clientHostOut struct{ Body HostListItem }
 
 type clientCreateHostIn struct {
 	Body struct {
-		Name            string `json:"name" maxLength:"1024" doc:"1 to 64 characters; no control or bidirectional control characters (docs/api.md, Names)"`
+		Name            string `json:"name" required:"false" doc:"Required: 1 to 64 characters; no control or bidirectional control characters (docs/api.md, Names)"`
 		ListenPort      *int   `json:"listen_port,omitempty" doc:"Agent's local L1 port, 1024-65535 (default 23456)"`
 		WithCredentials bool   `json:"with_credentials,omitempty" doc:"Also issue install credentials and return them"`
 	}

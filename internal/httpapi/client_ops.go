@@ -94,7 +94,9 @@ func (s *Server) clientOpRoutes() {
 	opRoute[agentproto.TaskData, agentproto.TaskResult](s, "scheduled-task/ctl", "apiScheduledTaskCtl",
 		"Windows scheduled tasks (268435456 = 1<<28); path is the task name")
 	opRoute[any, any](s, "", "apiControlsRaw",
-		"Send any client API operation by its controls value; charged as its own route")
+		"Send any controls value to the host's agent; charged as its own route, or by control.raw.per_call "+
+			"(no price unless an admin sets one) when it names no client API operation; 501 unsupported_control "+
+			"when the agent does not carry it out")
 	rawControlsEnum(s.api.OpenAPI().Components.Schemas)
 	for _, route := range []string{"files/upload", "files/stream"} {
 		op(s, clientOp(http.MethodPost, "/v1/api/hosts/{id}/"+route, "apiNotImplemented_"+route,
@@ -104,21 +106,27 @@ func (s *Server) clientOpRoutes() {
 	}
 }
 
-// rawControlsEnum gives the controls property of the controls/raw body
-// (OpBodyAny, used by that route only) the hub's table,
-// agentproto.Controls, as enum and x-enum-varnames: the one source the
-// OpenAPI document and the SDKs follow (sdk/go/controls_parity_test.go).
-// The other routes' bodies keep a plain integer: their routes check it.
+// rawControlsEnum describes the controls property of the controls/raw
+// body (OpBodyAny, used by that route only): any positive int64 is taken
+// and carried to the agent, so it has no enum; the hub's table,
+// agentproto.Controls, is listed as x-known-values and x-known-names, in
+// its order: the one source the OpenAPI document and the SDKs follow
+// (sdk/go/controls_parity_test.go). The other routes' bodies keep a plain
+// integer: their routes check it.
 func rawControlsEnum(reg huma.Registry) {
 	body := reg.SchemaFromRef("#/components/schemas/" + schemaName(reflect.TypeFor[opBody[any]](), ""))
 	old := body.Properties["controls"]
-	enum := make([]any, len(agentproto.Controls))
+	values := make([]any, len(agentproto.Controls))
 	names := make([]string, len(agentproto.Controls))
 	for i, c := range agentproto.Controls {
-		enum[i], names[i] = c.Value, c.Name
+		values[i], names[i] = c.Value, c.Name
 	}
-	ctl := &huma.Schema{Type: old.Type, Format: old.Format, Description: old.Description,
-		Enum: enum, Extensions: map[string]any{"x-enum-varnames": names}}
+	one := 1.0
+	ctl := &huma.Schema{Type: old.Type, Format: old.Format, Minimum: &one,
+		Description: "Any positive controls value, carried to the host's agent (docs/operations.md, Raw control). " +
+			"The known values are x-known-values, named by x-known-names; one the agent does not carry out answers " +
+			"501 unsupported_control naming it, and 512 (UPLOAD_FILE) answers 501 not_implemented like files/upload.",
+		Extensions: map[string]any{"x-known-values": values, "x-known-names": names}}
 	ctl.PrecomputeMessages()
 	body.Properties["controls"] = ctl
 }

@@ -101,7 +101,7 @@ func TestOrchestrateRoutes(t *testing.T) {
 	// The same operations through controls/raw: the same validation before
 	// any charge, the same results, the same price.
 	raw := "/v1/api/hosts/" + id + "/controls/raw"
-	c.Do("POST", raw, map[string]any{"controls": 3, "path": game}).Want(t, 400, "invalid_body") // no such operation
+	c.Do("POST", raw, map[string]any{"controls": 0, "path": game}).Want(t, 400, "invalid_body") // no value
 	c.Do("POST", raw, map[string]any{"controls": agentproto.CtlOrchestratedStart, "path": game,
 		"data": map[string]any{"run_gate_count": 17}}).Want(t, 400, "invalid_body")
 	res.GameDir = ""

@@ -35,22 +35,32 @@ func (s *Server) refuseCrossSite(r *http.Request, cookie string) error {
 	if r.Header.Get("Authorization") != "" || !changesState(r) {
 		return nil
 	}
+	if other, what := s.fromOtherSite(r); other {
+		return crossSite(cookie, what)
+	}
+	return nil
+}
+
+// fromOtherSite reports whether a browser says r was started by a page of
+// another site (the rules above), and what said so. A request without
+// Sec-Fetch-Site and Origin (a client outside a browser) is not.
+func (s *Server) fromOtherSite(r *http.Request) (bool, string) {
 	origin, hasOrigin := r.Header["Origin"]
 	switch site := r.Header.Get("Sec-Fetch-Site"); site {
 	case "same-origin":
-		return nil
+		return false, ""
 	case "":
 		if hasOrigin && !s.trustedOrigin(origin[0]) && !sameHost(origin[0], r.Host) {
-			return crossSite(cookie, "Origin "+origin[0])
+			return true, "Origin " + origin[0]
 		}
-		return nil
+		return false, ""
 	case "same-site", "cross-site":
 		if hasOrigin && s.trustedOrigin(origin[0]) {
-			return nil
+			return false, ""
 		}
-		return crossSite(cookie, "Sec-Fetch-Site "+site)
+		return true, "Sec-Fetch-Site " + site
 	default:
-		return crossSite(cookie, "Sec-Fetch-Site "+site)
+		return true, "Sec-Fetch-Site " + site
 	}
 }
 

@@ -50,7 +50,6 @@ var statusByCode = map[string]int{
 	"account_suspended":  403,
 
 	apperr.CodeNotFound:            404,
-	"host_not_found":               404,
 	"version_not_found":            404,
 	operations.CodeGameDirNotFound: 404,
 
@@ -82,6 +81,7 @@ var statusByCode = map[string]int{
 
 	apperr.CodeInternal:      500,
 	"not_implemented":        501,
+	"unsupported_control":    501,
 	"agent_error":            502,
 	apperr.CodeUnavailable:   503,
 	"terminal_busy":          503,

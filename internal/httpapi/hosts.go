@@ -77,7 +77,7 @@ type HostIDParam struct {
 }
 
 type createHostBody struct {
-	Name       string `json:"name" maxLength:"1024" doc:"1 to 64 characters; no control or bidirectional control characters (docs/api.md, Names)"`
+	Name       string `json:"name" required:"false" doc:"Required: 1 to 64 characters; no control or bidirectional control characters (docs/api.md, Names)"`
 	ListenPort *int   `json:"listen_port,omitempty" doc:"Agent's local L1 port, 1024-65535 (default 23456)"`
 }
 
@@ -86,7 +86,7 @@ type createHostIn struct{ Body createHostBody }
 type updateHostIn struct {
 	HostIDParam
 	Body struct {
-		Name       *string `json:"name,omitempty" maxLength:"1024" doc:"1 to 64 characters; no control or bidirectional control characters (docs/api.md, Names)"`
+		Name       *string `json:"name,omitempty" doc:"1 to 64 characters; no control or bidirectional control characters (docs/api.md, Names)"`
 		ListenPort *int    `json:"listen_port,omitempty"`
 	}
 }

@@ -190,7 +190,7 @@ type recorder struct{ s *Server }
 
 func (m recorder) HandleFunc(pattern string, h func(http.ResponseWriter, *http.Request)) {
 	m.s.record(pattern)
-	m.s.mux.HandleFunc(pattern, h)
+	m.s.mux.HandleFunc(pattern, m.s.lenientJSON(h))
 }
 
 func (m recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) { m.s.mux.ServeHTTP(w, r) }
@@ -214,7 +214,8 @@ func (s *Server) raw(pattern string, h http.HandlerFunc, doc huma.Operation) {
 	}
 	doc.Parameters = withPathParams(doc.Path, doc.Parameters)
 	s.api.OpenAPI().AddOperation(&doc)
-	recorder{s}.HandleFunc(pattern, h)
+	s.record(pattern) // not through recorder: a raw body keeps its Content-Type
+	s.mux.HandleFunc(pattern, h)
 }
 
 // withPathParams adds to params a required in:path string parameter for

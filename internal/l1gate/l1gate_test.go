@@ -237,18 +237,32 @@ func TestGatewayFailuresSayWhy(t *testing.T) {
 	}
 }
 
-func TestGatewayControlsWithoutOperation(t *testing.T) {
-	run := &fakeRunner{}
-	s := newService(t, fakeStore{bid: {candidate("h1", "u1", keyA)}}, run, 100)
-	for _, ctl := range []int64{agentproto.CtlUploadFile, agentproto.CtlChangeWatchDir} {
-		r := l1.NewRequest(ctl, agentproto.ControlArgs{}, time.Now())
-		_, resp := s.Serve(context.Background(), "ip", strconv.FormatInt(bid, 10), strings.NewReader(encode(t, bid, keyA, r)))
-		if resp.Code != l1.CodeFailure || !strings.Contains(resp.Msg, "not carried out over /gateway") {
-			t.Errorf("control %d: %+v", ctl, resp)
+// TestGatewayCarriesEveryLegacyControl: UPLOAD_FILE and CHANGE_WATCH_DIR
+// go to the owner's raw control call like every legacy control; its
+// answer, e.g. not_implemented for 512, is the code 7 message.
+func TestGatewayCarriesEveryLegacyControl(t *testing.T) {
+	for _, c := range []struct {
+		ctl  int64
+		err  error
+		want l1.Response
+	}{
+		{agentproto.CtlUploadFile, apperr.New("not_implemented", "UPLOAD_FILE (512) is not implemented, like files/upload"),
+			l1.Fail("not_implemented: UPLOAD_FILE (512) is not implemented, like files/upload")},
+		{agentproto.CtlChangeWatchDir, nil, l1.OK(json.RawMessage(`{"dir":"/srv/in","previous":""}`))},
+	} {
+		run := &fakeRunner{err: c.err}
+		if c.err == nil {
+			run.result = json.RawMessage(`{"dir":"/srv/in","previous":""}`)
 		}
-	}
-	if len(run.calls) != 0 {
-		t.Fatalf("ran %+v", run.calls)
+		s := newService(t, fakeStore{bid: {candidate("h1", "u1", keyA)}}, run, 100)
+		r := l1.NewRequest(c.ctl, agentproto.ControlArgs{Path: "/srv/in"}, time.Now())
+		_, resp := s.Serve(context.Background(), "ip", strconv.FormatInt(bid, 10), strings.NewReader(encode(t, bid, keyA, r)))
+		if resp.Code != c.want.Code || resp.Msg != c.want.Msg || string(resp.Data) != string(c.want.Data) {
+			t.Errorf("control %d: %+v, want %+v", c.ctl, resp, c.want)
+		}
+		if len(run.calls) != 1 || run.calls[0].Controls != c.ctl || run.calls[0].Route != "" || run.calls[0].Path != "/srv/in" {
+			t.Errorf("control %d: ran %+v", c.ctl, run.calls)
+		}
 	}
 }
 

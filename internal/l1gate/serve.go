@@ -141,12 +141,11 @@ func (s *Service) admit(ctx context.Context, c Candidate, req l1.Request, now ti
 	return "", nil
 }
 
-// run carries out a decoded request as the owner's raw control call.
+// run carries out a decoded request as the owner's raw control call: every
+// control goes to operations.Run as POST …/controls/raw would send it, so
+// UPLOAD_FILE answers "not_implemented: …" and a value the agent does not
+// carry out "unsupported_control: …".
 func (s *Service) run(ctx context.Context, ip string, c Candidate, req l1.Request) l1.Response {
-	if operations.RuleOf(req.Control) == "" {
-		s.failed(ctx, ip, c, req, "not_supported")
-		return l1.Fail(fmt.Sprintf("control %d is not carried out over /gateway; use its client API route", req.Control))
-	}
 	res, err := s.ops.Run(ctx, operations.Call{
 		UserID: c.UserID, HostID: c.HostID, Controls: req.Control, Path: req.Args.Path, Data: req.Args.Data,
 	})

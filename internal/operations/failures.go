@@ -33,6 +33,11 @@ const (
 	CodeTargetNotFound = "target_not_found"
 	// CodeAgentTooOld: the agent does not know the operation.
 	CodeAgentTooOld = "agent_unsupported_operation"
+	// CodeUnsupportedControl (501): the agent does not carry out the
+	// controls value a raw control sent it; the message names the value.
+	CodeUnsupportedControl = agentproto.CodeUnsupportedControl
+	// CodeNotImplemented (501): UPLOAD_FILE, like files/upload.
+	CodeNotImplemented = agentproto.CodeNotImplemented
 )
 
 // agentFailure turns the agent's error into the client's.
@@ -47,6 +52,8 @@ func agentFailure(e *agentproto.Error) error {
 		return apperr.New(apperr.CodeInvalidBody, e.Message)
 	case agentproto.CodeUnknownOp:
 		return apperr.New(CodeAgentTooOld, "the host's agent is too old for this operation; upgrade it")
+	case CodeUnsupportedControl, CodeNotImplemented:
+		return apperr.New(e.Code, e.Message)
 	case CodeGameDirNotFound:
 		return apperr.New(CodeGameDirNotFound, e.Message)
 	case agentproto.CodeDeadlinePassed:

@@ -68,11 +68,14 @@ func (s *Service) Run(ctx context.Context, c Call) (json.RawMessage, error) {
 		return nil, err
 	}
 	c.Controls = ctlValue
-	spec := specs[c.Controls]
+	args := agentproto.ControlArgs{Path: c.Path, Data: c.Data}
+	op, raw, spec, err := plan(c.Controls, args)
+	if err != nil {
+		return nil, err
+	}
 	if err := s.hosts.Commandable(ctx, c.UserID, c.HostID); err != nil {
 		return nil, err
 	}
-	args := agentproto.ControlArgs{Path: c.Path, Data: c.Data}
 	if err := agentproto.ValidateArgs(c.Controls, args); err != nil {
 		return nil, apperr.New(apperr.CodeInvalidBody, messageOf(err))
 	}
@@ -84,12 +87,7 @@ func (s *Service) Run(ctx context.Context, c Call) (json.RawMessage, error) {
 	if _, err := s.billing.ChargeCall(ctx, c.UserID, c.APIKeyID, c.HostID, spec.rule); err != nil {
 		return nil, err
 	}
-	raw, err := json.Marshal(args)
-	if err != nil {
-		return nil, err
-	}
-	ctl, _ := agentproto.ControlByValue(c.Controls)
-	resp, err := s.dispatch.Send(ctx, c.HostID, ctl.Op, raw, spec.timeout(args))
+	resp, err := s.dispatch.Send(ctx, c.HostID, op, raw, spec.timeout(args))
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,8 @@ package operations
 import (
 	"context"
 	"encoding/json"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -35,6 +37,7 @@ type fakeDispatch struct {
 	online bool
 	resp   agentproto.Response
 	sent   []sent
+	raw    []json.RawMessage
 }
 
 func (f *fakeDispatch) Online(context.Context, string) (bool, error) { return f.online, nil }
@@ -43,6 +46,7 @@ func (f *fakeDispatch) Send(_ context.Context, _, op string, args json.RawMessag
 	var a agentproto.ControlArgs
 	_ = json.Unmarshal(args, &a)
 	f.sent = append(f.sent, sent{op, a, timeout})
+	f.raw = append(f.raw, args)
 	return f.resp, nil
 }
 
@@ -78,8 +82,15 @@ func TestRefusalsChargeAndSendNothing(t *testing.T) {
 		wantEr string
 	}{
 		{"controls of another route", Call{Route: "files/dir", HostID: "h1", Controls: agentproto.CtlFileMk, Path: "/x"}, nil, apperr.CodeInvalidBody},
-		{"unknown raw controls", Call{HostID: "h1", Controls: 3, Path: "/x"}, nil, apperr.CodeInvalidBody},
-		{"raw settings update", Call{HostID: "h1", Controls: agentproto.CtlSettingsUpdate}, nil, apperr.CodeInvalidBody},
+		{"raw controls absent", Call{HostID: "h1"}, nil, apperr.CodeInvalidBody},
+		{"negative raw controls", Call{HostID: "h1", Controls: -4}, nil, apperr.CodeInvalidBody},
+		{"raw upload", Call{HostID: "h1", Controls: agentproto.CtlUploadFile, Path: "/x"}, nil, CodeNotImplemented},
+		{"raw watch dir without path", Call{HostID: "h1", Controls: agentproto.CtlChangeWatchDir}, nil, apperr.CodeInvalidBody},
+		{"raw watch dir with data", Call{HostID: "h1", Controls: agentproto.CtlChangeWatchDir, Path: "/x",
+			Data: json.RawMessage(`"y"`)}, nil, apperr.CodeInvalidBody},
+		{"unknown raw controls, offline", Call{HostID: "h1", Controls: 1 << 40},
+			func(d *fakeDispatch, _ *fakeCharger) { d.online = false }, "host_offline"},
+		{"unknown raw controls, another user's host", Call{HostID: "h2", Controls: 1 << 40}, nil, apperr.CodeNotFound},
 		{"missing controls on a two-operation route", Call{Route: "files/dir", HostID: "h1", Path: "/x"}, nil, apperr.CodeInvalidBody},
 		{"another user's host", Call{Route: "files/dir", HostID: "h2", Controls: agentproto.CtlDirMk, Path: "/x"}, nil, apperr.CodeNotFound},
 		{"unknown host", Call{Route: "files/dir", HostID: "nope", Controls: agentproto.CtlDirMk, Path: "/x"}, nil, apperr.CodeNotFound},
@@ -160,6 +171,8 @@ func TestAgentFailures(t *testing.T) {
 		agentproto.CodeUnsupportedOS:  agentproto.CodeUnsupportedOS,
 		"unsafe_zip_entry":            "unsafe_zip_entry",
 		"some_future_code":            CodeOperationFailed,
+		CodeUnsupportedControl:        CodeUnsupportedControl,
+		CodeNotImplemented:            CodeNotImplemented,
 		agentproto.CodeDeadlinePassed: "agent_timeout",
 	}
 	for agentCode, want := range cases {
@@ -185,5 +198,42 @@ func TestEveryRouteControlHasASpec(t *testing.T) {
 				t.Errorf("%s: controls %d is not in the protocol table", route, v)
 			}
 		}
+	}
+}
+
+// TestRawCarriesAnyValue: a value without an operation of the client API
+// (outside the table, or a shell session or settings value) goes to the
+// agent as control.raw with the value, path and data as sent, charged by
+// RuleRawControl; the agent's unsupported_control comes back as is.
+func TestRawCarriesAnyValue(t *testing.T) {
+	for _, v := range []int64{3, 1 << 16, agentproto.CtlSettingsUpdate, 1 << 40, 1<<63 - 1} {
+		s, d, c := newFixture()
+		d.resp = agentproto.Response{Error: agentproto.UnsupportedControl(v)}
+		_, err := s.Run(t.Context(), Call{UserID: "alice", HostID: "h1", Controls: v, Path: "p", Data: json.RawMessage(`{"k":1}`)})
+		if apperr.Code(err) != CodeUnsupportedControl || !strings.Contains(err.Error(), strconv.FormatInt(v, 10)) {
+			t.Errorf("%d: %v", v, err)
+		}
+		if len(d.sent) != 1 || d.sent[0].op != agentproto.OpRawControl || d.sent[0].timeout != defaultWait {
+			t.Fatalf("%d: sent %+v", v, d.sent)
+		}
+		var rc agentproto.RawControl
+		if err := json.Unmarshal(d.raw[0], &rc); err != nil || rc.Controls != v || rc.Path != "p" || string(rc.Data) != `{"k":1}` {
+			t.Errorf("%d: args %s (%v)", v, d.raw[0], err)
+		}
+		if len(c.charged) != 1 || c.charged[0] != RuleRawControl || RuleOf(v) != RuleRawControl {
+			t.Errorf("%d: charged %v", v, c.charged)
+		}
+	}
+}
+
+// TestRawChangeWatchDir: 2048 is sent as its op, charged as a directory
+// operation.
+func TestRawChangeWatchDir(t *testing.T) {
+	s, d, c := newFixture()
+	if _, err := s.Run(t.Context(), Call{UserID: "alice", HostID: "h1", Controls: agentproto.CtlChangeWatchDir, Path: "/srv/in"}); err != nil {
+		t.Fatal(err)
+	}
+	if d.sent[0].op != "files.change_watch_dir" || d.sent[0].args.Path != "/srv/in" || c.charged[0] != billing.RuleDir {
+		t.Fatalf("sent %+v charged %v", d.sent, c.charged)
 	}
 }

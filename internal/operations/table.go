@@ -1,6 +1,7 @@
 package operations
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -15,6 +16,29 @@ import (
 type spec struct {
 	rule    string
 	timeout func(agentproto.ControlArgs) time.Duration
+}
+
+// RuleRawControl prices a controls/raw (or /gateway) call whose value
+// names no operation the client API carries out (rawSpec). Migration 0003
+// seeds no price for it, so such a call is not charged until an admin adds
+// a rule for this code; with one, it is charged before the agent answers
+// and not refunded when the agent refuses the value (spec 8, rule 1).
+const RuleRawControl = "control.raw.per_call"
+
+// rawSpec carries a value that has no spec to the agent as
+// agentproto.OpRawControl; the agent carries it out if it can, else
+// answers unsupported_control naming it.
+var rawSpec = spec{RuleRawControl, fixed(defaultWait)}
+
+// plan is what Run sends for controls value v with args a: the op, its
+// args and the spec it is charged and waited for by.
+func plan(v int64, a agentproto.ControlArgs) (op string, args json.RawMessage, sp spec, err error) {
+	if sp, ok := specs[v]; ok {
+		args, err = json.Marshal(a)
+		return agentproto.OpName(v), args, sp, err
+	}
+	args, err = json.Marshal(agentproto.RawControl{Controls: v, Path: a.Path, Data: a.Data})
+	return agentproto.OpRawControl, args, rawSpec, err
 }
 
 // Waits for the agent's answer.
@@ -94,9 +118,11 @@ func orchestrateShutdownWait(a agentproto.ControlArgs) time.Duration {
 	return stage2 + children*(5*time.Second+settle) + settle + slack
 }
 
-// specs are the operations the client API routes carry out by controls
-// value. Shell sessions and settings have routes of their own and are not
-// sent through Run.
+// specs are the operations the client API carries out by controls value:
+// those of its routes and CHANGE_WATCH_DIR (controls/raw and /gateway
+// only). Shell sessions and settings have routes of their own and are not
+// sent by their ops through Run; controls/raw carries their values, like
+// any value without a spec, as agentproto.OpRawControl (rawSpec).
 var specs = map[int64]spec{
 	agentproto.CtlDirMk:    {billing.RuleDir, fixed(defaultWait)},
 	agentproto.CtlDirRm:    {billing.RuleDir, fixed(defaultWait)},
@@ -109,6 +135,8 @@ var specs = map[int64]spec{
 	agentproto.CtlDownFile: {billing.RuleDownload,
 		dataLimit(agentproto.DefaultDownloadTimeoutS, downloadTimeout)},
 	agentproto.CtlExecProgram: {billing.RuleExecProgram, fixed(defaultWait)},
+	// CHANGE_WATCH_DIR is priced as a directory operation.
+	agentproto.CtlChangeWatchDir: {billing.RuleDir, fixed(defaultWait)},
 	agentproto.CtlKillProcess: {billing.RuleKillProcess,
 		dataLimit(agentproto.DefaultKillTimeoutS, killTimeout)},
 	agentproto.CtlExecShell: {billing.RuleExecShell,
@@ -123,9 +151,14 @@ var specs = map[int64]spec{
 	agentproto.CtlOrchestratedShutdown: {billing.RuleOrchestrate, orchestrateShutdownWait},
 }
 
-// RuleOf is the pricing rule of a controls value the client API carries
-// out ("" for none).
-func RuleOf(controls int64) string { return specs[controls].rule }
+// RuleOf is the pricing rule of a controls value: its operation's, or
+// RuleRawControl for a value without one.
+func RuleOf(controls int64) string {
+	if sp, ok := specs[controls]; ok {
+		return sp.rule
+	}
+	return RuleRawControl
+}
 
 // RouteControls are the controls values each client API route takes.
 var RouteControls = map[string][]int64{
@@ -152,8 +185,14 @@ var RouteControls = map[string][]int64{
 // with one operation accepts an absent value (0) as that one.
 func controlsFor(route string, v int64) (int64, error) {
 	if route == "" {
-		if _, ok := specs[v]; !ok {
-			return 0, apperr.New(apperr.CodeInvalidBody, fmt.Sprintf("controls %d is not an operation the client API carries out", v))
+		// controls/raw carries any positive value to the agent. 0 is
+		// an absent value and a negative one is in no range of the spec.
+		switch {
+		case v <= 0:
+			return 0, apperr.New(apperr.CodeInvalidBody, fmt.Sprintf("controls must be a positive integer, got %d", v))
+		case v == agentproto.CtlUploadFile:
+			// As its route, files/upload, answers (spec 4.5).
+			return 0, apperr.New(CodeNotImplemented, "UPLOAD_FILE (512) is not implemented, like files/upload")
 		}
 		return v, nil
 	}

@@ -92,7 +92,7 @@ func NewService(st Store) *Service { return &Service{store: st, now: time.Now} }
 
 // Publish is PublishVersionReq.
 type Publish struct {
-	Version              string `json:"version" doc:"Dotted version, e.g. 0.4.0 (required, unique)"`
+	Version              string `json:"version" required:"false" doc:"Dotted version, e.g. 0.4.0 (required, unique; missing or empty is 400 version_required)"`
 	Channel              string `json:"channel,omitempty" enum:"stable,beta,canary" doc:"Default stable"`
 	ExeURL               string `json:"exe_url" doc:"http(s) address of the agent executable"`
 	ExeSHA256            string `json:"exe_sha256" doc:"64 hexadecimal characters"`

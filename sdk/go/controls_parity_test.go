@@ -103,7 +103,7 @@ func checkMirror(t *testing.T, file string, hub map[string]int64, hubNames []str
 
 // TestControlsParity: the hub's table (agentproto.Controls, the one
 // source) and every copy of it agree — the Go, Python and TypeScript
-// SDKs' constants and the OpenAPI document's enum of the controls/raw
+// SDKs' constants and the OpenAPI document's known values of the controls/raw
 // body. Adding a value to the hub's table without the others fails here.
 func TestControlsParity(t *testing.T) {
 	// The hub: its Go constants, and the table that names them.
@@ -150,8 +150,8 @@ func TestControlsParity(t *testing.T) {
 		regexp.MustCompile(`(?m)^\s*(Ctl\w+):\s*([0-9][0-9 <]*),\s*$`))
 	checkMirror(t, "sdk/typescript/src/controls.ts", hubConsts, hubNames, func(n string) string { return n }, tsConsts)
 
-	// The OpenAPI document: enum and x-enum-varnames of the raw body's
-	// controls are the table's values and NAMEs, in its order.
+	// The OpenAPI document: x-known-values and x-known-names of the raw
+	// body's controls are the table's values and NAMEs, in its order.
 	b, err = os.ReadFile(openAPIFile)
 	if err != nil {
 		t.Fatal(err)
@@ -162,8 +162,8 @@ func TestControlsParity(t *testing.T) {
 				OpBodyAny struct {
 					Properties struct {
 						Controls struct {
-							Enum     []int64  `json:"enum"`
-							VarNames []string `json:"x-enum-varnames"`
+							Values []int64  `json:"x-known-values"`
+							Names  []string `json:"x-known-names"`
 						} `json:"controls"`
 					} `json:"properties"`
 				} `json:"OpBodyAny"`
@@ -175,11 +175,11 @@ func TestControlsParity(t *testing.T) {
 	}
 	ctl := doc.Components.Schemas.OpBodyAny.Properties.Controls
 	docNames := map[string]int64{}
-	if len(ctl.Enum) != len(ctl.VarNames) {
-		t.Errorf("docs/openapi.json: OpBodyAny.controls has %d enum values, %d x-enum-varnames", len(ctl.Enum), len(ctl.VarNames))
+	if len(ctl.Values) != len(ctl.Names) {
+		t.Errorf("docs/openapi.json: OpBodyAny.controls has %d x-known-values, %d x-known-names", len(ctl.Values), len(ctl.Names))
 	}
-	for i := range min(len(ctl.Enum), len(ctl.VarNames)) {
-		docNames[ctl.VarNames[i]] = ctl.Enum[i]
+	for i := range min(len(ctl.Values), len(ctl.Names)) {
+		docNames[ctl.Names[i]] = ctl.Values[i]
 	}
 	tableNames := make([]string, len(agentproto.Controls))
 	table := map[string]int64{}
@@ -187,6 +187,6 @@ func TestControlsParity(t *testing.T) {
 		tableNames[i] = c.Name
 		table[c.Name] = c.Value
 	}
-	checkMirror(t, "docs/openapi.json (OpBodyAny.controls enum / x-enum-varnames; regenerate: go run ./cmd/hostgate openapi > docs/openapi.json)",
+	checkMirror(t, "docs/openapi.json (OpBodyAny.controls x-known-values / x-known-names; regenerate: go run ./cmd/hostgate openapi > docs/openapi.json)",
 		table, tableNames, func(n string) string { return n }, docNames)
 }

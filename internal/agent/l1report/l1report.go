@@ -23,9 +23,11 @@ import (
 
 // Events.
 const (
-	EventOnline   = "online"   // the agent was welcomed by the hub
-	EventSettings = "settings" // the agent restarted with new L1 settings
-	EventControl  = "control"  // a local L1 control was carried out (or failed)
+	EventOnline   = "online"    // the agent was welcomed by the hub
+	EventSettings = "settings"  // the agent restarted with new L1 settings
+	EventControl  = "control"   // a local L1 control was carried out (or failed)
+	EventWatch    = "watch"     // entries of the watched directory changed
+	EventWatchDir = "watch_dir" // the watched directory was changed (CHANGE_WATCH_DIR)
 )
 
 // Defaults of Config.

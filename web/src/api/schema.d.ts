@@ -606,7 +606,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send any client API operation by its controls value; charged as its own route */
+        /** Send any controls value to the host's agent; charged as its own route, or by control.raw.per_call (no price unless an admin sets one) when it names no client API operation; 501 unsupported_control when the agent does not carry it out */
         post: operations["apiControlsRaw"];
         delete?: never;
         options?: never;
@@ -1903,8 +1903,8 @@ export interface components {
              * @description Agent's local L1 port, 1024-65535 (default 23456)
              */
             listen_port?: number;
-            /** @description 1 to 64 characters; no control or bidirectional control characters (docs/api.md, Names) */
-            name: string;
+            /** @description Required: 1 to 64 characters; no control or bidirectional control characters (docs/api.md, Names) */
+            name?: string;
             /** @description Also issue install credentials and return them */
             with_credentials?: boolean;
         };
@@ -1918,12 +1918,12 @@ export interface components {
              * @description Agent's local L1 port, 1024-65535 (default 23456)
              */
             listen_port?: number;
-            /** @description 1 to 64 characters; no control or bidirectional control characters (docs/api.md, Names) */
-            name: string;
+            /** @description Required: 1 to 64 characters; no control or bidirectional control characters (docs/api.md, Names) */
+            name?: string;
         };
         CreateKeyInBody: {
-            /** @description 1 to 64 characters; no control or bidirectional control characters (docs/api.md, Names) */
-            name: string;
+            /** @description Required: 1 to 64 characters; no control or bidirectional control characters (docs/api.md, Names) */
+            name?: string;
         };
         CreateRuleInBody: {
             /** @description Rule code, e.g. control.dir.per_call */
@@ -2328,10 +2328,9 @@ export interface components {
         OpBodyAny: {
             /**
              * Format: int64
-             * @description Operation code (docs/operations); optional where the route has one operation
-             * @enum {integer}
+             * @description Any positive controls value, carried to the host's agent (docs/operations.md, Raw control). The known values are x-known-values, named by x-known-names; one the agent does not carry out answers 501 unsupported_control naming it, and 512 (UPLOAD_FILE) answers 501 not_implemented like files/upload.
              */
-            controls?: 1 | 2 | 4 | 8 | 16 | 32 | 64 | 128 | 256 | 512 | 1024 | 2048 | 4096 | 8192 | 16384 | 32768 | 65536 | 131072 | 262144 | 524288 | 1048576 | 2097152 | 16777216 | 33554432 | 67108864 | 134217728 | 268435456 | 1073741824;
+            controls?: number;
             data?: unknown;
             /** @description Path, program or name the operation acts on */
             path?: string;
@@ -2598,8 +2597,8 @@ export interface components {
              * @description Oldest hub protocol the build speaks (default 1)
              */
             min_supported_protocol?: number;
-            /** @description Dotted version, e.g. 0.4.0 (required, unique) */
-            version: string;
+            /** @description Dotted version, e.g. 0.4.0 (required, unique; missing or empty is 400 version_required) */
+            version?: string;
         };
         PushUpgradeInBody: {
             /** @description A published, unyanked version (required) */
