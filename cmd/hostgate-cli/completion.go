@@ -34,11 +34,12 @@ _hostgate_cli() {
     done
     case $cmd in
         "")         words="hosts shell read term deliveries completion version help --url --api-key --config --json --timeout" ;;
-        hosts)      if [[ -z $sub ]]; then words="list create show delete credentials"
+        hosts)      if [[ -z $sub ]]; then words="list create show delete credentials installer"
                     else case $sub in
                         create) words="--listen-port --credentials" ;;
                         delete) words="--yes" ;;
                         credentials) words="--rotate" ;;
+                        installer) words="--format -o" ;;
                     esac; fi ;;
         shell)      words="--timeout-s --" ;;
         deliveries) words="--limit --follow --interval" ;;
@@ -63,11 +64,13 @@ complete -c hostgate-cli -n __fish_use_subcommand -l api-key -r -d 'API key'
 complete -c hostgate-cli -n __fish_use_subcommand -l config -r -F -d 'config file'
 complete -c hostgate-cli -n __fish_use_subcommand -l json -d 'JSON output'
 complete -c hostgate-cli -n __fish_use_subcommand -l timeout -r -d 'per-call timeout'
-complete -c hostgate-cli -n '__fish_seen_subcommand_from hosts; and not __fish_seen_subcommand_from list create show delete credentials' -a 'list create show delete credentials'
+complete -c hostgate-cli -n '__fish_seen_subcommand_from hosts; and not __fish_seen_subcommand_from list create show delete credentials installer' -a 'list create show delete credentials installer'
 complete -c hostgate-cli -n '__fish_seen_subcommand_from hosts; and __fish_seen_subcommand_from create' -l listen-port -r
 complete -c hostgate-cli -n '__fish_seen_subcommand_from hosts; and __fish_seen_subcommand_from create' -l credentials
 complete -c hostgate-cli -n '__fish_seen_subcommand_from hosts; and __fish_seen_subcommand_from delete' -l yes
 complete -c hostgate-cli -n '__fish_seen_subcommand_from hosts; and __fish_seen_subcommand_from credentials' -l rotate
+complete -c hostgate-cli -n '__fish_seen_subcommand_from hosts; and __fish_seen_subcommand_from installer' -l format -r -a 'exe ps1 cmd'
+complete -c hostgate-cli -n '__fish_seen_subcommand_from hosts; and __fish_seen_subcommand_from installer' -s o -r -F
 complete -c hostgate-cli -n '__fish_seen_subcommand_from shell' -l timeout-s -r
 complete -c hostgate-cli -n '__fish_seen_subcommand_from deliveries' -l limit -r
 complete -c hostgate-cli -n '__fish_seen_subcommand_from deliveries' -l follow

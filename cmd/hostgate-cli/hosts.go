@@ -9,7 +9,7 @@ import (
 	hostgate "hostgate/sdk/go"
 )
 
-const hostsUsage = "hostgate-cli hosts list|create|show|delete|credentials ..."
+const hostsUsage = "hostgate-cli hosts list|create|show|delete|credentials|installer ..."
 
 // hosts dispatches the hosts subcommands.
 func (a *app) hosts(ctx context.Context, args []string) error {
@@ -22,6 +22,7 @@ func (a *app) hosts(ctx context.Context, args []string) error {
 		"show":        a.hostsShow,
 		"delete":      a.hostsDelete,
 		"credentials": a.hostsCredentials,
+		"installer":   a.hostsInstaller,
 	}[args[0]]
 	if sub == nil {
 		return usageErr(fmt.Sprintf("hosts: unknown subcommand %q", args[0]), hostsUsage)

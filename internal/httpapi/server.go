@@ -161,7 +161,7 @@ func New(cfg Config) *Server {
 	s.console = console.Handler(cfg.Console)
 	s.mux.HandleFunc(consolePattern, s.serveConsole)
 	s.mux.HandleFunc("/", s.notFound)
-	s.handler = s.outer(s.authenticate(noteRoute(s.mux)))
+	s.handler = s.outer(tapAnswers(s, chargeHeaders(s.authenticate(noteRoute(s.mux)))))
 	return s
 }
 

@@ -21,10 +21,13 @@ import (
 )
 
 // The in-process agents start $SHELL: a plain POSIX shell starts fast and,
-// unlike readline, keeps input typed before its first prompt.
+// unlike readline, keeps input typed before its first prompt. After the
+// tests, every answer they got must be in the OpenAPI document
+// (openapi_answers_test.go).
 func TestMain(m *testing.M) {
 	os.Setenv("SHELL", "/bin/sh")
-	os.Exit(m.Run())
+	recordAnswers()
+	os.Exit(checkAnswersDocumented(m.Run()))
 }
 
 // termFixture is a funded user with an API key and a connected agent.
