@@ -30,12 +30,20 @@ func (c *charges) note(ch hostgate.Charge) {
 }
 
 // line is what the command cost, for stderr: "" when no call named a
-// charge (free routes, or calls refused before the charge).
-func (c *charges) line() string {
+// charge (free routes, or calls refused before the charge). With asJSON
+// it is {"charged": 5.1, "balance": 94.9}, balance left out when unknown.
+func (c *charges) line(asJSON bool) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.seen {
 		return ""
+	}
+	if asJSON {
+		s := `{"charged": ` + tokensText(c.milli)
+		if c.balance != "" {
+			s += `, "balance": ` + tokensText(milliTokens(c.balance))
+		}
+		return s + "}"
 	}
 	s := "hostgate-cli: charged " + tokensText(c.milli) + " tokens"
 	if c.balance != "" {
@@ -44,9 +52,11 @@ func (c *charges) line() string {
 	return s
 }
 
-// milliTokens parses a decimal token number ("5", "0.5") into thousandths.
+// milliTokens parses a decimal token number ("5", "0.5", "-0.25") into
+// thousandths.
 func milliTokens(s string) int64 {
-	whole, frac, _ := strings.Cut(s, ".")
+	neg := strings.HasPrefix(s, "-")
+	whole, frac, _ := strings.Cut(strings.TrimPrefix(s, "-"), ".")
 	w, err := strconv.ParseInt(whole, 10, 64)
 	if err != nil {
 		return 0
@@ -56,12 +66,19 @@ func milliTokens(s string) int64 {
 	if err != nil {
 		return 0
 	}
+	if neg {
+		return -(w*1000 + f)
+	}
 	return w*1000 + f
 }
 
 // tokensText writes thousandths as the hub writes token numbers.
 func tokensText(milli int64) string {
-	s := strconv.FormatInt(milli/1000, 10)
+	sign := ""
+	if milli < 0 {
+		sign, milli = "-", -milli
+	}
+	s := sign + strconv.FormatInt(milli/1000, 10)
 	if f := milli % 1000; f != 0 {
 		s += strings.TrimRight(fmt.Sprintf(".%03d", f), "0")
 	}

@@ -144,7 +144,7 @@ func run(ctx context.Context, args []string, e env) int {
 	}
 	a.client = hostgate.New(cfg.url, cfg.key, hostgate.WithChargeHook(a.charged.note))
 	err = h(a, ctx, rest)
-	if line := a.charged.line(); line != "" {
+	if line := a.charged.line(a.json); line != "" {
 		fmt.Fprintln(a.stderr, line)
 	}
 	return a.fail(ctx, err)

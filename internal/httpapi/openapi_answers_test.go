@@ -26,6 +26,7 @@ type answerKey struct {
 	Method, Pattern string
 	Status          int
 	MediaType       string
+	Charged         bool
 }
 
 var answers = struct {
@@ -88,6 +89,7 @@ func undocumentedAnswers(doc []byte, seen map[answerKey]int) []string {
 		var op struct {
 			Responses map[string]struct {
 				Content map[string]json.RawMessage `json:"content"`
+				Headers map[string]json.RawMessage `json:"headers"`
 			} `json:"responses"`
 		}
 		if err := json.Unmarshal(raw, &op); err != nil {
@@ -99,9 +101,11 @@ func undocumentedAnswers(doc []byte, seen map[answerKey]int) []string {
 		switch {
 		case !ok:
 			missing = append(missing, what+" (status not listed)")
-		case k.MediaType == "" || k.Status == 101 || k.Status == 204 || k.Status == 304:
-		case !slices.ContainsFunc(mapKeys(resp.Content), func(ct string) bool { return mediaType(ct) == k.MediaType }):
+		case k.MediaType != "" && k.Status != 101 && k.Status != 204 && k.Status != 304 &&
+			!slices.ContainsFunc(mapKeys(resp.Content), func(ct string) bool { return mediaType(ct) == k.MediaType }):
 			missing = append(missing, fmt.Sprintf("%s (content types listed: %v)", what, mapKeys(resp.Content)))
+		case k.Charged && (resp.Headers["X-Hostgate-Charged"] == nil || resp.Headers["X-Hostgate-Balance"] == nil):
+			missing = append(missing, what+" (the charge headers are not listed)")
 		}
 	}
 	slices.Sort(missing)
@@ -132,17 +136,21 @@ func TestUndocumentedAnswers(t *testing.T) {
 	doc := []byte(`{"paths": {"/x/{id}": {"get": {"responses": {
 		"200": {"content": {"text/plain; charset=utf-8": {}}},
 		"204": {},
+		"402": {"content": {"application/json": {}}, "headers": {"X-Hostgate-Charged": {}, "X-Hostgate-Balance": {}}},
 		"default": {"content": {"application/json": {}}}}}}}}`)
 	seen := map[answerKey]int{
-		{"GET", "/x/{id}", 200, "text/plain"}:       1,
-		{"GET", "/x/{id}", 204, ""}:                 1,
-		{"GET", "/y", 200, "application/json"}:      1, // not a documented route
-		{"GET", "/x/{id}", 200, "application/json"}: 2,
-		{"GET", "/x/{id}", 404, "application/json"}: 3,
+		{"GET", "/x/{id}", 200, "text/plain", false}:       1,
+		{"GET", "/x/{id}", 204, "", false}:                 1,
+		{"GET", "/x/{id}", 402, "application/json", true}:  1,
+		{"GET", "/y", 200, "application/json", false}:      1, // not a documented route
+		{"GET", "/x/{id}", 200, "application/json", false}: 2,
+		{"GET", "/x/{id}", 404, "application/json", false}: 3,
+		{"GET", "/x/{id}", 204, "", true}:                  4,
 	}
 	got := undocumentedAnswers(doc, seen)
 	want := []string{
 		"GET /x/{id}: 200 application/json ×2 (content types listed: [text/plain; charset=utf-8])",
+		"GET /x/{id}: 204  ×4 (the charge headers are not listed)",
 		"GET /x/{id}: 404 application/json ×3 (status not listed)",
 	}
 	if !slices.Equal(got, want) {

@@ -17,6 +17,8 @@ type Answered struct {
 	// MediaType is the Content-Type's media type without parameters, ""
 	// when the answer has none.
 	MediaType string
+	// Charged is whether the answer carries the charge headers.
+	Charged bool
 }
 
 var answerTap atomic.Pointer[func(Answered)]
@@ -45,7 +47,7 @@ func tapAnswers(s *Server, next http.Handler) http.Handler {
 		// The pattern the mux matches, also for an answer given before
 		// the mux ran (authentication).
 		_, pattern := s.mux.Handler(r)
-		a := Answered{Status: tw.status, MediaType: tw.mediaType}
+		a := Answered{Status: tw.status, MediaType: tw.mediaType, Charged: tw.charged}
 		a.Method, a.Pattern = cut(pattern)
 		if a.Method == "" || a.Pattern == "" {
 			a.Method, a.Pattern = r.Method, ""
@@ -61,11 +63,13 @@ type tapWriter struct {
 	http.ResponseWriter
 	status    int
 	mediaType string
+	charged   bool
 }
 
 func (w *tapWriter) WriteHeader(code int) {
 	if w.status == 0 || w.status < 200 {
 		w.status = code
+		w.charged = w.Header().Get(HeaderCharged) != ""
 		if ct := w.Header().Get("Content-Type"); ct != "" {
 			w.mediaType, _, _ = mime.ParseMediaType(ct)
 			if w.mediaType == "" {

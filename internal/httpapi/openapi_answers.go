@@ -1,0 +1,309 @@
+package httpapi
+
+import (
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+)
+
+// The OpenAPI document says what each route answers, status by status,
+// with the content type of each (openapi_answers_test.go holds it to what
+// the hub answers in the tests). A route's registration documents its
+// success; documentAnswers adds the error answers every route of a kind
+// can give, the charge headers of charged routes, and what hand-written
+// routes (raw) answer besides JSON.
+
+// chargedOps are the operations that charge the caller (docs/billing.md):
+// their answers carry X-Hostgate-Charged and X-Hostgate-Balance once the
+// call reached the charge step.
+var chargedOps = []string{
+	"apiListHosts", "apiGetHost", "apiPingHost", "apiPutL1Config",
+	"apiFilesDir", "apiFilesText", "apiFilesZip", "apiFilesDownload",
+	"apiProcessExec", "apiProcessShell", "apiProcessKill", "apiProcessList",
+	"apiSystemInfo", "apiSystemMetrics", "apiServiceCtl", "apiRegistryRW", "apiScheduledTaskCtl",
+	"apiControlsRaw", "apiOrchestrateStart", "apiOrchestrateShutdown",
+	"apiShellOpen", "apiShellWrite", "apiShellRead", "apiShellResize", "apiShellClose",
+	"userSystemInfo",
+}
+
+// agentOps send a command to the host's agent after the charge: they can
+// also answer that the agent is away, failed or did not answer.
+var agentOps = []string{
+	"apiFilesDir", "apiFilesText", "apiFilesZip", "apiFilesDownload",
+	"apiProcessExec", "apiProcessShell", "apiProcessKill", "apiProcessList",
+	"apiSystemInfo", "apiSystemMetrics", "apiServiceCtl", "apiRegistryRW", "apiScheduledTaskCtl",
+	"apiControlsRaw", "apiOrchestrateStart", "apiOrchestrateShutdown", "apiPingHost", "userSystemInfo",
+}
+
+// errorText describes an error status in the document.
+var errorText = map[int]string{
+	400: "A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md)",
+	401: "No valid credential: unauthorized, invalid_token",
+	402: "insufficient_balance: the balance does not cover the call; nothing was taken",
+	403: "forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended",
+	404: "not_found: no such resource, or not the caller's",
+	405: "method_not_allowed",
+	409: "A conflict with the resource's state, e.g. host_offline (the agent is not connected)",
+	410: "terminal_ended",
+	413: "body_too_large: the body is over 1 MiB",
+	415: "unsupported_media_type: the body is not JSON",
+	422: "The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md)",
+	423: "account_locked: too many failed attempts; retry later",
+	429: "rate_limited: retry after Retry-After seconds",
+	500: "internal: an unexpected failure (the request id is in the log)",
+	501: "not_implemented",
+	502: "The agent's answer could not be used",
+	503: "A dependency is unavailable",
+	504: "agent_timeout: the agent did not answer in time (a charge made is not refunded)",
+}
+
+func (s *Server) documentAnswers() {
+	oa := s.api.OpenAPI()
+	problem := &huma.MediaType{Schema: &huma.Schema{Ref: "#/components/schemas/Problem"}}
+	chargeHeaderDocs(oa.Components)
+	for path, item := range oa.Paths {
+		for _, o := range []*huma.Operation{item.Get, item.Put, item.Post, item.Delete, item.Patch, item.Head, item.Options} {
+			if o == nil {
+				continue
+			}
+			if fix := answerDocs[o.OperationID]; fix != nil {
+				fix(o, problem)
+			}
+			for _, st := range extraErrors[o.OperationID] {
+				addError(o, st, problem)
+			}
+			if _, generated := o.Responses["default"]; generated {
+				for _, st := range commonErrors(path, o) {
+					addError(o, st, problem)
+				}
+			}
+			if slices.Contains(agentOps, o.OperationID) {
+				for _, st := range []int{403, 409, 422, 504} {
+					addError(o, st, problem)
+				}
+			}
+			if slices.Contains(chargedOps, o.OperationID) {
+				addError(o, 402, problem)
+				addChargeHeaders(o)
+			}
+		}
+	}
+}
+
+// commonErrors are the errors any operation registered with op answers,
+// by what it takes: credentials, parameters, a body.
+func commonErrors(path string, o *huma.Operation) []int {
+	var st []int
+	if len(o.Security) > 0 {
+		st = append(st, 401)
+	}
+	if _, ok := o.Extensions["x-roles"]; ok || slices.ContainsFunc(o.Security, func(m map[string][]string) bool { _, u := m["userToken"]; return u }) {
+		// Admin roles; a suspended user, or a cookie-authenticated write
+		// from another site.
+		st = append(st, 403)
+	}
+	if len(o.Parameters) > 0 || o.RequestBody != nil || strings.Contains(path, "{") {
+		st = append(st, 400)
+	}
+	if strings.Contains(path, "{") {
+		st = append(st, 404)
+	}
+	if o.RequestBody != nil {
+		st = append(st, 413, 415)
+	}
+	return st
+}
+
+func addError(o *huma.Operation, status int, problem *huma.MediaType) {
+	key := strconv.Itoa(status)
+	if o.Responses == nil {
+		o.Responses = map[string]*huma.Response{}
+	}
+	if r := o.Responses[key]; r != nil {
+		if r.Content == nil {
+			r.Content = map[string]*huma.MediaType{}
+		}
+		if r.Content["application/json"] == nil {
+			r.Content["application/json"] = problem
+		}
+		return
+	}
+	desc := errorText[status]
+	if desc == "" {
+		desc = http.StatusText(status)
+	}
+	o.Responses[key] = &huma.Response{Description: desc, Content: map[string]*huma.MediaType{"application/json": problem}}
+}
+
+// addChargeHeaders documents the charge headers on every answer of a
+// charged operation.
+func addChargeHeaders(o *huma.Operation) {
+	for status, r := range o.Responses {
+		if status == "default" || strings.HasPrefix(status, "4") && status != "402" && status != "422" && status != "409" {
+			// Refused before the charge: 400, 401, 403, 404, 413, 415.
+			// (409 terminal_ended and 422 agent failures come after it.)
+			continue
+		}
+		if r.Headers == nil {
+			r.Headers = map[string]*huma.Param{}
+		}
+		for _, h := range []string{HeaderCharged, HeaderBalance} {
+			r.Headers[h] = &huma.Param{Ref: "#/components/headers/" + h}
+		}
+	}
+}
+
+// chargeHeaderDocs are the components the charge headers refer to.
+func chargeHeaderDocs(c *huma.Components) {
+	if c.Headers == nil {
+		c.Headers = map[string]*huma.Header{}
+	}
+	number := `^-?[0-9]+(\.[0-9]{1,3})?$`
+	c.Headers[HeaderCharged] = &huma.Header{
+		Description: "Tokens this call took, a decimal number written as balances are (\"5\", \"0.5\"); \"0\" in free mode, " +
+			"at a price of zero and on a 402. Present once the call reached the charge step, whatever the outcome: " +
+			"a charge is not refunded when the command then fails (docs/billing.md).",
+		Schema: &huma.Schema{Type: "string", Pattern: number},
+	}
+	c.Headers[HeaderBalance] = &huma.Header{
+		Description: "The balance after the charge (on a 402, the balance that fell short), written as X-Hostgate-Charged. " +
+			"Absent when no balance was read: free mode, or a price of zero.",
+		Schema: &huma.Schema{Type: "string", Pattern: number},
+	}
+}
+
+// extraErrors are the errors of single operations beyond their kind's.
+var extraErrors = map[string][]int{
+	"login":                    {401, 403, 423},
+	"adminLogin":               {401, 423},
+	"logout":                   {403},
+	"refresh":                  {401, 403},
+	"register":                 {409},
+	"changePassword":           {423},
+	"createRecharge":           {503},
+	"adminPublishVersion":      {409},
+	"adminYankVersion":         {409},
+	"adminPushUpgrade":         {409},
+	"adminRefundRecharge":      {409},
+	"userRetryWebhookDelivery": {409},
+	"apiPutL1Config":           {409},
+	"userPutL1Config":          {409},
+	"apiShellWrite":            {410},
+	"apiShellResize":           {410},
+	"agentOnline":              {401, 403},
+	"agentHeartbeat":           {401, 403},
+	"agentTokenRefresh":        {401, 403},
+	"agentSettings":            {401, 409},
+	"agentWS":                  {401, 403},
+	"userTerminalWS":           {400, 401, 403},
+	"adminTerminalWS":          {400, 401, 403},
+	"l1Gateway":                {429},
+	"dummyCheckoutPage":        {404},
+	"dummyCheckoutPay":         {404},
+}
+
+// answerDocs complete the answers of single operations.
+var answerDocs = map[string]func(o *huma.Operation, problem *huma.MediaType){
+	"apiInstaller":                   installerAnswers,
+	"userInstaller":                  installerAnswers,
+	"oneLineInstaller":               oneLineAnswers,
+	"apiNotImplemented_files/upload": notImplementedAnswers,
+	"apiNotImplemented_files/stream": notImplementedAnswers,
+	"paymentWebhook":                 paymentWebhookAnswers,
+	"agentDownload":                  agentDownloadAnswers,
+	"l1Gateway": func(o *huma.Operation, _ *huma.MediaType) {
+		o.Responses["200"].Content = map[string]*huma.MediaType{"application/json": {Schema: &huma.Schema{Type: "object",
+			Description: "The legacy answer (docs/l1.md): code 0 done, 7 refused with msg",
+			Properties: map[string]*huma.Schema{
+				"code": {Type: "integer", Enum: []any{0, 7}}, "data": {}, "msg": {Type: "string"},
+			}}}}
+	},
+	"openapi": func(o *huma.Operation, _ *huma.MediaType) {
+		o.Responses["200"].Content = map[string]*huma.MediaType{"application/json": {Schema: &huma.Schema{Type: "object"}}}
+	},
+}
+
+// installerAnswers: the file, by format, as an attachment.
+func installerAnswers(o *huma.Operation, problem *huma.MediaType) {
+	binary := &huma.Schema{Type: "string", Format: "binary"}
+	o.Responses["200"] = &huma.Response{
+		Description: "The installer as an attachment, install-<host_id>.<format>: ps1 as text/plain; charset=utf-8, " +
+			"cmd and exe as application/octet-stream (exe: the agent executable with the provisioning payload appended).",
+		Content: map[string]*huma.MediaType{
+			"text/plain; charset=utf-8": {Schema: &huma.Schema{Type: "string"}},
+			"application/octet-stream":  {Schema: binary},
+		},
+		Headers: map[string]*huma.Param{
+			"Content-Disposition": {Description: `attachment; filename="install-<host_id>.<ps1|cmd|exe>"`, Schema: &huma.Schema{Type: "string"}},
+			"Cache-Control":       {Description: "no-store", Schema: &huma.Schema{Type: "string"}},
+		},
+	}
+	addError(o, 503, problem)
+	o.Responses["503"].Description = "exe_not_configured: the hub has no agent executable to install (GATEWAY_EXE_URL); nothing is issued"
+}
+
+// oneLineAnswers: the script, or the hub's {error, message}.
+func oneLineAnswers(o *huma.Operation, problem *huma.MediaType) {
+	o.Responses["200"].Content = map[string]*huma.MediaType{"text/plain; charset=utf-8": {Schema: &huma.Schema{Type: "string"}}}
+	for _, st := range []int{404, 405, 429, 503} {
+		addError(o, st, problem)
+	}
+	o.Responses["429"].Headers = map[string]*huma.Param{"Retry-After": {Schema: &huma.Schema{Type: "integer"}}}
+}
+
+func notImplementedAnswers(o *huma.Operation, problem *huma.MediaType) {
+	delete(o.Responses, "200")
+	addError(o, http.StatusNotImplemented, problem)
+	o.Responses["501"].Description = "not_implemented: this route is reserved (spec 4.5); it never does anything"
+	o.Description = "Always 501 not_implemented, after authentication and the host id's check."
+}
+
+// paymentWebhookAnswers: each provider's request body and answer.
+func paymentWebhookAnswers(o *huma.Operation, problem *huma.MediaType) {
+	o.RequestBody = &huma.RequestBody{
+		Required:    true,
+		Description: "dummy: JSON; fourthparty: the EPay notification, form-encoded and signed.",
+		Content: map[string]*huma.MediaType{
+			"application/json": {Schema: &huma.Schema{Type: "object", Required: []string{"order_no", "amount_cny"},
+				Properties: map[string]*huma.Schema{
+					"order_no":   {Type: "string"},
+					"amount_cny": {Type: "number", Description: "The order's amount in CNY"},
+				}}},
+			"application/x-www-form-urlencoded": {Schema: &huma.Schema{Type: "object",
+				Description: "EPay notification fields: pid, trade_no, out_trade_no (the order_no), type, name, money, " +
+					"trade_status (TRADE_SUCCESS), sign, sign_type",
+				AdditionalProperties: &huma.Schema{Type: "string"}}},
+		},
+	}
+	o.Responses["200"] = &huma.Response{
+		Description: "Applied (or already applied): fourthparty answers the text SUCCESS, dummy {ok, credited}",
+		Content: map[string]*huma.MediaType{
+			"text/plain; charset=utf-8": {Schema: &huma.Schema{Type: "string", Enum: []any{"SUCCESS"}}},
+			"application/json": {Schema: &huma.Schema{Type: "object", Properties: map[string]*huma.Schema{
+				"ok": {Type: "boolean"}, "credited": {Type: "boolean", Description: "false when the order was already paid"},
+			}}},
+		},
+	}
+	for _, st := range []int{400, 404, 409, 500} {
+		addError(o, st, problem)
+	}
+	o.Responses["400"].Description = "invalid_body, invalid_signature, payment_not_successful, amount_mismatch"
+	o.Responses["404"].Description = "not_found (a provider not enabled on this hub) or order_not_found"
+	o.Responses["409"].Description = "order_not_payable: the order was refunded"
+}
+
+// agentDownloadAnswers: the file, whole or a range, or not modified.
+func agentDownloadAnswers(o *huma.Operation, problem *huma.MediaType) {
+	binary := map[string]*huma.MediaType{"application/octet-stream": {Schema: &huma.Schema{Type: "string", Format: "binary"}}}
+	o.Responses["206"] = &huma.Response{Description: "The range asked for (Range)", Content: binary,
+		Headers: map[string]*huma.Param{"Content-Range": {Schema: &huma.Schema{Type: "string"}}}}
+	o.Responses["304"] = &huma.Response{Description: "Not modified (If-None-Match, If-Modified-Since)"}
+	for _, st := range []int{404, 416, 503} {
+		addError(o, st, problem)
+	}
+	o.Responses["416"].Description = "range_not_satisfiable"
+	o.Responses["503"].Description = "The download directory cannot be read"
+}
