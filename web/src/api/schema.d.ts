@@ -657,7 +657,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Not implemented (501) */
+        /**
+         * Not implemented (501)
+         * @description Always 501 not_implemented, after authentication and the host id's check.
+         */
         post: operations["apiNotImplemented_files/stream"];
         delete?: never;
         options?: never;
@@ -691,7 +694,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Not implemented (501) */
+        /**
+         * Not implemented (501)
+         * @description Always 501 not_implemented, after authentication and the host id's check.
+         */
         post: operations["apiNotImplemented_files/upload"];
         delete?: never;
         options?: never;
@@ -2976,7 +2982,12 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The balance after the charge (on a 402, the balance that fell short), written as X-Hostgate-Charged. Absent when no balance was read: free mode, or a price of zero. */
+        "X-Hostgate-Balance": string;
+        /** @description Tokens this call took, a decimal number written as balances are ("5", "0.5"); "0" in free mode, at a price of zero and on a 402. Present once the call reached the charge step, whatever the outcome: a charge is not refunded when the command then fails (docs/billing.md). */
+        "X-Hostgate-Charged": string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -3025,12 +3036,49 @@ export interface operations {
                     "application/octet-stream": unknown;
                 };
             };
+            /** @description The range asked for (Range) */
+            206: {
+                headers: {
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description Not modified (If-None-Match, If-Modified-Since) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description No such binary */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description range_not_satisfiable */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The download directory cannot be read */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
             };
         };
     };
@@ -3048,7 +3096,23 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code?: 0 | 7;
+                        data?: unknown;
+                        msg?: string;
+                    };
+                };
+            };
+            /** @description rate_limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
             };
         };
     };
@@ -3098,28 +3162,46 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/plain; charset=utf-8": string;
+                };
             };
             /** @description not_found */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method_not_allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
             };
             /** @description rate_limited */
             429: {
                 headers: {
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
             };
             /** @description exe_not_configured */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
             };
         };
     };
@@ -3179,6 +3261,33 @@ export interface operations {
                     "application/json": components["schemas"]["ResultEntry"];
                 };
             };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -3211,6 +3320,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AdminAuthResp"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description account_locked: too many failed attempts; retry later */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -3246,6 +3400,42 @@ export interface operations {
                     "application/json": components["schemas"]["StepUpOutBody"];
                 };
             };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -3273,6 +3463,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ModeOutBody"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -3311,6 +3519,51 @@ export interface operations {
                     "application/json": components["schemas"]["ModeOutBody"];
                 };
             };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -3338,6 +3591,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DashboardSummary"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -3378,6 +3649,33 @@ export interface operations {
                     "application/json": components["schemas"]["ResultVersion"];
                 };
             };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -3411,6 +3709,60 @@ export interface operations {
                     "application/json": components["schemas"]["Version"];
                 };
             };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -3441,6 +3793,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OKBody"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -3480,6 +3877,33 @@ export interface operations {
                     "application/json": components["schemas"]["AdminHostsOutBody"];
                 };
             };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -3512,6 +3936,42 @@ export interface operations {
                     "application/json": components["schemas"]["AdminHostOutBody"];
                 };
             };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -3541,6 +4001,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
             };
             /** @description Error */
             default: {
@@ -3572,6 +4068,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Host"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -3608,6 +4140,42 @@ export interface operations {
                     "application/json": components["schemas"]["EventsOutBody"];
                 };
             };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -3640,6 +4208,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MetricsOutBody"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -3678,6 +4282,69 @@ export interface operations {
                     "application/json": components["schemas"]["Result"];
                 };
             };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -3708,6 +4375,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TicketOutBody"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -3747,6 +4450,33 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     adminUnbanHost: {
@@ -3768,6 +4498,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Host"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -3802,6 +4568,33 @@ export interface operations {
                     "application/json": components["schemas"]["RulesOutBody"];
                 };
             };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -3833,6 +4626,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PricingRule"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -3871,6 +4709,60 @@ export interface operations {
                     "application/json": components["schemas"]["PricingRule"];
                 };
             };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -3901,6 +4793,33 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ResultRecharge"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -3937,6 +4856,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RefundOutBody"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -3977,6 +4959,33 @@ export interface operations {
                     "application/json": components["schemas"]["ResultUser"];
                 };
             };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -4007,6 +5016,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["User"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -4045,6 +5090,60 @@ export interface operations {
                     "application/json": components["schemas"]["AdjustOutBody"];
                 };
             };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -4075,6 +5174,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LedgerOutBody"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -4109,6 +5244,42 @@ export interface operations {
                     "application/json": components["schemas"]["OKBody"];
                 };
             };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -4141,6 +5312,42 @@ export interface operations {
                     "application/json": components["schemas"]["OKBody"];
                 };
             };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -4164,10 +5371,32 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["HostItemsOutBody"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
+            402: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -4203,6 +5432,42 @@ export interface operations {
                     "application/json": components["schemas"]["ClientCreatedOutBody"];
                 };
             };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -4229,10 +5494,50 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["HostListItem"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
+            402: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -4265,6 +5570,33 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -4295,10 +5627,110 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": unknown;
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
+            402: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
+            409: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
+            422: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description agent_timeout: the agent did not answer in time (a charge made is not refunded) */
+            504: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -4331,10 +5763,110 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["FileResult"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
+            402: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
+            409: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
+            422: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description agent_timeout: the agent did not answer in time (a charge made is not refunded) */
+            504: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -4367,10 +5899,110 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DownloadResult"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
+            402: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
+            409: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
+            422: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description agent_timeout: the agent did not answer in time (a charge made is not refunded) */
+            504: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -4396,13 +6028,40 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
-            200: {
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OKBody"];
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_implemented: this route is reserved (spec 4.5); it never does anything */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -4435,10 +6094,110 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["FileResult"] | components["schemas"]["ReadResult"] | components["schemas"]["RemoveStringResult"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
+            402: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
+            409: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
+            422: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description agent_timeout: the agent did not answer in time (a charge made is not refunded) */
+            504: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -4464,13 +6223,40 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
-            200: {
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OKBody"];
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_implemented: this route is reserved (spec 4.5); it never does anything */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -4503,10 +6289,110 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnzipResult"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
+            402: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
+            409: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
+            422: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description agent_timeout: the agent did not answer in time (a charge made is not refunded) */
+            504: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -4541,6 +6427,33 @@ export interface operations {
                     "application/json": components["schemas"]["Credentials"];
                 };
             };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -4567,16 +6480,54 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description The installer as an attachment, install-<host_id>.<format>: ps1 as text/plain; charset=utf-8, cmd and exe as application/octet-stream (exe: the agent executable with the provisioning payload appended). */
             200: {
                 headers: {
+                    /** @description no-store */
                     "Cache-Control"?: string;
+                    /** @description attachment; filename="install-<host_id>.<ps1|cmd|exe>" */
                     "Content-Disposition"?: string;
-                    "Content-Type"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
+                    "application/octet-stream": string;
+                    "text/plain; charset=utf-8": string;
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description exe_not_configured: the hub has no agent executable to install (GATEWAY_EXE_URL); nothing is issued */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -4609,10 +6560,79 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["L1ConfigPutResp"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
+            402: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
+            409: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -4648,10 +6668,110 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OrchestrateShutdownResult"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
+            402: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
+            409: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
+            422: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description agent_timeout: the agent did not answer in time (a charge made is not refunded) */
+            504: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -4687,10 +6807,110 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OrchestrateStartResult"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
+            402: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
+            409: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
+            422: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description agent_timeout: the agent did not answer in time (a charge made is not refunded) */
+            504: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -4719,10 +6939,92 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PingOutBody"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
+            402: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
+            409: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
+            422: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description agent_timeout: the agent did not answer in time (a charge made is not refunded) */
+            504: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -4755,10 +7057,110 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ExecResult"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
+            402: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
+            409: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
+            422: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description agent_timeout: the agent did not answer in time (a charge made is not refunded) */
+            504: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -4791,10 +7193,110 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["KillResult"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
+            402: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
+            409: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
+            422: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description agent_timeout: the agent did not answer in time (a charge made is not refunded) */
+            504: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -4827,10 +7329,110 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ProcessListResult"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
+            402: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
+            409: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
+            422: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description agent_timeout: the agent did not answer in time (a charge made is not refunded) */
+            504: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -4863,10 +7465,110 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ShellResult"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
+            402: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
+            409: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
+            422: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description agent_timeout: the agent did not answer in time (a charge made is not refunded) */
+            504: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -4899,10 +7601,110 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RegistryResult"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
+            402: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
+            409: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
+            422: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description agent_timeout: the agent did not answer in time (a charge made is not refunded) */
+            504: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -4937,6 +7739,33 @@ export interface operations {
                     "application/json": components["schemas"]["Credentials"];
                 };
             };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -4967,10 +7796,110 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TaskResult"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
+            402: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
+            409: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
+            422: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description agent_timeout: the agent did not answer in time (a charge made is not refunded) */
+            504: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -5003,10 +7932,110 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ServiceResult"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
+            402: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
+            409: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
+            422: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description agent_timeout: the agent did not answer in time (a charge made is not refunded) */
+            504: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -5039,10 +8068,68 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SessionOpenOutBody"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
+            402: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -5073,10 +8160,50 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OKBody"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
+            402: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -5111,10 +8238,68 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SessionRead"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
+            402: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -5149,10 +8334,77 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OKBody"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
+            402: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description terminal_ended */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -5187,10 +8439,77 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OKBody"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
+            402: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description terminal_ended */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -5223,10 +8542,110 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SystemInfo"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
+            402: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
+            409: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
+            422: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description agent_timeout: the agent did not answer in time (a charge made is not refunded) */
+            504: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -5259,10 +8678,110 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["MetricsResult"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
+            402: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
+            409: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
+            422: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description agent_timeout: the agent did not answer in time (a charge made is not refunded) */
+            504: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -5301,6 +8820,51 @@ export interface operations {
                     "application/json": components["schemas"]["HeartbeatResponse"];
                 };
             };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -5332,6 +8896,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TokenResponse"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -5370,6 +8979,51 @@ export interface operations {
                     "application/json": components["schemas"]["SettingsResponse"];
                 };
             };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -5403,6 +9057,51 @@ export interface operations {
                     "application/json": components["schemas"]["RefreshOutBody"];
                 };
             };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -5430,6 +9129,24 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     openapi: {
@@ -5446,7 +9163,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": Record<string, never>;
+                };
             };
         };
     };
@@ -5502,6 +9221,60 @@ export interface operations {
                     "application/json": components["schemas"]["AuthResp"];
                 };
             };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description account_locked: too many failed attempts; retry later */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -5534,6 +9307,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LogoutOutBody"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -5570,6 +9379,51 @@ export interface operations {
                     "application/json": components["schemas"]["AuthResp"];
                 };
             };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -5602,6 +9456,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuthResp"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -5670,7 +9560,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
             };
         };
     };
@@ -5700,7 +9592,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
             };
         };
     };
@@ -5713,14 +9607,69 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description dummy: JSON; fourthparty: the EPay notification, form-encoded and signed. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The order's amount in CNY */
+                    amount_cny: number;
+                    order_no: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    [key: string]: string;
+                };
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description Applied (or already applied): fourthparty answers the text SUCCESS, dummy {ok, credited} */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @description false when the order was already paid */
+                        credited?: boolean;
+                        ok?: boolean;
+                    };
+                    "text/plain; charset=utf-8": "SUCCESS";
+                };
+            };
+            /** @description invalid_body, invalid_signature, payment_not_successful, amount_mismatch */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found (a provider not enabled on this hub) or order_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description order_not_payable: the order was refunded */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
             };
         };
     };
@@ -5740,6 +9689,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["KeysOutBody"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -5775,6 +9742,51 @@ export interface operations {
                     "application/json": components["schemas"]["Created"];
                 };
             };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -5807,6 +9819,42 @@ export interface operations {
                     "application/json": components["schemas"]["OKBody"];
                 };
             };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -5834,6 +9882,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BalanceOutBody"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -5870,6 +9936,33 @@ export interface operations {
                     "application/json": components["schemas"]["ResultBillingEvent"];
                 };
             };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -5897,6 +9990,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PricesOutBody"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -5930,6 +10041,60 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RechargeOutBody"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -5966,6 +10131,33 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ResultRecharge"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -6008,6 +10200,33 @@ export interface operations {
                     "application/json": components["schemas"]["HostItemsOutBody"];
                 };
             };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -6041,6 +10260,51 @@ export interface operations {
                     "application/json": components["schemas"]["Host"];
                 };
             };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -6071,6 +10335,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UserHostOutBody"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -6109,6 +10409,60 @@ export interface operations {
                     "application/json": components["schemas"]["Host"];
                 };
             };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -6139,6 +10493,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OKBody"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -6173,6 +10563,42 @@ export interface operations {
                     "application/json": components["schemas"]["UserInstallTokenOutBody"];
                 };
             };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -6196,16 +10622,63 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description The installer as an attachment, install-<host_id>.<format>: ps1 as text/plain; charset=utf-8, cmd and exe as application/octet-stream (exe: the agent executable with the provisioning payload appended). */
             200: {
                 headers: {
+                    /** @description no-store */
                     "Cache-Control"?: string;
+                    /** @description attachment; filename="install-<host_id>.<ps1|cmd|exe>" */
                     "Content-Disposition"?: string;
-                    "Content-Type"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
+                    "application/octet-stream": string;
+                    "text/plain; charset=utf-8": string;
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description exe_not_configured: the hub has no agent executable to install (GATEWAY_EXE_URL); nothing is issued */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -6244,6 +10717,69 @@ export interface operations {
                     "application/json": components["schemas"]["L1ConfigPutResp"];
                 };
             };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -6278,6 +10814,42 @@ export interface operations {
                     "application/json": components["schemas"]["MetricsOutBody"];
                 };
             };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -6310,6 +10882,42 @@ export interface operations {
                     "application/json": components["schemas"]["RotatedHostOutBody"];
                 };
             };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -6336,10 +10944,92 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SystemInfo"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
+            402: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
+            409: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
+            422: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description agent_timeout: the agent did not answer in time (a charge made is not refunded) */
+            504: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -6372,6 +11062,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TicketOutBody"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -6411,6 +11137,33 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     userListWebhookDeliveries: {
@@ -6435,6 +11188,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeliveriesOutBody"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -6471,6 +11260,51 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryRow"];
                 };
             };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -6498,6 +11332,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["User"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -6533,6 +11385,51 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -6565,6 +11462,60 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuthResp"];
+                };
+            };
+            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description account_locked: too many failed attempts; retry later */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
