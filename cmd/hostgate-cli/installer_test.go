@@ -83,7 +83,7 @@ func TestChargeLine(t *testing.T) {
 	// A charge is said also when the command then fails.
 	f.set(func() { f.charge, f.failWith = [2]string{"0", "0.3"}, 402 })
 	r = f.cli(t, "shell", hostName, "--", "true")
-	if r.code != exitFailed || !strings.Contains(r.stderr, "hostgate-cli: charged 0 tokens, balance 0.3\n") || !strings.Contains(r.stderr, "insufficient_balance") {
+	if r.code != exitFailed || !strings.HasPrefix(r.stderr, "hostgate-cli: charged 0 tokens, balance 0.3\n") || !strings.HasSuffix(r.stderr, "(402 insufficient_balance)\n") {
 		t.Errorf("402: %+v", r)
 	}
 }

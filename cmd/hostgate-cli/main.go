@@ -144,6 +144,8 @@ func run(ctx context.Context, args []string, e env) int {
 	}
 	a.client = hostgate.New(cfg.url, cfg.key, hostgate.WithChargeHook(a.charged.note))
 	err = h(a, ctx, rest)
+	// What the command cost, before any error: the error stays the last
+	// line, as scripts read it (docs/cli.md).
 	if line := a.charged.line(a.json); line != "" {
 		fmt.Fprintln(a.stderr, line)
 	}
