@@ -142,9 +142,10 @@ func addError(o *huma.Operation, status int, problem *huma.MediaType) {
 // charged operation.
 func addChargeHeaders(o *huma.Operation) {
 	for status, r := range o.Responses {
-		if status == "default" || strings.HasPrefix(status, "4") && status != "402" && status != "422" && status != "409" {
+		if status == "default" || strings.HasPrefix(status, "4") && !slices.Contains([]string{"402", "409", "410", "422"}, status) {
 			// Refused before the charge: 400, 401, 403, 404, 413, 415.
-			// (409 terminal_ended and 422 agent failures come after it.)
+			// (409 host_offline comes before it, a 409 from the agent's
+			// side after; 410 terminal_ended and 422 agent failures after.)
 			continue
 		}
 		if r.Headers == nil {

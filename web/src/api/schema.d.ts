@@ -8383,6 +8383,8 @@ export interface operations {
             /** @description terminal_ended */
             410: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8488,6 +8490,8 @@ export interface operations {
             /** @description terminal_ended */
             410: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
