@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 
 	"hostgate/internal/billing"
 )
@@ -25,12 +26,17 @@ const (
 	HeaderBalance = "X-Hostgate-Balance"
 )
 
-// chargeHeaders gives every request a billing.Receipt and its answer the
+// chargeHeaders gives every request of the API (/v1/: the client API and
+// the console's charged system/info) a billing.Receipt and its answer the
 // charge headers when a charge step ran. An answer refused before the
 // charge (not_found, invalid_body, host_offline…) carries neither: nothing
-// was charged.
+// was charged. The legacy /gateway keeps its answers as they were.
 func chargeHeaders(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasPrefix(r.URL.Path, "/v1/") {
+			next.ServeHTTP(w, r)
+			return
+		}
 		ctx, rc := billing.WithReceipt(r.Context())
 		next.ServeHTTP(&chargeWriter{ResponseWriter: w, receipt: rc}, r.WithContext(ctx))
 	})

@@ -80,6 +80,11 @@ func (s *Server) documentAnswers() {
 					addError(o, st, problem)
 				}
 			}
+			if _, ws := o.Responses["101"]; !ws || o.OperationID == "agentWS" {
+				// Any route can fail unexpectedly (the request id is
+				// in the log); a WebSocket after its upgrade cannot.
+				addError(o, 500, problem)
+			}
 			if slices.Contains(agentOps, o.OperationID) {
 				for _, st := range []int{403, 409, 422, 504} {
 					addError(o, st, problem)
@@ -142,10 +147,10 @@ func addError(o *huma.Operation, status int, problem *huma.MediaType) {
 // charged operation.
 func addChargeHeaders(o *huma.Operation) {
 	for status, r := range o.Responses {
-		if status == "default" || strings.HasPrefix(status, "4") && !slices.Contains([]string{"402", "409", "410", "422"}, status) {
-			// Refused before the charge: 400, 401, 403, 404, 413, 415.
-			// (409 host_offline comes before it, a 409 from the agent's
-			// side after; 410 terminal_ended and 422 agent failures after.)
+		if status == "default" || slices.Contains([]string{"401", "403", "413", "415"}, status) {
+			// Always refused before the charge. The others may come
+			// before it (no headers) or after it (an agent's bad_args
+			// 400, game_dir_not_found 404, 409, 410, 422, 5xx).
 			continue
 		}
 		if r.Headers == nil {
@@ -198,7 +203,7 @@ var extraErrors = map[string][]int{
 	"agentHeartbeat":           {401, 403},
 	"agentTokenRefresh":        {401, 403},
 	"agentSettings":            {401, 409},
-	"agentWS":                  {401, 403},
+	"agentWS":                  {401, 403, 503},
 	"userTerminalWS":           {400, 401, 403},
 	"adminTerminalWS":          {400, 401, 403},
 	"l1Gateway":                {429},

@@ -3010,6 +3010,15 @@ export interface operations {
                     "text/plain": unknown;
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     agentDownload: {
@@ -3071,6 +3080,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The download directory cannot be read */
             503: {
                 headers: {
@@ -3114,6 +3132,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     healthz: {
@@ -3132,6 +3159,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HealthOutBody"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -3194,6 +3230,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description exe_not_configured */
             503: {
                 headers: {
@@ -3221,6 +3266,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ReadyOutBody"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description A dependency is failing; its field carries the failure text */
@@ -3281,6 +3335,15 @@ export interface operations {
             };
             /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3367,6 +3430,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -3436,6 +3508,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -3476,6 +3557,15 @@ export interface operations {
             };
             /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3564,6 +3654,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -3604,6 +3703,15 @@ export interface operations {
             };
             /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3669,6 +3777,15 @@ export interface operations {
             };
             /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3763,6 +3880,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -3840,6 +3966,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -3897,6 +4032,15 @@ export interface operations {
             };
             /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3972,6 +4116,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -4031,6 +4184,15 @@ export interface operations {
             };
             /** @description not_found: no such resource, or not the caller's */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4099,6 +4261,15 @@ export interface operations {
             };
             /** @description not_found: no such resource, or not the caller's */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4176,6 +4347,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -4239,6 +4419,15 @@ export interface operations {
             };
             /** @description not_found: no such resource, or not the caller's */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4345,6 +4534,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -4406,6 +4604,15 @@ export interface operations {
             };
             /** @description not_found: no such resource, or not the caller's */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4536,6 +4743,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -4588,6 +4804,15 @@ export interface operations {
             };
             /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4666,6 +4891,15 @@ export interface operations {
             };
             /** @description unsupported_media_type: the body is not JSON */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4763,6 +4997,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -4815,6 +5058,15 @@ export interface operations {
             };
             /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4921,6 +5173,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -4979,6 +5240,15 @@ export interface operations {
             };
             /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5047,6 +5317,15 @@ export interface operations {
             };
             /** @description not_found: no such resource, or not the caller's */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5144,6 +5423,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -5205,6 +5493,15 @@ export interface operations {
             };
             /** @description not_found: no such resource, or not the caller's */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5280,6 +5577,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -5348,6 +5654,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -5390,6 +5705,17 @@ export interface operations {
             };
             /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
             402: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
                     "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
@@ -5468,6 +5794,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -5505,6 +5840,8 @@ export interface operations {
             /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
             400: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5534,6 +5871,19 @@ export interface operations {
             /** @description not_found: no such resource, or not the caller's */
             404: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5597,6 +5947,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -5638,6 +5997,8 @@ export interface operations {
             /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
             400: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5676,6 +6037,8 @@ export interface operations {
             /** @description not_found: no such resource, or not the caller's */
             404: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5713,6 +6076,17 @@ export interface operations {
             };
             /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
             422: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
                     "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
@@ -5774,6 +6148,8 @@ export interface operations {
             /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
             400: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5812,6 +6188,8 @@ export interface operations {
             /** @description not_found: no such resource, or not the caller's */
             404: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5849,6 +6227,17 @@ export interface operations {
             };
             /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
             422: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
                     "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
@@ -5910,6 +6299,8 @@ export interface operations {
             /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
             400: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5948,6 +6339,8 @@ export interface operations {
             /** @description not_found: no such resource, or not the caller's */
             404: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5985,6 +6378,17 @@ export interface operations {
             };
             /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
             422: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
                     "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
@@ -6055,6 +6459,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description not_implemented: this route is reserved (spec 4.5); it never does anything */
             501: {
                 headers: {
@@ -6105,6 +6518,8 @@ export interface operations {
             /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
             400: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6143,6 +6558,8 @@ export interface operations {
             /** @description not_found: no such resource, or not the caller's */
             404: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6180,6 +6597,17 @@ export interface operations {
             };
             /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
             422: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
                     "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
@@ -6250,6 +6678,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description not_implemented: this route is reserved (spec 4.5); it never does anything */
             501: {
                 headers: {
@@ -6300,6 +6737,8 @@ export interface operations {
             /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
             400: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6338,6 +6777,8 @@ export interface operations {
             /** @description not_found: no such resource, or not the caller's */
             404: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6375,6 +6816,17 @@ export interface operations {
             };
             /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
             422: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
                     "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
@@ -6454,6 +6906,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -6521,6 +6982,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description exe_not_configured: the hub has no agent executable to install (GATEWAY_EXE_URL); nothing is issued */
             503: {
                 headers: {
@@ -6571,6 +7041,8 @@ export interface operations {
             /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
             400: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6600,6 +7072,8 @@ export interface operations {
             /** @description not_found: no such resource, or not the caller's */
             404: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6629,6 +7103,17 @@ export interface operations {
             /** @description unsupported_media_type: the body is not JSON */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6679,6 +7164,8 @@ export interface operations {
             /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
             400: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6717,6 +7204,8 @@ export interface operations {
             /** @description not_found: no such resource, or not the caller's */
             404: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6754,6 +7243,17 @@ export interface operations {
             };
             /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
             422: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
                     "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
@@ -6818,6 +7318,8 @@ export interface operations {
             /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
             400: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6856,6 +7358,8 @@ export interface operations {
             /** @description not_found: no such resource, or not the caller's */
             404: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6893,6 +7397,17 @@ export interface operations {
             };
             /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
             422: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
                     "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
@@ -6950,6 +7465,8 @@ export interface operations {
             /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
             400: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6988,6 +7505,8 @@ export interface operations {
             /** @description not_found: no such resource, or not the caller's */
             404: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7007,6 +7526,17 @@ export interface operations {
             };
             /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
             422: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
                     "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
@@ -7068,6 +7598,8 @@ export interface operations {
             /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
             400: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7106,6 +7638,8 @@ export interface operations {
             /** @description not_found: no such resource, or not the caller's */
             404: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7143,6 +7677,17 @@ export interface operations {
             };
             /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
             422: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
                     "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
@@ -7204,6 +7749,8 @@ export interface operations {
             /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
             400: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7242,6 +7789,8 @@ export interface operations {
             /** @description not_found: no such resource, or not the caller's */
             404: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7279,6 +7828,17 @@ export interface operations {
             };
             /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
             422: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
                     "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
@@ -7340,6 +7900,8 @@ export interface operations {
             /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
             400: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7378,6 +7940,8 @@ export interface operations {
             /** @description not_found: no such resource, or not the caller's */
             404: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7415,6 +7979,17 @@ export interface operations {
             };
             /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
             422: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
                     "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
@@ -7476,6 +8051,8 @@ export interface operations {
             /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
             400: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7514,6 +8091,8 @@ export interface operations {
             /** @description not_found: no such resource, or not the caller's */
             404: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7551,6 +8130,17 @@ export interface operations {
             };
             /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
             422: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
                     "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
@@ -7612,6 +8202,8 @@ export interface operations {
             /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
             400: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7650,6 +8242,8 @@ export interface operations {
             /** @description not_found: no such resource, or not the caller's */
             404: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7687,6 +8281,17 @@ export interface operations {
             };
             /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
             422: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
                     "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
@@ -7766,6 +8371,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -7807,6 +8421,8 @@ export interface operations {
             /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
             400: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7845,6 +8461,8 @@ export interface operations {
             /** @description not_found: no such resource, or not the caller's */
             404: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7882,6 +8500,17 @@ export interface operations {
             };
             /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
             422: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
                     "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
@@ -7943,6 +8572,8 @@ export interface operations {
             /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
             400: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7981,6 +8612,8 @@ export interface operations {
             /** @description not_found: no such resource, or not the caller's */
             404: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8018,6 +8651,17 @@ export interface operations {
             };
             /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
             422: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
                     "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
@@ -8079,6 +8723,8 @@ export interface operations {
             /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
             400: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8108,6 +8754,8 @@ export interface operations {
             /** @description not_found: no such resource, or not the caller's */
             404: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8126,6 +8774,17 @@ export interface operations {
             /** @description unsupported_media_type: the body is not JSON */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8171,6 +8830,8 @@ export interface operations {
             /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
             400: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8200,6 +8861,19 @@ export interface operations {
             /** @description not_found: no such resource, or not the caller's */
             404: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8249,6 +8923,8 @@ export interface operations {
             /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
             400: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8278,6 +8954,8 @@ export interface operations {
             /** @description not_found: no such resource, or not the caller's */
             404: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8296,6 +8974,17 @@ export interface operations {
             /** @description unsupported_media_type: the body is not JSON */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8345,6 +9034,8 @@ export interface operations {
             /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
             400: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8374,6 +9065,8 @@ export interface operations {
             /** @description not_found: no such resource, or not the caller's */
             404: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8403,6 +9096,17 @@ export interface operations {
             /** @description unsupported_media_type: the body is not JSON */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8452,6 +9156,8 @@ export interface operations {
             /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
             400: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8481,6 +9187,8 @@ export interface operations {
             /** @description not_found: no such resource, or not the caller's */
             404: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8510,6 +9218,17 @@ export interface operations {
             /** @description unsupported_media_type: the body is not JSON */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8557,6 +9276,8 @@ export interface operations {
             /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
             400: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8595,6 +9316,8 @@ export interface operations {
             /** @description not_found: no such resource, or not the caller's */
             404: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8632,6 +9355,17 @@ export interface operations {
             };
             /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
             422: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
                     "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
@@ -8693,6 +9427,8 @@ export interface operations {
             /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
             400: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8731,6 +9467,8 @@ export interface operations {
             /** @description not_found: no such resource, or not the caller's */
             404: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8768,6 +9506,17 @@ export interface operations {
             };
             /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
             422: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
                     "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
@@ -8869,6 +9618,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -8940,6 +9698,15 @@ export interface operations {
             };
             /** @description unsupported_media_type: the body is not JSON */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9028,6 +9795,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -9106,6 +9882,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -9151,6 +9936,24 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     openapi: {
@@ -9171,6 +9974,15 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     agentDownloads: {
@@ -9189,6 +10001,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DownloadsOutBody"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -9279,6 +10100,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -9342,6 +10172,15 @@ export interface operations {
             };
             /** @description unsupported_media_type: the body is not JSON */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9428,6 +10267,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -9498,6 +10346,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -9525,6 +10382,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HealthOutBody"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -9568,6 +10434,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     dummyCheckoutPay: {
@@ -9593,6 +10468,15 @@ export interface operations {
             };
             /** @description not_found without HOSTGATE_PAYMENT_DUMMY=1; order_not_found for an unknown order */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9713,6 +10597,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -9791,6 +10684,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -9859,6 +10761,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -9899,6 +10810,15 @@ export interface operations {
             };
             /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9967,6 +10887,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -10007,6 +10936,15 @@ export interface operations {
             };
             /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10092,6 +11030,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description A dependency is unavailable */
             503: {
                 headers: {
@@ -10164,6 +11111,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -10224,6 +11180,15 @@ export interface operations {
             };
             /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10309,6 +11274,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -10370,6 +11344,15 @@ export interface operations {
             };
             /** @description not_found: no such resource, or not the caller's */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10467,6 +11450,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -10528,6 +11520,15 @@ export interface operations {
             };
             /** @description not_found: no such resource, or not the caller's */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10603,6 +11604,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -10669,6 +11679,15 @@ export interface operations {
             };
             /** @description not_found: no such resource, or not the caller's */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10784,6 +11803,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -10847,6 +11875,15 @@ export interface operations {
             };
             /** @description not_found: no such resource, or not the caller's */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10922,6 +11959,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -10959,6 +12005,8 @@ export interface operations {
             /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
             400: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10997,6 +12045,8 @@ export interface operations {
             /** @description not_found: no such resource, or not the caller's */
             404: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11016,6 +12066,17 @@ export interface operations {
             };
             /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
             422: {
+                headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
                     "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
@@ -11097,6 +12158,15 @@ export interface operations {
             };
             /** @description not_found: no such resource, or not the caller's */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11230,6 +12300,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -11309,6 +12388,15 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -11349,6 +12437,15 @@ export interface operations {
             };
             /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11427,6 +12524,15 @@ export interface operations {
             };
             /** @description unsupported_media_type: the body is not JSON */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11515,6 +12621,15 @@ export interface operations {
             };
             /** @description account_locked: too many failed attempts; retry later */
             423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal: an unexpected failure (the request id is in the log) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
