@@ -27,8 +27,8 @@ import (
 // (openapi_answers_test.go).
 func TestMain(m *testing.M) {
 	os.Setenv("SHELL", "/bin/sh")
-	recordAnswers()
-	os.Exit(checkAnswersDocumented(m.Run()))
+	hubtest.RecordAnswers()
+	os.Exit(hubtest.CheckAnswersDocumented(m.Run()))
 }
 
 // termFixture is a funded user with an API key and a connected agent.
