@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -62,7 +63,7 @@ var errorText = map[int]string{
 
 func (s *Server) documentAnswers() {
 	oa := s.api.OpenAPI()
-	problem := &huma.MediaType{Schema: &huma.Schema{Ref: "#/components/schemas/Problem"}}
+	d := &answerDoc{comps: oa.Components, problem: &huma.MediaType{Schema: &huma.Schema{Ref: "#/components/schemas/Problem"}}}
 	chargeHeaderDocs(oa.Components)
 	for path, item := range oa.Paths {
 		for _, o := range []*huma.Operation{item.Get, item.Put, item.Post, item.Delete, item.Patch, item.Head, item.Options} {
@@ -70,32 +71,40 @@ func (s *Server) documentAnswers() {
 				continue
 			}
 			if fix := answerDocs[o.OperationID]; fix != nil {
-				fix(o, problem)
+				fix(o, d)
 			}
 			for _, st := range extraErrors[o.OperationID] {
-				addError(o, st, problem)
+				d.addError(o, st)
 			}
 			if _, generated := o.Responses["default"]; generated {
 				for _, st := range commonErrors(path, o) {
-					addError(o, st, problem)
+					d.addError(o, st)
 				}
 			}
 			if _, ws := o.Responses["101"]; !ws || o.OperationID == "agentWS" {
 				// Any route can fail unexpectedly (the request id is
 				// in the log); a WebSocket after its upgrade cannot.
-				addError(o, 500, problem)
+				d.addError(o, 500)
 			}
 			if slices.Contains(agentOps, o.OperationID) {
 				for _, st := range []int{403, 409, 422, 504} {
-					addError(o, st, problem)
+					d.addError(o, st)
 				}
 			}
 			if slices.Contains(chargedOps, o.OperationID) {
-				addError(o, 402, problem)
-				addChargeHeaders(o)
+				d.addError(o, 402)
+				d.addChargeHeaders(o)
 			}
 		}
 	}
+}
+
+// answerDoc adds error answers to operations: shared components
+// (#/components/responses/ErrorNNN, and ErrorNNNCharged with the charge
+// headers) unless an operation describes its own.
+type answerDoc struct {
+	comps   *huma.Components
+	problem *huma.MediaType
 }
 
 // commonErrors are the errors any operation registered with op answers,
@@ -122,30 +131,67 @@ func commonErrors(path string, o *huma.Operation) []int {
 	return st
 }
 
-func addError(o *huma.Operation, status int, problem *huma.MediaType) {
+// addError adds the {error, message} answer of status to o: a reference
+// to the shared component, or, where o already describes that status,
+// the JSON error body to its own.
+func (d *answerDoc) addError(o *huma.Operation, status int) {
 	key := strconv.Itoa(status)
 	if o.Responses == nil {
 		o.Responses = map[string]*huma.Response{}
 	}
 	if r := o.Responses[key]; r != nil {
-		if r.Content == nil {
-			r.Content = map[string]*huma.MediaType{}
-		}
-		if r.Content["application/json"] == nil {
-			r.Content["application/json"] = problem
+		if r.Ref == "" {
+			if r.Content == nil {
+				r.Content = map[string]*huma.MediaType{}
+			}
+			if r.Content["application/json"] == nil {
+				r.Content["application/json"] = d.problem
+			}
 		}
 		return
 	}
-	desc := errorText[status]
-	if desc == "" {
-		desc = http.StatusText(status)
+	o.Responses[key] = &huma.Response{Ref: "#/components/responses/" + d.component(status, false)}
+}
+
+// inline gives o its own description of the error answer of status.
+func (d *answerDoc) inline(o *huma.Operation, status int, desc string) {
+	o.Responses[strconv.Itoa(status)] = &huma.Response{Description: desc,
+		Content: map[string]*huma.MediaType{"application/json": d.problem}}
+}
+
+// component names, and defines once, the shared answer of status.
+func (d *answerDoc) component(status int, charged bool) string {
+	name := "Error" + strconv.Itoa(status)
+	if charged {
+		name += "Charged"
 	}
-	o.Responses[key] = &huma.Response{Description: desc, Content: map[string]*huma.MediaType{"application/json": problem}}
+	if d.comps.Responses == nil {
+		d.comps.Responses = map[string]*huma.Response{}
+	}
+	if d.comps.Responses[name] == nil {
+		desc := errorText[status]
+		if desc == "" {
+			desc = http.StatusText(status)
+		}
+		r := &huma.Response{Description: desc, Content: map[string]*huma.MediaType{"application/json": d.problem}}
+		if charged {
+			r.Headers = chargeHeaderRefs()
+		}
+		d.comps.Responses[name] = r
+	}
+	return name
+}
+
+func chargeHeaderRefs() map[string]*huma.Param {
+	return map[string]*huma.Param{
+		HeaderCharged: {Ref: "#/components/headers/" + HeaderCharged},
+		HeaderBalance: {Ref: "#/components/headers/" + HeaderBalance},
+	}
 }
 
 // addChargeHeaders documents the charge headers on every answer of a
-// charged operation.
-func addChargeHeaders(o *huma.Operation) {
+// charged operation that can come after the charge.
+func (d *answerDoc) addChargeHeaders(o *huma.Operation) {
 	for status, r := range o.Responses {
 		if status == "default" || slices.Contains([]string{"401", "403", "413", "415"}, status) {
 			// Always refused before the charge. The others may come
@@ -153,12 +199,15 @@ func addChargeHeaders(o *huma.Operation) {
 			// 400, game_dir_not_found 404, 409, 410, 422, 5xx).
 			continue
 		}
+		if r.Ref != "" {
+			st, _ := strconv.Atoi(status)
+			r.Ref = "#/components/responses/" + d.component(st, true)
+			continue
+		}
 		if r.Headers == nil {
 			r.Headers = map[string]*huma.Param{}
 		}
-		for _, h := range []string{HeaderCharged, HeaderBalance} {
-			r.Headers[h] = &huma.Param{Ref: "#/components/headers/" + h}
-		}
+		maps.Copy(r.Headers, chargeHeaderRefs())
 	}
 }
 
@@ -212,7 +261,7 @@ var extraErrors = map[string][]int{
 }
 
 // answerDocs complete the answers of single operations.
-var answerDocs = map[string]func(o *huma.Operation, problem *huma.MediaType){
+var answerDocs = map[string]func(o *huma.Operation, d *answerDoc){
 	"apiInstaller":                   installerAnswers,
 	"userInstaller":                  installerAnswers,
 	"oneLineInstaller":               oneLineAnswers,
@@ -220,20 +269,20 @@ var answerDocs = map[string]func(o *huma.Operation, problem *huma.MediaType){
 	"apiNotImplemented_files/stream": notImplementedAnswers,
 	"paymentWebhook":                 paymentWebhookAnswers,
 	"agentDownload":                  agentDownloadAnswers,
-	"l1Gateway": func(o *huma.Operation, _ *huma.MediaType) {
+	"l1Gateway": func(o *huma.Operation, _ *answerDoc) {
 		o.Responses["200"].Content = map[string]*huma.MediaType{"application/json": {Schema: &huma.Schema{Type: "object",
 			Description: "The legacy answer (docs/l1.md): code 0 done, 7 refused with msg",
 			Properties: map[string]*huma.Schema{
 				"code": {Type: "integer", Enum: []any{0, 7}}, "data": {}, "msg": {Type: "string"},
 			}}}}
 	},
-	"openapi": func(o *huma.Operation, _ *huma.MediaType) {
+	"openapi": func(o *huma.Operation, _ *answerDoc) {
 		o.Responses["200"].Content = map[string]*huma.MediaType{"application/json": {Schema: &huma.Schema{Type: "object"}}}
 	},
 }
 
 // installerAnswers: the file, by format, as an attachment.
-func installerAnswers(o *huma.Operation, problem *huma.MediaType) {
+func installerAnswers(o *huma.Operation, d *answerDoc) {
 	binary := &huma.Schema{Type: "string", Format: "binary"}
 	o.Responses["200"] = &huma.Response{
 		Description: "The installer as an attachment, install-<host_id>.<format>: ps1 as text/plain; charset=utf-8, " +
@@ -247,28 +296,27 @@ func installerAnswers(o *huma.Operation, problem *huma.MediaType) {
 			"Cache-Control":       {Description: "no-store", Schema: &huma.Schema{Type: "string"}},
 		},
 	}
-	addError(o, 503, problem)
-	o.Responses["503"].Description = "exe_not_configured: the hub has no agent executable to install (GATEWAY_EXE_URL); nothing is issued"
+	d.inline(o, 503, "exe_not_configured: the hub has no agent executable to install (GATEWAY_EXE_URL); nothing is issued")
 }
 
 // oneLineAnswers: the script, or the hub's {error, message}.
-func oneLineAnswers(o *huma.Operation, problem *huma.MediaType) {
+func oneLineAnswers(o *huma.Operation, d *answerDoc) {
 	o.Responses["200"].Content = map[string]*huma.MediaType{"text/plain; charset=utf-8": {Schema: &huma.Schema{Type: "string"}}}
 	for _, st := range []int{404, 405, 429, 503} {
-		addError(o, st, problem)
+		d.addError(o, st)
 	}
+	d.inline(o, 429, errorText[429])
 	o.Responses["429"].Headers = map[string]*huma.Param{"Retry-After": {Schema: &huma.Schema{Type: "integer"}}}
 }
 
-func notImplementedAnswers(o *huma.Operation, problem *huma.MediaType) {
+func notImplementedAnswers(o *huma.Operation, d *answerDoc) {
 	delete(o.Responses, "200")
-	addError(o, http.StatusNotImplemented, problem)
-	o.Responses["501"].Description = "not_implemented: this route is reserved (spec 4.5); it never does anything"
+	d.inline(o, http.StatusNotImplemented, "not_implemented: this route is reserved (spec 4.5); it never does anything")
 	o.Description = "Always 501 not_implemented, after authentication and the host id's check."
 }
 
 // paymentWebhookAnswers: each provider's request body and answer.
-func paymentWebhookAnswers(o *huma.Operation, problem *huma.MediaType) {
+func paymentWebhookAnswers(o *huma.Operation, d *answerDoc) {
 	o.RequestBody = &huma.RequestBody{
 		Required:    true,
 		Description: "dummy: JSON; fourthparty: the EPay notification, form-encoded and signed.",
@@ -293,23 +341,18 @@ func paymentWebhookAnswers(o *huma.Operation, problem *huma.MediaType) {
 			}}},
 		},
 	}
-	for _, st := range []int{400, 404, 409, 500} {
-		addError(o, st, problem)
-	}
-	o.Responses["400"].Description = "invalid_body, invalid_signature, payment_not_successful, amount_mismatch"
-	o.Responses["404"].Description = "not_found (a provider not enabled on this hub) or order_not_found"
-	o.Responses["409"].Description = "order_not_payable: the order was refunded"
+	d.inline(o, 400, "invalid_body, invalid_signature, payment_not_successful, amount_mismatch")
+	d.inline(o, 404, "not_found (a provider not enabled on this hub) or order_not_found")
+	d.inline(o, 409, "order_not_payable: the order was refunded")
 }
 
 // agentDownloadAnswers: the file, whole or a range, or not modified.
-func agentDownloadAnswers(o *huma.Operation, problem *huma.MediaType) {
+func agentDownloadAnswers(o *huma.Operation, d *answerDoc) {
 	binary := map[string]*huma.MediaType{"application/octet-stream": {Schema: &huma.Schema{Type: "string", Format: "binary"}}}
 	o.Responses["206"] = &huma.Response{Description: "The range asked for (Range)", Content: binary,
 		Headers: map[string]*huma.Param{"Content-Range": {Schema: &huma.Schema{Type: "string"}}}}
 	o.Responses["304"] = &huma.Response{Description: "Not modified (If-None-Match, If-Modified-Since)"}
-	for _, st := range []int{404, 416, 503} {
-		addError(o, st, problem)
-	}
-	o.Responses["416"].Description = "range_not_satisfiable"
-	o.Responses["503"].Description = "The download directory cannot be read"
+	d.addError(o, 404)
+	d.inline(o, 416, "range_not_satisfiable")
+	d.inline(o, 503, "The download directory cannot be read")
 }

@@ -84,8 +84,16 @@ func CheckAnswersDocumented(code int) int {
 // does not list, or charge headers it does not document. Routes the
 // document lacks are skipped (TestOpenAPIMatchesRoutes covers them).
 func UndocumentedAnswers(doc []byte, seen map[AnswerKey]int) []string {
+	type response struct {
+		Ref     string                     `json:"$ref"`
+		Content map[string]json.RawMessage `json:"content"`
+		Headers map[string]json.RawMessage `json:"headers"`
+	}
 	var d struct {
-		Paths map[string]map[string]json.RawMessage `json:"paths"`
+		Paths      map[string]map[string]json.RawMessage `json:"paths"`
+		Components struct {
+			Responses map[string]response `json:"responses"`
+		} `json:"components"`
 	}
 	if err := json.Unmarshal(doc, &d); err != nil {
 		return []string{"the document does not parse: " + err.Error()}
@@ -97,10 +105,7 @@ func UndocumentedAnswers(doc []byte, seen map[AnswerKey]int) []string {
 			continue // not a documented route (the console, say)
 		}
 		var op struct {
-			Responses map[string]struct {
-				Content map[string]json.RawMessage `json:"content"`
-				Headers map[string]json.RawMessage `json:"headers"`
-			} `json:"responses"`
+			Responses map[string]response `json:"responses"`
 		}
 		if err := json.Unmarshal(raw, &op); err != nil {
 			missing = append(missing, fmt.Sprintf("%s %s: operation does not parse: %v", k.Method, k.Pattern, err))
@@ -108,6 +113,9 @@ func UndocumentedAnswers(doc []byte, seen map[AnswerKey]int) []string {
 		}
 		what := fmt.Sprintf("%s %s: %d %s ×%d", k.Method, k.Pattern, k.Status, k.MediaType, n)
 		resp, ok := op.Responses[strconv.Itoa(k.Status)]
+		if name, shared := strings.CutPrefix(resp.Ref, "#/components/responses/"); ok && shared {
+			resp, ok = d.Components.Responses[name]
+		}
 		switch {
 		case !ok:
 			missing = append(missing, what+" (status not listed)")

@@ -2979,7 +2979,240 @@ export interface components {
             yanked_at?: string;
         };
     };
-    responses: never;
+    responses: {
+        /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+        Error400: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+        Error400Charged: {
+            headers: {
+                "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description No valid credential: unauthorized, invalid_token */
+        Error401: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
+        Error402: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
+        Error402Charged: {
+            headers: {
+                "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+        Error403: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description not_found: no such resource, or not the caller's */
+        Error404: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description not_found: no such resource, or not the caller's */
+        Error404Charged: {
+            headers: {
+                "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description method_not_allowed */
+        Error405: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
+        Error409: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
+        Error409Charged: {
+            headers: {
+                "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description terminal_ended */
+        Error410: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description terminal_ended */
+        Error410Charged: {
+            headers: {
+                "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description body_too_large: the body is over 1 MiB */
+        Error413: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description unsupported_media_type: the body is not JSON */
+        Error415: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
+        Error422: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
+        Error422Charged: {
+            headers: {
+                "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description account_locked: too many failed attempts; retry later */
+        Error423: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description rate_limited: retry after Retry-After seconds */
+        Error429: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description internal: an unexpected failure (the request id is in the log) */
+        Error500: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description internal: an unexpected failure (the request id is in the log) */
+        Error500Charged: {
+            headers: {
+                "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A dependency is unavailable */
+        Error503: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description agent_timeout: the agent did not answer in time (a charge made is not refunded) */
+        Error504: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description agent_timeout: the agent did not answer in time (a charge made is not refunded) */
+        Error504Charged: {
+            headers: {
+                "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: {
@@ -3010,15 +3243,7 @@ export interface operations {
                     "text/plain": unknown;
                 };
             };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            500: components["responses"]["Error500"];
         };
     };
     agentDownload: {
@@ -3080,15 +3305,7 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            500: components["responses"]["Error500"];
             /** @description The download directory cannot be read */
             503: {
                 headers: {
@@ -3123,24 +3340,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description rate_limited: retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
         };
     };
     healthz: {
@@ -3161,15 +3362,7 @@ export interface operations {
                     "application/json": components["schemas"]["HealthOutBody"];
                 };
             };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -3211,16 +3404,8 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
-            /** @description method_not_allowed */
-            405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description rate_limited */
+            405: components["responses"]["Error405"];
+            /** @description rate_limited: retry after Retry-After seconds */
             429: {
                 headers: {
                     "Retry-After"?: number;
@@ -3230,15 +3415,7 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            500: components["responses"]["Error500"];
             /** @description exe_not_configured */
             503: {
                 headers: {
@@ -3268,15 +3445,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReadyOutBody"];
                 };
             };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            500: components["responses"]["Error500"];
             /** @description A dependency is failing; its field carries the failure text */
             503: {
                 headers: {
@@ -3315,42 +3484,10 @@ export interface operations {
                     "application/json": components["schemas"]["ResultEntry"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -3385,60 +3522,12 @@ export interface operations {
                     "application/json": components["schemas"]["AdminAuthResp"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description account_locked: too many failed attempts; retry later */
-            423: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            423: components["responses"]["Error423"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -3472,51 +3561,11 @@ export interface operations {
                     "application/json": components["schemas"]["StepUpOutBody"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -3546,33 +3595,9 @@ export interface operations {
                     "application/json": components["schemas"]["ModeOutBody"];
                 };
             };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -3609,60 +3634,12 @@ export interface operations {
                     "application/json": components["schemas"]["ModeOutBody"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -3692,33 +3669,9 @@ export interface operations {
                     "application/json": components["schemas"]["DashboardSummary"];
                 };
             };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -3757,42 +3710,10 @@ export interface operations {
                     "application/json": components["schemas"]["ResultVersion"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -3826,69 +3747,13 @@ export interface operations {
                     "application/json": components["schemas"]["Version"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -3921,60 +3786,12 @@ export interface operations {
                     "application/json": components["schemas"]["OKBody"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -4012,42 +3829,10 @@ export interface operations {
                     "application/json": components["schemas"]["AdminHostsOutBody"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -4080,51 +3865,11 @@ export interface operations {
                     "application/json": components["schemas"]["AdminHostOutBody"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -4155,51 +3900,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -4232,51 +3937,11 @@ export interface operations {
                     "application/json": components["schemas"]["Host"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -4311,51 +3976,11 @@ export interface operations {
                     "application/json": components["schemas"]["EventsOutBody"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -4390,51 +4015,11 @@ export interface operations {
                     "application/json": components["schemas"]["MetricsOutBody"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -4471,78 +4056,14 @@ export interface operations {
                     "application/json": components["schemas"]["Result"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -4575,51 +4096,11 @@ export interface operations {
                     "application/json": components["schemas"]["TicketOutBody"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -4657,33 +4138,9 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
         };
     };
     adminUnbanHost: {
@@ -4707,51 +4164,11 @@ export interface operations {
                     "application/json": components["schemas"]["Host"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -4784,42 +4201,10 @@ export interface operations {
                     "application/json": components["schemas"]["RulesOutBody"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -4853,60 +4238,12 @@ export interface operations {
                     "application/json": components["schemas"]["PricingRule"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -4943,69 +4280,13 @@ export interface operations {
                     "application/json": components["schemas"]["PricingRule"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -5038,42 +4319,10 @@ export interface operations {
                     "application/json": components["schemas"]["ResultRecharge"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -5110,78 +4359,14 @@ export interface operations {
                     "application/json": components["schemas"]["RefundOutBody"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -5220,42 +4405,10 @@ export interface operations {
                     "application/json": components["schemas"]["ResultUser"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -5288,51 +4441,11 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -5369,69 +4482,13 @@ export interface operations {
                     "application/json": components["schemas"]["AdjustOutBody"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -5464,51 +4521,11 @@ export interface operations {
                     "application/json": components["schemas"]["LedgerOutBody"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -5541,51 +4558,11 @@ export interface operations {
                     "application/json": components["schemas"]["OKBody"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -5618,51 +4595,11 @@ export interface operations {
                     "application/json": components["schemas"]["OKBody"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -5694,37 +4631,9 @@ export interface operations {
                     "application/json": components["schemas"]["HostItemsOutBody"];
                 };
             };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
-            402: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            500: components["responses"]["Error500Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -5758,51 +4667,11 @@ export interface operations {
                     "application/json": components["schemas"]["ClientCreatedOutBody"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -5837,59 +4706,11 @@ export interface operations {
                     "application/json": components["schemas"]["HostListItem"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
-            402: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            404: components["responses"]["Error404Charged"];
+            500: components["responses"]["Error500Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -5920,42 +4741,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -5994,119 +4783,17 @@ export interface operations {
                     "application/json": unknown;
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
-            402: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
-            409: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
-            422: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description agent_timeout: the agent did not answer in time (a charge made is not refunded) */
-            504: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404Charged"];
+            409: components["responses"]["Error409Charged"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422Charged"];
+            500: components["responses"]["Error500Charged"];
+            504: components["responses"]["Error504Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -6145,119 +4832,17 @@ export interface operations {
                     "application/json": components["schemas"]["FileResult"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
-            402: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
-            409: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
-            422: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description agent_timeout: the agent did not answer in time (a charge made is not refunded) */
-            504: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404Charged"];
+            409: components["responses"]["Error409Charged"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422Charged"];
+            500: components["responses"]["Error500Charged"];
+            504: components["responses"]["Error504Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -6296,119 +4881,17 @@ export interface operations {
                     "application/json": components["schemas"]["DownloadResult"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
-            402: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
-            409: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
-            422: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description agent_timeout: the agent did not answer in time (a charge made is not refunded) */
-            504: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404Charged"];
+            409: components["responses"]["Error409Charged"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422Charged"];
+            500: components["responses"]["Error500Charged"];
+            504: components["responses"]["Error504Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -6432,42 +4915,10 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description not_implemented: this route is reserved (spec 4.5); it never does anything */
             501: {
                 headers: {
@@ -6515,119 +4966,17 @@ export interface operations {
                     "application/json": components["schemas"]["FileResult"] | components["schemas"]["ReadResult"] | components["schemas"]["RemoveStringResult"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
-            402: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
-            409: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
-            422: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description agent_timeout: the agent did not answer in time (a charge made is not refunded) */
-            504: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404Charged"];
+            409: components["responses"]["Error409Charged"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422Charged"];
+            500: components["responses"]["Error500Charged"];
+            504: components["responses"]["Error504Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -6651,42 +5000,10 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description not_implemented: this route is reserved (spec 4.5); it never does anything */
             501: {
                 headers: {
@@ -6734,119 +5051,17 @@ export interface operations {
                     "application/json": components["schemas"]["UnzipResult"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
-            402: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
-            409: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
-            422: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description agent_timeout: the agent did not answer in time (a charge made is not refunded) */
-            504: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404Charged"];
+            409: components["responses"]["Error409Charged"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422Charged"];
+            500: components["responses"]["Error500Charged"];
+            504: components["responses"]["Error504Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -6879,42 +5094,10 @@ export interface operations {
                     "application/json": components["schemas"]["Credentials"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -6955,42 +5138,10 @@ export interface operations {
                     "text/plain; charset=utf-8": string;
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description exe_not_configured: the hub has no agent executable to install (GATEWAY_EXE_URL); nothing is issued */
             503: {
                 headers: {
@@ -7038,88 +5189,14 @@ export interface operations {
                     "application/json": components["schemas"]["L1ConfigPutResp"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
-            402: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
-            409: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            404: components["responses"]["Error404Charged"];
+            409: components["responses"]["Error409Charged"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -7161,119 +5238,17 @@ export interface operations {
                     "application/json": components["schemas"]["OrchestrateShutdownResult"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
-            402: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
-            409: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
-            422: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description agent_timeout: the agent did not answer in time (a charge made is not refunded) */
-            504: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404Charged"];
+            409: components["responses"]["Error409Charged"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422Charged"];
+            500: components["responses"]["Error500Charged"];
+            504: components["responses"]["Error504Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -7315,119 +5290,17 @@ export interface operations {
                     "application/json": components["schemas"]["OrchestrateStartResult"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
-            402: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
-            409: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
-            422: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description agent_timeout: the agent did not answer in time (a charge made is not refunded) */
-            504: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404Charged"];
+            409: components["responses"]["Error409Charged"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422Charged"];
+            500: components["responses"]["Error500Charged"];
+            504: components["responses"]["Error504Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -7462,101 +5335,15 @@ export interface operations {
                     "application/json": components["schemas"]["PingOutBody"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
-            402: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
-            409: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
-            422: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description agent_timeout: the agent did not answer in time (a charge made is not refunded) */
-            504: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404Charged"];
+            409: components["responses"]["Error409Charged"];
+            422: components["responses"]["Error422Charged"];
+            500: components["responses"]["Error500Charged"];
+            504: components["responses"]["Error504Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -7595,119 +5382,17 @@ export interface operations {
                     "application/json": components["schemas"]["ExecResult"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
-            402: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
-            409: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
-            422: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description agent_timeout: the agent did not answer in time (a charge made is not refunded) */
-            504: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404Charged"];
+            409: components["responses"]["Error409Charged"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422Charged"];
+            500: components["responses"]["Error500Charged"];
+            504: components["responses"]["Error504Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -7746,119 +5431,17 @@ export interface operations {
                     "application/json": components["schemas"]["KillResult"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
-            402: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
-            409: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
-            422: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description agent_timeout: the agent did not answer in time (a charge made is not refunded) */
-            504: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404Charged"];
+            409: components["responses"]["Error409Charged"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422Charged"];
+            500: components["responses"]["Error500Charged"];
+            504: components["responses"]["Error504Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -7897,119 +5480,17 @@ export interface operations {
                     "application/json": components["schemas"]["ProcessListResult"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
-            402: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
-            409: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
-            422: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description agent_timeout: the agent did not answer in time (a charge made is not refunded) */
-            504: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404Charged"];
+            409: components["responses"]["Error409Charged"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422Charged"];
+            500: components["responses"]["Error500Charged"];
+            504: components["responses"]["Error504Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -8048,119 +5529,17 @@ export interface operations {
                     "application/json": components["schemas"]["ShellResult"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
-            402: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
-            409: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
-            422: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description agent_timeout: the agent did not answer in time (a charge made is not refunded) */
-            504: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404Charged"];
+            409: components["responses"]["Error409Charged"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422Charged"];
+            500: components["responses"]["Error500Charged"];
+            504: components["responses"]["Error504Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -8199,119 +5578,17 @@ export interface operations {
                     "application/json": components["schemas"]["RegistryResult"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
-            402: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
-            409: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
-            422: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description agent_timeout: the agent did not answer in time (a charge made is not refunded) */
-            504: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404Charged"];
+            409: components["responses"]["Error409Charged"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422Charged"];
+            500: components["responses"]["Error500Charged"];
+            504: components["responses"]["Error504Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -8344,42 +5621,10 @@ export interface operations {
                     "application/json": components["schemas"]["Credentials"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -8418,119 +5663,17 @@ export interface operations {
                     "application/json": components["schemas"]["TaskResult"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
-            402: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
-            409: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
-            422: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description agent_timeout: the agent did not answer in time (a charge made is not refunded) */
-            504: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404Charged"];
+            409: components["responses"]["Error409Charged"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422Charged"];
+            500: components["responses"]["Error500Charged"];
+            504: components["responses"]["Error504Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -8569,119 +5712,17 @@ export interface operations {
                     "application/json": components["schemas"]["ServiceResult"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
-            402: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
-            409: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
-            422: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description agent_timeout: the agent did not answer in time (a charge made is not refunded) */
-            504: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404Charged"];
+            409: components["responses"]["Error409Charged"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422Charged"];
+            500: components["responses"]["Error500Charged"];
+            504: components["responses"]["Error504Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -8720,77 +5761,13 @@ export interface operations {
                     "application/json": components["schemas"]["SessionOpenOutBody"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
-            402: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            404: components["responses"]["Error404Charged"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -8827,59 +5804,11 @@ export interface operations {
                     "application/json": components["schemas"]["OKBody"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
-            402: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            404: components["responses"]["Error404Charged"];
+            500: components["responses"]["Error500Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -8920,77 +5849,13 @@ export interface operations {
                     "application/json": components["schemas"]["SessionRead"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
-            402: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            404: components["responses"]["Error404Charged"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -9031,88 +5896,14 @@ export interface operations {
                     "application/json": components["schemas"]["OKBody"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
-            402: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description terminal_ended */
-            410: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            404: components["responses"]["Error404Charged"];
+            410: components["responses"]["Error410Charged"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -9153,88 +5944,14 @@ export interface operations {
                     "application/json": components["schemas"]["OKBody"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
-            402: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description terminal_ended */
-            410: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            404: components["responses"]["Error404Charged"];
+            410: components["responses"]["Error410Charged"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -9273,119 +5990,17 @@ export interface operations {
                     "application/json": components["schemas"]["SystemInfo"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
-            402: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
-            409: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
-            422: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description agent_timeout: the agent did not answer in time (a charge made is not refunded) */
-            504: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404Charged"];
+            409: components["responses"]["Error409Charged"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422Charged"];
+            500: components["responses"]["Error500Charged"];
+            504: components["responses"]["Error504Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -9424,119 +6039,17 @@ export interface operations {
                     "application/json": components["schemas"]["MetricsResult"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
-            402: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
-            409: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
-            422: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description agent_timeout: the agent did not answer in time (a charge made is not refunded) */
-            504: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404Charged"];
+            409: components["responses"]["Error409Charged"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422Charged"];
+            500: components["responses"]["Error500Charged"];
+            504: components["responses"]["Error504Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -9573,60 +6086,12 @@ export interface operations {
                     "application/json": components["schemas"]["HeartbeatResponse"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -9660,60 +6125,12 @@ export interface operations {
                     "application/json": components["schemas"]["TokenResponse"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -9750,60 +6167,12 @@ export interface operations {
                     "application/json": components["schemas"]["SettingsResponse"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -9837,60 +6206,12 @@ export interface operations {
                     "application/json": components["schemas"]["RefreshOutBody"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -9918,42 +6239,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     openapi: {
@@ -9974,15 +6263,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            500: components["responses"]["Error500"];
         };
     };
     agentDownloads: {
@@ -10003,15 +6284,7 @@ export interface operations {
                     "application/json": components["schemas"]["DownloadsOutBody"];
                 };
             };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -10046,69 +6319,13 @@ export interface operations {
                     "application/json": components["schemas"]["AuthResp"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description account_locked: too many failed attempts; retry later */
-            423: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            423: components["responses"]["Error423"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -10143,51 +6360,11 @@ export interface operations {
                     "application/json": components["schemas"]["LogoutOutBody"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -10222,60 +6399,12 @@ export interface operations {
                     "application/json": components["schemas"]["AuthResp"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -10310,51 +6439,11 @@ export interface operations {
                     "application/json": components["schemas"]["AuthResp"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -10384,15 +6473,7 @@ export interface operations {
                     "application/json": components["schemas"]["HealthOutBody"];
                 };
             };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -10434,15 +6515,7 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            500: components["responses"]["Error500"];
         };
     };
     dummyCheckoutPay: {
@@ -10475,15 +6548,7 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            500: components["responses"]["Error500"];
         };
     };
     paymentWebhook: {
@@ -10550,15 +6615,7 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            500: components["responses"]["Error500"];
         };
     };
     listAPIKeys: {
@@ -10579,33 +6636,9 @@ export interface operations {
                     "application/json": components["schemas"]["KeysOutBody"];
                 };
             };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -10639,60 +6672,12 @@ export interface operations {
                     "application/json": components["schemas"]["Created"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -10725,51 +6710,11 @@ export interface operations {
                     "application/json": components["schemas"]["OKBody"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -10799,33 +6744,9 @@ export interface operations {
                     "application/json": components["schemas"]["BalanceOutBody"];
                 };
             };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -10860,42 +6781,10 @@ export interface operations {
                     "application/json": components["schemas"]["ResultBillingEvent"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -10925,33 +6814,9 @@ export interface operations {
                     "application/json": components["schemas"]["PricesOutBody"];
                 };
             };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -10985,69 +6850,13 @@ export interface operations {
                     "application/json": components["schemas"]["RechargeOutBody"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
             /** @description Error */
             default: {
                 headers: {
@@ -11084,42 +6893,10 @@ export interface operations {
                     "application/json": components["schemas"]["ResultRecharge"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -11160,42 +6937,10 @@ export interface operations {
                     "application/json": components["schemas"]["HostItemsOutBody"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -11229,60 +6974,12 @@ export interface operations {
                     "application/json": components["schemas"]["Host"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -11315,51 +7012,11 @@ export interface operations {
                     "application/json": components["schemas"]["UserHostOutBody"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -11396,69 +7053,13 @@ export interface operations {
                     "application/json": components["schemas"]["Host"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -11491,51 +7092,11 @@ export interface operations {
                     "application/json": components["schemas"]["OKBody"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -11568,51 +7129,11 @@ export interface operations {
                     "application/json": components["schemas"]["UserInstallTokenOutBody"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -11650,51 +7171,11 @@ export interface operations {
                     "text/plain; charset=utf-8": string;
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description exe_not_configured: the hub has no agent executable to install (GATEWAY_EXE_URL); nothing is issued */
             503: {
                 headers: {
@@ -11740,78 +7221,14 @@ export interface operations {
                     "application/json": components["schemas"]["L1ConfigPutResp"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -11846,51 +7263,11 @@ export interface operations {
                     "application/json": components["schemas"]["MetricsOutBody"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -11923,51 +7300,11 @@ export interface operations {
                     "application/json": components["schemas"]["RotatedHostOutBody"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -12002,101 +7339,15 @@ export interface operations {
                     "application/json": components["schemas"]["SystemInfo"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
-            402: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
-            409: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
-            422: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description agent_timeout: the agent did not answer in time (a charge made is not refunded) */
-            504: {
-                headers: {
-                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
-                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404Charged"];
+            409: components["responses"]["Error409Charged"];
+            422: components["responses"]["Error422Charged"];
+            500: components["responses"]["Error500Charged"];
+            504: components["responses"]["Error504Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -12129,51 +7380,11 @@ export interface operations {
                     "application/json": components["schemas"]["TicketOutBody"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -12211,33 +7422,9 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
         };
     };
     userListWebhookDeliveries: {
@@ -12264,51 +7451,11 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveriesOutBody"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -12343,60 +7490,12 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryRow"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description not_found: no such resource, or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -12426,33 +7525,9 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -12486,60 +7561,12 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -12574,69 +7601,13 @@ export interface operations {
                     "application/json": components["schemas"]["AuthResp"];
                 };
             };
-            /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential: unauthorized, invalid_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description body_too_large: the body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description unsupported_media_type: the body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description account_locked: too many failed attempts; retry later */
-            423: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal: an unexpected failure (the request id is in the log) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            423: components["responses"]["Error423"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
