@@ -146,7 +146,8 @@ func TestCLI(t *testing.T) {
 
 	t.Run("shell", func(t *testing.T) {
 		r := runCLI(t, env, "shell", "cli-host", "--", "/bin/sh", "-c", `echo "it's" out; echo err >&2; exit 7`)
-		if r.code != 7 || r.stdout != "it's out\n" || r.stderr != "err\n" {
+		// The remote stderr, then what the command cost (docs/cli.md).
+		if r.code != 7 || r.stdout != "it's out\n" || !strings.HasPrefix(r.stderr, "err\nhostgate-cli: charged 5 tokens, balance ") {
 			t.Fatalf("shell: %+v", r)
 		}
 		r = runCLI(t, env, "--json", "shell", id, "--", "/bin/sh", "-c", "echo json; exit 5")
@@ -182,11 +183,12 @@ func TestCLI(t *testing.T) {
 		c.Fund(h, -c.Balance(h))
 		r := runCLI(t, env, "--json", "shell", id, "--", "true")
 		lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
-		if r.code != 1 || len(lines) != 2 || !strings.HasSuffix(lines[0], "(402 insufficient_balance)") ||
-			!strings.HasPrefix(lines[0], "hostgate-cli: ") {
+		// What it cost (nothing; the balance), then the error, its JSON last.
+		if r.code != 1 || len(lines) != 3 || lines[0] != `{"charged": 0, "balance": 0}` ||
+			!strings.HasSuffix(lines[1], "(402 insufficient_balance)") || !strings.HasPrefix(lines[1], "hostgate-cli: ") {
 			t.Fatalf("402: %+v", r)
 		}
-		if e := decodeJSON[map[string]any](t, lines[1]); e["status"] != 402.0 || e["error"] != "insufficient_balance" || e["message"] == "" {
+		if e := decodeJSON[map[string]any](t, lines[2]); e["status"] != 402.0 || e["error"] != "insufficient_balance" || e["message"] == "" {
 			t.Fatalf("402 JSON: %v", e)
 		}
 	})

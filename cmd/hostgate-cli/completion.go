@@ -34,12 +34,13 @@ _hostgate_cli() {
     done
     case $cmd in
         "")         words="hosts shell read term deliveries completion version help --url --api-key --config --json --timeout" ;;
-        hosts)      if [[ -z $sub ]]; then words="list create show delete credentials provisioning-payload"
+        hosts)      if [[ -z $sub ]]; then words="list create show delete credentials provisioning-payload installer"
                     else case $sub in
                         create) words="--listen-port --credentials" ;;
                         delete) words="--yes" ;;
                         credentials) words="--rotate" ;;
                         provisioning-payload) words="--autologon-user --autologon-password --autologon-generate -o" ;;
+                        installer) words="--format -o" ;;
                     esac; fi ;;
         shell)      words="--timeout-s --" ;;
         deliveries) words="--limit --follow --interval" ;;
@@ -64,7 +65,7 @@ complete -c hostgate-cli -n __fish_use_subcommand -l api-key -r -d 'API key'
 complete -c hostgate-cli -n __fish_use_subcommand -l config -r -F -d 'config file'
 complete -c hostgate-cli -n __fish_use_subcommand -l json -d 'JSON output'
 complete -c hostgate-cli -n __fish_use_subcommand -l timeout -r -d 'per-call timeout'
-complete -c hostgate-cli -n '__fish_seen_subcommand_from hosts; and not __fish_seen_subcommand_from list create show delete credentials provisioning-payload' -a 'list create show delete credentials provisioning-payload'
+complete -c hostgate-cli -n '__fish_seen_subcommand_from hosts; and not __fish_seen_subcommand_from list create show delete credentials provisioning-payload installer' -a 'list create show delete credentials provisioning-payload installer'
 complete -c hostgate-cli -n '__fish_seen_subcommand_from hosts; and __fish_seen_subcommand_from create' -l listen-port -r
 complete -c hostgate-cli -n '__fish_seen_subcommand_from hosts; and __fish_seen_subcommand_from create' -l credentials
 complete -c hostgate-cli -n '__fish_seen_subcommand_from hosts; and __fish_seen_subcommand_from delete' -l yes
@@ -73,6 +74,8 @@ complete -c hostgate-cli -n '__fish_seen_subcommand_from hosts; and __fish_seen_
 complete -c hostgate-cli -n '__fish_seen_subcommand_from hosts; and __fish_seen_subcommand_from provisioning-payload' -l autologon-password -r
 complete -c hostgate-cli -n '__fish_seen_subcommand_from hosts; and __fish_seen_subcommand_from provisioning-payload' -l autologon-generate
 complete -c hostgate-cli -n '__fish_seen_subcommand_from hosts; and __fish_seen_subcommand_from provisioning-payload' -s o -r -F
+complete -c hostgate-cli -n '__fish_seen_subcommand_from hosts; and __fish_seen_subcommand_from installer' -l format -r -a 'exe ps1 cmd'
+complete -c hostgate-cli -n '__fish_seen_subcommand_from hosts; and __fish_seen_subcommand_from installer' -s o -r -F
 complete -c hostgate-cli -n '__fish_seen_subcommand_from shell' -l timeout-s -r
 complete -c hostgate-cli -n '__fish_seen_subcommand_from deliveries' -l limit -r
 complete -c hostgate-cli -n '__fish_seen_subcommand_from deliveries' -l follow

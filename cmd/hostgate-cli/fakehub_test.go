@@ -39,6 +39,9 @@ type fakeHub struct {
 	resizes   []string
 	closed    bool
 	histories [][]map[string]any // successive webhook histories
+	// charge is the X-Hostgate-Charged and X-Hostgate-Balance of the
+	// answers of operations ("" for none).
+	charge [2]string
 }
 
 func newFakeHub(t *testing.T) *fakeHub {
@@ -93,12 +96,19 @@ func (f *fakeHub) serve(w http.ResponseWriter, r *http.Request) {
 	_ = json.Unmarshal(b, &body)
 	f.lastBody = body
 	fail := f.failWith
+	charge := f.charge
 	f.mu.Unlock()
 	if r.Header.Get("Authorization") != "Bearer "+testKey {
 		writeJSON(w, 401, map[string]string{"error": "unauthorized", "message": "invalid API key"})
 		return
 	}
 	p := strings.TrimPrefix(r.URL.Path, "/v1/api/hosts")
+	if charge[0] != "" && (strings.Contains(p, "/process/") || strings.Contains(p, "/files/")) {
+		w.Header().Set("X-Hostgate-Charged", charge[0])
+		if charge[1] != "" {
+			w.Header().Set("X-Hostgate-Balance", charge[1])
+		}
+	}
 	if strings.HasPrefix(r.URL.Path, "/v1/user/hosts/"+hostID+"/webhook-deliveries") {
 		f.serveHistory(w, r)
 		return
@@ -140,6 +150,15 @@ func (f *fakeHub) serveHost(w http.ResponseWriter, r *http.Request, p string, bo
 		w.WriteHeader(204)
 	case p == "/install-token" || p == "/rotate-secret":
 		writeJSON(w, 200, creds())
+	case r.Method == "GET" && p == "/installer":
+		format := r.URL.Query().Get("format")
+		if format == "ps1" {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		} else {
+			w.Header().Set("Content-Type", "application/octet-stream")
+		}
+		w.Header().Set("Content-Disposition", `attachment; filename="install-`+hostID+"."+format+`"`)
+		w.Write([]byte("installer " + format + " with secrets"))
 	case p == "/process/shell":
 		f.mu.Lock()
 		defer f.mu.Unlock()

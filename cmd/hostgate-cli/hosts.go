@@ -9,7 +9,7 @@ import (
 	hostgate "hostgate/sdk/go"
 )
 
-const hostsUsage = "hostgate-cli hosts list|create|show|delete|credentials|provisioning-payload ..."
+const hostsUsage = "hostgate-cli hosts list|create|show|delete|credentials|provisioning-payload|installer ..."
 
 // hosts dispatches the hosts subcommands.
 func (a *app) hosts(ctx context.Context, args []string) error {
@@ -17,13 +17,13 @@ func (a *app) hosts(ctx context.Context, args []string) error {
 		return usageErr("hosts: missing subcommand", hostsUsage)
 	}
 	sub := map[string]func(context.Context, []string) error{
-		"list":        a.hostsList,
-		"create":      a.hostsCreate,
-		"show":        a.hostsShow,
-		"delete":      a.hostsDelete,
-		"credentials": a.hostsCredentials,
-
+		"list":                 a.hostsList,
+		"create":               a.hostsCreate,
+		"show":                 a.hostsShow,
+		"delete":               a.hostsDelete,
+		"credentials":          a.hostsCredentials,
 		"provisioning-payload": a.hostsProvisioningPayload, // provisioning.go
+		"installer":            a.hostsInstaller,
 	}[args[0]]
 	if sub == nil {
 		return usageErr(fmt.Sprintf("hosts: unknown subcommand %q", args[0]), hostsUsage)

@@ -65,6 +65,9 @@ type app struct {
 	json    bool
 	timeout time.Duration
 	client  *hostgate.Client
+	// charged totals what the command's calls cost, printed on stderr
+	// once it ends.
+	charged charges
 }
 
 const usageText = `usage: hostgate-cli [global flags] COMMAND [ARGS]
@@ -75,6 +78,7 @@ commands:
   hosts show HOST
   hosts delete HOST [--yes]
   hosts credentials HOST [--rotate]
+  hosts installer HOST [--format exe|ps1|cmd] [-o FILE]
   hosts provisioning-payload HOST [--autologon-user U]
         [--autologon-password P|- | --autologon-generate] [-o FILE]
   shell HOST [--timeout-s N] -- PROGRAM [ARGS...]
@@ -95,6 +99,9 @@ global flags (before COMMAND):
   --json           JSON output for scripts
   --timeout D      how long each call to the hub may take beyond the time
                    the operation is asked to run (default 30s; 0: no limit)
+
+A command whose calls the hub charges ends with "charged N tokens, balance
+B" on stderr (docs/billing.md).
 
 See docs/cli.md.
 `
@@ -137,8 +144,14 @@ func run(ctx context.Context, args []string, e env) int {
 	if err != nil {
 		return a.fail(ctx, err)
 	}
-	a.client = hostgate.New(cfg.url, cfg.key)
-	return a.fail(ctx, h(a, ctx, rest))
+	a.client = hostgate.New(cfg.url, cfg.key, hostgate.WithChargeHook(a.charged.note))
+	err = h(a, ctx, rest)
+	// What the command cost, before any error: the error stays the last
+	// line, as scripts read it (docs/cli.md).
+	if line := a.charged.line(a.json); line != "" {
+		fmt.Fprintln(a.stderr, line)
+	}
+	return a.fail(ctx, err)
 }
 
 // handlers are the commands that call the hub.

@@ -121,6 +121,11 @@ func TestBinary(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatalf("no exit within 20 s of SIGTERM\n%s", logs.String())
 	}
+	// SIGTERM is told in the log: the hub is stopping, then it has stopped.
+	stopping, stopped := strings.Index(logs.String(), "msg=\"hostgate stopping\""), strings.Index(logs.String(), "msg=\"hostgate stopped\"")
+	if stopping < 0 || stopped < stopping {
+		t.Errorf("log lacks \"hostgate stopping\" followed by \"hostgate stopped\" after SIGTERM:\n%s", logs.String())
+	}
 	for _, secret := range []string{"bootstrap secret pw", "long enough secret"} {
 		if strings.Contains(logs.String(), secret) {
 			t.Errorf("logs contain a password:\n%s", logs.String())

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"net"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"hostgate/internal/pgtest"
 )
@@ -154,5 +157,60 @@ func TestStartAnnounces(t *testing.T) {
 		if strings.Join(lines, "\n") != strings.Join(want, "\n") {
 			t.Errorf("admin %v: lines besides the log:\n%s\nwant:\n%s", withAdmin, strings.Join(lines, "\n"), strings.Join(want, "\n"))
 		}
+	}
+}
+
+// TestRedisDownCreatesNothing: with PostgreSQL up and Redis unreachable,
+// the hub stops with one line naming HOSTGATE_REDIS_URL before it has
+// created anything in the (fresh) database.
+func TestRedisDownCreatesNothing(t *testing.T) {
+	bin := binary(t)
+	db := pgtest.NewDatabase(t)
+	cmd := command(bin, t.TempDir())
+	cmd.Env = append(cmd.Env, "HOSTGATE_LOG_FORMAT=json", "HOSTGATE_ADDR=127.0.0.1:0",
+		"HOSTGATE_DATABASE_URL="+db, "HOSTGATE_REDIS_URL=redis://127.0.0.1:1/0")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	done := make(chan error, 1)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("still running after 30 s\n%s", stderr.String())
+	}
+	if ee, ok := errors.AsType[*exec.ExitError](err); !ok || ee.ExitCode() != 1 {
+		t.Errorf("exit: %v, want status 1", err)
+	}
+	if lines := nonLogLines(stderr.String()); len(lines) != 1 || !strings.HasPrefix(lines[0], "hostgate: HOSTGATE_REDIS_URL: cannot reach Redis") {
+		t.Errorf("stderr besides the log = %q, want one line naming HOSTGATE_REDIS_URL", lines)
+	}
+	conn, err := pgx.Connect(t.Context(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var tables []string
+	rows, err := conn.Query(t.Context(), `SELECT table_schema || '.' || table_name FROM information_schema.tables
+		WHERE table_schema NOT IN ('pg_catalog', 'information_schema')`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			t.Fatal(err)
+		}
+		tables = append(tables, name)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(tables) != 0 {
+		t.Errorf("the failed start created %d tables: %v", len(tables), tables)
 	}
 }

@@ -51,8 +51,10 @@ func newEventID() string {
 // ChargeCall charges one client API call of rule code to userID before it
 // runs; a balance below the price is 402 insufficient_balance and nothing
 // changes. Concurrent calls share transactions (batch.go); each returns
-// once its charge is committed or refused.
-func (s *Service) ChargeCall(_ context.Context, userID, apiKeyID, hostID, code string) (Charged, error) {
+// once its charge is committed or refused. The outcome is noted in the
+// Receipt ctx carries (WithReceipt): the units taken and the balance
+// after, or, refused, nothing taken and the balance as it is.
+func (s *Service) ChargeCall(ctx context.Context, userID, apiKeyID, hostID, code string) (Charged, error) {
 	r, err := s.charges.Do(Charge{
 		EventID: newEventID(), UserID: userID, RuleCode: code,
 		HostID: hostID, APIKeyID: apiKeyID, At: s.now().UTC(),
@@ -71,6 +73,17 @@ func (s *Service) ChargeCall(_ context.Context, userID, apiKeyID, hostID, code s
 	}
 	if s.obs != nil {
 		s.obs.ChargeDone(code, outcome)
+	}
+	switch {
+	case outcome == CodeInsufficientBalance:
+		// Nothing was taken; the answer still tells the balance it fell short of.
+		if bal, berr := s.store.Balance(ctx, userID); berr == nil {
+			Note(ctx, Spent{Balance: bal, HasBalance: true})
+		} else {
+			Note(ctx, Spent{})
+		}
+	case err == nil:
+		Note(ctx, Spent{Units: c.Units, Balance: c.BalanceAfter, HasBalance: c.Charged})
 	}
 	if err != nil {
 		return Charged{}, err

@@ -159,10 +159,11 @@ func New(cfg Config) *Server {
 	s.raw("GET /v1/openapi.json", s.serveSpec, huma.Operation{
 		OperationID: "openapi", Summary: "This OpenAPI 3.1 document", Tags: []string{"meta"},
 	})
+	s.documentAnswers()
 	s.console = console.Handler(cfg.Console)
 	s.mux.HandleFunc(consolePattern, s.serveConsole)
 	s.mux.HandleFunc("/", s.notFound)
-	s.handler = s.outer(s.authenticate(noteRoute(s.mux)))
+	s.handler = s.outer(tapAnswers(s, chargeHeaders(s.authenticate(noteRoute(s.mux)))))
 	return s
 }
 

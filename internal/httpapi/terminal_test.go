@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -21,10 +22,13 @@ import (
 )
 
 // The in-process agents start $SHELL: a plain POSIX shell starts fast and,
-// unlike readline, keeps input typed before its first prompt.
+// unlike readline, keeps input typed before its first prompt. After the
+// tests, every answer they got must be in the OpenAPI document
+// (openapi_answers_test.go).
 func TestMain(m *testing.M) {
 	os.Setenv("SHELL", "/bin/sh")
-	os.Exit(m.Run())
+	hubtest.RecordAnswers()
+	os.Exit(hubtest.CheckAnswersDocumented(m.Run()))
 }
 
 // termFixture is a funded user with an API key and a connected agent.
@@ -553,6 +557,17 @@ func TestTerminalsAcrossInstances(t *testing.T) {
 	}
 
 	f.exercise(t, b)
+
+	// An operation carried out on a, asked through b, names a's charge.
+	s := f.open(t, b, 80, 24)
+	r := s.do("write", map[string]string{"input": "true\n"}).Want(t, 200, "")
+	var bal struct{ Tokens float64 }
+	a.Client(t).As(f.user.AccessToken).Do("GET", "/v1/user/billing/balance", nil).Want(t, 200, "").JSON(t, &bal)
+	if got := r.Header.Get("X-Hostgate-Balance"); r.Header.Get("X-Hostgate-Charged") != "0.1" || got != strconv.FormatFloat(bal.Tokens, 'f', -1, 64) {
+		t.Errorf("routed write: X-Hostgate-Charged %q, X-Hostgate-Balance %q; want 0.1 and the balance %v",
+			r.Header.Get("X-Hostgate-Charged"), got, bal.Tokens)
+	}
+	s.do("close", nil).Want(t, 200, "")
 
 	// Fifty sessions through b, one never read.
 	f.flowing(t, b, 49)

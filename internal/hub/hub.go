@@ -109,17 +109,19 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 			}
 		}
 	}()
-	st, err := store.Open(ctx, cfg.DatabaseURL, cfg.DataDir, log)
-	if err != nil {
-		return nil, storeError(cfg, err)
-	}
-	h.store = st
+	// Coordination first: a hub that cannot reach Redis stops before it
+	// creates or migrates anything in the database.
 	h.Metrics = metrics.New()
 	co, err := openCoord(ctx, cfg, h.Metrics)
 	if err != nil {
 		return nil, coordError(err)
 	}
 	h.coord = co
+	st, err := store.Open(ctx, cfg.DatabaseURL, cfg.DataDir, log)
+	if err != nil {
+		return nil, storeError(cfg, err)
+	}
+	h.store = st
 	keys, err := openKeys(ctx, cfg, h.store)
 	if err != nil {
 		return nil, err
@@ -393,6 +395,8 @@ func (h *Hub) Serve(ctx context.Context, ln net.Listener) error {
 		return err
 	case <-ctx.Done():
 	}
+	// Requests in flight get the grace period; new connections are refused.
+	h.log.Info("hostgate stopping", "grace", h.cfg.ShutdownGrace.String())
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), h.cfg.ShutdownGrace)
 	defer cancel()
 	err = srv.Shutdown(shutdownCtx)
@@ -459,9 +463,17 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) error
 		ln.Close()
 		return err
 	}
-	defer h.Close()
 	log.Info("hostgate listening", "addr", ln.Addr().String(), "public_url", cfg.PublicURL.String(),
 		"store", h.store.Name(), "coordination", h.coord.Name(), "agent_downloads", downloadsReady(h.dist))
 	h.out = out
-	return h.Serve(ctx, ln)
+	err = h.Serve(ctx, ln)
+	if cerr := h.Close(); cerr != nil {
+		log.Warn("closing the store and coordination", "err", cerr)
+	}
+	if err != nil {
+		log.Error("hostgate stopped", "err", err)
+		return err
+	}
+	log.Info("hostgate stopped")
+	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"hostgate/internal/apperr"
+	"hostgate/internal/billing"
 )
 
 // Operations on a terminal, as they travel between instances.
@@ -47,6 +48,9 @@ type reply struct {
 	Chunk   Chunk  `json:"chunk"`
 	Code    string `json:"code,omitempty"`
 	Message string `json:"message,omitempty"`
+	// Spent is what the operation's charge took there, for the answer's
+	// charge headers here; nil when it reached no charge step.
+	Spent *billing.Spent `json:"spent,omitempty"`
 }
 
 // message is what goes over an instance's channel: one of the two.
@@ -81,6 +85,9 @@ func (s *Service) call(ctx context.Context, instance string, r request, busy tim
 	defer t.Stop()
 	select {
 	case rep := <-w:
+		if rep.Spent != nil {
+			billing.Note(ctx, *rep.Spent)
+		}
 		if rep.Code != "" {
 			return reply{}, apperr.New(rep.Code, rep.Message)
 		}
@@ -144,11 +151,15 @@ func (s *Service) handle(ctx context.Context, b []byte) {
 
 // serveRouted carries out a request from another instance and replies.
 func (s *Service) serveRouted(ctx context.Context, r request) {
+	ctx, receipt := billing.WithReceipt(ctx)
 	rep, err := s.serve(ctx, r)
 	if errors.Is(err, context.Canceled) {
 		return
 	}
 	rep.ReqID = r.ReqID
+	if spent, seen := receipt.Spent(); seen {
+		rep.Spent = &spent
+	}
 	if err != nil {
 		rep.Code = apperr.Code(err)
 		rep.Message = "internal error"

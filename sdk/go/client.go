@@ -26,9 +26,10 @@ import (
 // Client calls the client API with one API key. It is safe for
 // concurrent use.
 type Client struct {
-	base string
-	key  string
-	http *http.Client
+	base     string
+	key      string
+	http     *http.Client
+	onCharge func(Charge)
 }
 
 // Option configures a Client.
@@ -55,6 +56,11 @@ type Error struct {
 	Status  int
 	Code    string
 	Message string
+	// Charge is what the failed call cost, when it reached the hub's
+	// charge step (a charge is not refunded when the command then fails,
+	// e.g. 504 agent_timeout; a 402 took nothing and tells the balance);
+	// nil otherwise.
+	Charge *Charge
 }
 
 func (e *Error) Error() string {
@@ -101,24 +107,9 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) err
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := c.http.Do(req)
+	resp, b, err := c.send(ctx, req)
 	if err != nil {
-		return fmt.Errorf("hostgate: %s %s: %w", method, path, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return fmt.Errorf("hostgate: read answer: %w", err)
-	}
-	if resp.StatusCode >= 300 {
-		e := &Error{Status: resp.StatusCode}
-		if json.Unmarshal(b, &struct {
-			Code    *string `json:"error"`
-			Message *string `json:"message"`
-		}{&e.Code, &e.Message}) != nil || e.Code == "" {
-			e.Code, e.Message = fmt.Sprintf("http_%d", resp.StatusCode), strings.TrimSpace(string(b))
-		}
-		return e
+		return err
 	}
 	if out == nil || resp.StatusCode == http.StatusNoContent {
 		return nil
@@ -127,4 +118,33 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) err
 		return fmt.Errorf("hostgate: decode answer: %w", err)
 	}
 	return nil
+}
+
+// send sends req and reads a 2xx answer's body; any other answer is an
+// *Error. The charge the answer names is reported first (Charge).
+func (c *Client) send(ctx context.Context, req *http.Request) (*http.Response, []byte, error) {
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, nil, fmt.Errorf("hostgate: %s %s: %w", req.Method, strings.TrimPrefix(req.URL.String(), c.base), err)
+	}
+	defer resp.Body.Close()
+	charge := chargeOf(resp.Header)
+	if charge != nil {
+		c.reportCharge(ctx, *charge)
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return nil, nil, fmt.Errorf("hostgate: read answer: %w", err)
+	}
+	if resp.StatusCode >= 300 {
+		e := &Error{Status: resp.StatusCode, Charge: charge}
+		if json.Unmarshal(b, &struct {
+			Code    *string `json:"error"`
+			Message *string `json:"message"`
+		}{&e.Code, &e.Message}) != nil || e.Code == "" {
+			e.Code, e.Message = fmt.Sprintf("http_%d", resp.StatusCode), strings.TrimSpace(string(b))
+		}
+		return nil, nil, e
+	}
+	return resp, b, nil
 }

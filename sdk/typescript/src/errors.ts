@@ -1,4 +1,18 @@
 /**
+ * Charge is what one call cost, from the hub's X-Hostgate-Charged and
+ * X-Hostgate-Balance headers (docs/billing.md).
+ */
+export interface Charge {
+  /** Tokens the call took: 0 in free mode, at a price of zero, or on a 402. */
+  tokens: number;
+  /** The balance after the call (on a 402, the balance that fell short); absent when the hub read none (free mode, a price of zero). */
+  balance?: number;
+  /** The headers as sent, e.g. "0.5", for display. */
+  chargedText: string;
+  balanceText?: string;
+}
+
+/**
  * HostgateError is a non-2xx answer of the hub: the HTTP status and the
  * hub's `{error, message}` (`error` is `http_<status>` when the body was not
  * such an object).
@@ -6,11 +20,18 @@
 export class HostgateError extends Error {
   readonly status: number;
   readonly error: string;
-  constructor(status: number, error: string, message: string) {
+  /**
+   * What the failed call cost, when it reached the hub's charge step (a
+   * charge is not refunded when the command then fails, e.g. 504
+   * agent_timeout; a 402 took nothing and tells the balance).
+   */
+  readonly charge?: Charge;
+  constructor(status: number, error: string, message: string, charge?: Charge) {
     super(message);
     this.name = 'HostgateError';
     this.status = status;
     this.error = error;
+    if (charge) this.charge = charge;
   }
   override toString(): string {
     return `hostgate: ${this.status} ${this.error}: ${this.message}`;

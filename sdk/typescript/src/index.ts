@@ -2,7 +2,7 @@
 export { Client } from './client.js';
 export type { ClientOptions } from './transport.js';
 export { ShellSession, type ShellOutput } from './shell.js';
-export { HostgateError, errorCode, isAgentTimeout, isHostOffline, isInsufficientBalance, isNotFound } from './errors.js';
+export { HostgateError, errorCode, isAgentTimeout, isHostOffline, isInsufficientBalance, isNotFound, type Charge } from './errors.js';
 export { controls, type ControlName } from './controls.js';
 export * from './webhooks.js';
 export type * from './types.js';

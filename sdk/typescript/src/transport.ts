@@ -1,6 +1,6 @@
 // The HTTP layer: one request, its timeout and cancellation, error mapping and
 // the retry policy.
-import { HostgateError } from './errors.js';
+import { HostgateError, type Charge } from './errors.js';
 
 /** ClientOptions configure a Client. */
 export interface ClientOptions {
@@ -16,6 +16,12 @@ export interface ClientOptions {
   retryBaseMs?: number;
   /** The fetch to use (default the global fetch). */
   fetch?: typeof fetch;
+  /**
+   * Called with the Charge of every answer that names one (the hub's
+   * X-Hostgate-Charged and X-Hostgate-Balance headers), successful or not:
+   * what each charged call cost and the balance after it.
+   */
+  onCharge?: (charge: Charge) => void;
 }
 
 export interface Request {
@@ -82,6 +88,7 @@ export class Transport {
   private readonly retries: number;
   private readonly retryBaseMs: number;
   private readonly fetchFn: typeof fetch;
+  private readonly onCharge?: (charge: Charge) => void;
 
   constructor(baseUrl: string, apiKey: string, opts: ClientOptions = {}) {
     this.base = baseUrl.replace(/\/+$/, '');
@@ -90,6 +97,7 @@ export class Transport {
     this.retries = opts.retries ?? 3;
     this.retryBaseMs = opts.retryBaseMs ?? 200;
     this.fetchFn = opts.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.onCharge = opts.onCharge;
   }
 
   /**
@@ -129,7 +137,9 @@ export class Transport {
       body: req.body === undefined ? undefined : JSON.stringify(req.body),
       signal: signals.length ? anySignal(signals) : undefined,
     });
-    if (resp.status >= 300) throw await toError(resp);
+    const charge = chargeOf(resp.headers);
+    if (charge && this.onCharge) this.onCharge(charge);
+    if (resp.status >= 300) throw await toError(resp, charge);
     if (req.raw) return resp as T;
     const text = await resp.text();
     if (resp.status === 204 || text === '') return undefined as T;
@@ -137,15 +147,28 @@ export class Transport {
   }
 }
 
-async function toError(resp: Response): Promise<HostgateError> {
+/** chargeOf is the Charge an answer's headers name, undefined when none. */
+export function chargeOf(h: Headers): Charge | undefined {
+  const chargedText = h.get('X-Hostgate-Charged');
+  if (chargedText === null || chargedText === '' || Number.isNaN(Number(chargedText))) return undefined;
+  const c: Charge = { tokens: Number(chargedText), chargedText };
+  const balanceText = h.get('X-Hostgate-Balance');
+  if (balanceText !== null && balanceText !== '' && !Number.isNaN(Number(balanceText))) {
+    c.balance = Number(balanceText);
+    c.balanceText = balanceText;
+  }
+  return c;
+}
+
+async function toError(resp: Response, charge?: Charge): Promise<HostgateError> {
   const text = await resp.text().catch(() => '');
   try {
     const b = JSON.parse(text) as { error?: unknown; message?: unknown };
     if (typeof b.error === 'string' && b.error !== '') {
-      return new HostgateError(resp.status, b.error, typeof b.message === 'string' ? b.message : '');
+      return new HostgateError(resp.status, b.error, typeof b.message === 'string' ? b.message : '', charge);
     }
   } catch {
     // not JSON: fall through
   }
-  return new HostgateError(resp.status, `http_${resp.status}`, text.trim());
+  return new HostgateError(resp.status, `http_${resp.status}`, text.trim(), charge);
 }

@@ -241,3 +241,25 @@ test('shell session helper', async (t) => {
     [`${sp}/close`, undefined],
   ]);
 });
+
+test('onCharge and HostgateError.charge carry what each call cost', async (t) => {
+  const hub = await fakeHub((r, n) => {
+    if (n === 1) return { body: { items: [] }, headers: { 'X-Hostgate-Charged': '0.5', 'X-Hostgate-Balance': '99.5' } };
+    if (n === 2) return { status: 504, body: { error: 'agent_timeout', message: 'late' }, headers: { 'X-Hostgate-Charged': '5', 'X-Hostgate-Balance': '94.5' } };
+    if (n === 3) return { body: { items: [] }, headers: { 'X-Hostgate-Charged': '0' } };
+    return { body: { items: [] } };
+  });
+  t.after(hub.close);
+  const seen = [];
+  const c = new Client(hub.url, KEY, { retries: 0, onCharge: (ch) => seen.push(ch) });
+  await c.listHosts();
+  await assert.rejects(c.shell(H, '/bin/sh', '-c true', 5), (e) =>
+    isAgentTimeout(e) && e.charge?.tokens === 5 && e.charge?.balance === 94.5 && e.charge?.balanceText === '94.5');
+  await c.listHosts(); // free mode: charged 0, no balance
+  await c.listHosts(); // a free route: nothing
+  assert.deepEqual(seen, [
+    { tokens: 0.5, chargedText: '0.5', balance: 99.5, balanceText: '99.5' },
+    { tokens: 5, chargedText: '5', balance: 94.5, balanceText: '94.5' },
+    { tokens: 0, chargedText: '0' },
+  ]);
+});

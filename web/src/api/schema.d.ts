@@ -657,7 +657,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Not implemented (501) */
+        /**
+         * Not implemented (501)
+         * @description Always 501 not_implemented, after authentication and the host id's check.
+         */
         post: operations["apiNotImplemented_files/stream"];
         delete?: never;
         options?: never;
@@ -691,7 +694,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Not implemented (501) */
+        /**
+         * Not implemented (501)
+         * @description Always 501 not_implemented, after authentication and the host id's check.
+         */
         post: operations["apiNotImplemented_files/upload"];
         delete?: never;
         options?: never;
@@ -3052,10 +3058,248 @@ export interface components {
             yanked_at?: string;
         };
     };
-    responses: never;
+    responses: {
+        /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+        Error400: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A bad parameter or body: invalid_body, invalid_id, invalid_query, or a field's own code (docs/api.md) */
+        Error400Charged: {
+            headers: {
+                "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description No valid credential: unauthorized, invalid_token */
+        Error401: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
+        Error402: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description insufficient_balance: the balance does not cover the call; nothing was taken */
+        Error402Charged: {
+            headers: {
+                "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended */
+        Error403: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description not_found: no such resource, or not the caller's */
+        Error404: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description not_found: no such resource, or not the caller's */
+        Error404Charged: {
+            headers: {
+                "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description method_not_allowed */
+        Error405: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
+        Error409: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
+        Error409Charged: {
+            headers: {
+                "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description terminal_ended */
+        Error410: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description terminal_ended */
+        Error410Charged: {
+            headers: {
+                "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description body_too_large: the body is over 1 MiB */
+        Error413: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description unsupported_media_type: the body is not JSON */
+        Error415: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
+        Error422: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md) */
+        Error422Charged: {
+            headers: {
+                "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description account_locked: too many failed attempts; retry later */
+        Error423: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description rate_limited: retry after Retry-After seconds */
+        Error429: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description internal: an unexpected failure (the request id is in the log) */
+        Error500: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description internal: an unexpected failure (the request id is in the log) */
+        Error500Charged: {
+            headers: {
+                "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A dependency is unavailable */
+        Error503: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description agent_timeout: the agent did not answer in time (a charge made is not refunded) */
+        Error504: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description agent_timeout: the agent did not answer in time (a charge made is not refunded) */
+        Error504Charged: {
+            headers: {
+                "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The balance after the charge (on a 402, the balance that fell short), written as X-Hostgate-Charged. Absent when no balance was read: free mode, or a price of zero. */
+        "X-Hostgate-Balance": string;
+        /** @description Tokens this call took, a decimal number written as balances are ("5", "0.5"); "0" in free mode, at a price of zero and on a 402. Present once the call reached the charge step, whatever the outcome: a charge is not refunded when the command then fails (docs/billing.md). */
+        "X-Hostgate-Charged": string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -3078,6 +3322,7 @@ export interface operations {
                     "text/plain": unknown;
                 };
             };
+            500: components["responses"]["Error500"];
         };
     };
     agentDownload: {
@@ -3104,12 +3349,50 @@ export interface operations {
                     "application/octet-stream": unknown;
                 };
             };
+            /** @description The range asked for (Range) */
+            206: {
+                headers: {
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description Not modified (If-None-Match, If-Modified-Since) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description No such binary */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description range_not_satisfiable */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["Error500"];
+            /** @description The download directory cannot be read */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
             };
         };
     };
@@ -3127,8 +3410,17 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code?: 0 | 7;
+                        data?: unknown;
+                        msg?: string;
+                    };
+                };
             };
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
         };
     };
     healthz: {
@@ -3149,6 +3441,7 @@ export interface operations {
                     "application/json": components["schemas"]["HealthOutBody"];
                 };
             };
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -3179,28 +3472,39 @@ export interface operations {
                     "X-Hostgate-Install"?: "refused";
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/plain; charset=utf-8": string;
+                };
             };
             /** @description not_found */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
             };
-            /** @description rate_limited */
+            405: components["responses"]["Error405"];
+            /** @description rate_limited: retry after Retry-After seconds */
             429: {
                 headers: {
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
             };
+            500: components["responses"]["Error500"];
             /** @description exe_not_configured */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
             };
         };
     };
@@ -3222,6 +3526,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReadyOutBody"];
                 };
             };
+            500: components["responses"]["Error500"];
             /** @description A dependency is failing; its field carries the failure text */
             503: {
                 headers: {
@@ -3260,6 +3565,10 @@ export interface operations {
                     "application/json": components["schemas"]["ResultEntry"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -3294,6 +3603,12 @@ export interface operations {
                     "application/json": components["schemas"]["AdminAuthResp"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            423: components["responses"]["Error423"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -3327,6 +3642,11 @@ export interface operations {
                     "application/json": components["schemas"]["StepUpOutBody"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -3356,6 +3676,9 @@ export interface operations {
                     "application/json": components["schemas"]["ModeOutBody"];
                 };
             };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -3392,6 +3715,12 @@ export interface operations {
                     "application/json": components["schemas"]["ModeOutBody"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -3421,6 +3750,9 @@ export interface operations {
                     "application/json": components["schemas"]["DashboardSummary"];
                 };
             };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -3459,6 +3791,10 @@ export interface operations {
                     "application/json": components["schemas"]["ResultVersion"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -3492,6 +3828,13 @@ export interface operations {
                     "application/json": components["schemas"]["Version"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -3524,6 +3867,12 @@ export interface operations {
                     "application/json": components["schemas"]["OKBody"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -3561,6 +3910,10 @@ export interface operations {
                     "application/json": components["schemas"]["AdminHostsOutBody"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -3593,6 +3946,11 @@ export interface operations {
                     "application/json": components["schemas"]["AdminHostOutBody"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -3623,6 +3981,11 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -3655,6 +4018,11 @@ export interface operations {
                     "application/json": components["schemas"]["Host"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -3689,6 +4057,11 @@ export interface operations {
                     "application/json": components["schemas"]["EventsOutBody"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -3723,6 +4096,11 @@ export interface operations {
                     "application/json": components["schemas"]["MetricsOutBody"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -3759,6 +4137,14 @@ export interface operations {
                     "application/json": components["schemas"]["Result"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -3791,6 +4177,11 @@ export interface operations {
                     "application/json": components["schemas"]["TicketOutBody"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -3828,6 +4219,9 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
         };
     };
     adminUnbanHost: {
@@ -3851,6 +4245,11 @@ export interface operations {
                     "application/json": components["schemas"]["Host"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -3883,6 +4282,10 @@ export interface operations {
                     "application/json": components["schemas"]["RulesOutBody"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -3916,6 +4319,12 @@ export interface operations {
                     "application/json": components["schemas"]["PricingRule"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -3952,6 +4361,13 @@ export interface operations {
                     "application/json": components["schemas"]["PricingRule"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -3984,6 +4400,10 @@ export interface operations {
                     "application/json": components["schemas"]["ResultRecharge"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -4020,6 +4440,14 @@ export interface operations {
                     "application/json": components["schemas"]["RefundOutBody"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -4058,6 +4486,10 @@ export interface operations {
                     "application/json": components["schemas"]["ResultUser"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -4090,6 +4522,11 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -4126,6 +4563,13 @@ export interface operations {
                     "application/json": components["schemas"]["AdjustOutBody"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -4158,6 +4602,11 @@ export interface operations {
                     "application/json": components["schemas"]["LedgerOutBody"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -4190,6 +4639,11 @@ export interface operations {
                     "application/json": components["schemas"]["OKBody"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -4222,6 +4676,11 @@ export interface operations {
                     "application/json": components["schemas"]["OKBody"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -4245,12 +4704,17 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["HostItemsOutBody"];
                 };
             };
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            500: components["responses"]["Error500Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -4284,6 +4748,11 @@ export interface operations {
                     "application/json": components["schemas"]["ClientCreatedOutBody"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -4310,12 +4779,19 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["HostListItem"];
                 };
             };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            404: components["responses"]["Error404Charged"];
+            500: components["responses"]["Error500Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -4346,6 +4822,10 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -4376,12 +4856,25 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": unknown;
                 };
             };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404Charged"];
+            409: components["responses"]["Error409Charged"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422Charged"];
+            500: components["responses"]["Error500Charged"];
+            504: components["responses"]["Error504Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -4412,12 +4905,25 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["FileResult"];
                 };
             };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404Charged"];
+            409: components["responses"]["Error409Charged"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422Charged"];
+            500: components["responses"]["Error500Charged"];
+            504: components["responses"]["Error504Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -4448,12 +4954,25 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DownloadResult"];
                 };
             };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404Charged"];
+            409: components["responses"]["Error409Charged"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422Charged"];
+            500: components["responses"]["Error500Charged"];
+            504: components["responses"]["Error504Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -4477,13 +4996,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
-            200: {
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            /** @description not_implemented: this route is reserved (spec 4.5); it never does anything */
+            501: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OKBody"];
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -4516,12 +5039,25 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["FileResult"] | components["schemas"]["ReadResult"] | components["schemas"]["RemoveStringResult"];
                 };
             };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404Charged"];
+            409: components["responses"]["Error409Charged"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422Charged"];
+            500: components["responses"]["Error500Charged"];
+            504: components["responses"]["Error504Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -4545,13 +5081,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
-            200: {
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            /** @description not_implemented: this route is reserved (spec 4.5); it never does anything */
+            501: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OKBody"];
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -4584,12 +5124,25 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnzipResult"];
                 };
             };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404Charged"];
+            409: components["responses"]["Error409Charged"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422Charged"];
+            500: components["responses"]["Error500Charged"];
+            504: components["responses"]["Error504Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -4622,6 +5175,10 @@ export interface operations {
                     "application/json": components["schemas"]["Credentials"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -4648,16 +5205,31 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description The installer as an attachment, install-<host_id>.<format>: ps1 as text/plain; charset=utf-8, cmd and exe as application/octet-stream (exe: the agent executable with the provisioning payload appended). */
             200: {
                 headers: {
+                    /** @description no-store */
                     "Cache-Control"?: string;
+                    /** @description attachment; filename="install-<host_id>.<ps1|cmd|exe>" */
                     "Content-Disposition"?: string;
-                    "Content-Type"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
+                    "application/octet-stream": string;
+                    "text/plain; charset=utf-8": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            /** @description exe_not_configured: the hub has no agent executable to install (GATEWAY_EXE_URL); nothing is issued */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -4690,12 +5262,22 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["L1ConfigPutResp"];
                 };
             };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            404: components["responses"]["Error404Charged"];
+            409: components["responses"]["Error409Charged"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -4729,12 +5311,25 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OrchestrateShutdownResult"];
                 };
             };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404Charged"];
+            409: components["responses"]["Error409Charged"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422Charged"];
+            500: components["responses"]["Error500Charged"];
+            504: components["responses"]["Error504Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -4768,12 +5363,25 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OrchestrateStartResult"];
                 };
             };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404Charged"];
+            409: components["responses"]["Error409Charged"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422Charged"];
+            500: components["responses"]["Error500Charged"];
+            504: components["responses"]["Error504Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -4800,12 +5408,23 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PingOutBody"];
                 };
             };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404Charged"];
+            409: components["responses"]["Error409Charged"];
+            422: components["responses"]["Error422Charged"];
+            500: components["responses"]["Error500Charged"];
+            504: components["responses"]["Error504Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -4836,12 +5455,25 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ExecResult"];
                 };
             };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404Charged"];
+            409: components["responses"]["Error409Charged"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422Charged"];
+            500: components["responses"]["Error500Charged"];
+            504: components["responses"]["Error504Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -4872,12 +5504,25 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["KillResult"];
                 };
             };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404Charged"];
+            409: components["responses"]["Error409Charged"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422Charged"];
+            500: components["responses"]["Error500Charged"];
+            504: components["responses"]["Error504Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -4908,12 +5553,25 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ProcessListResult"];
                 };
             };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404Charged"];
+            409: components["responses"]["Error409Charged"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422Charged"];
+            500: components["responses"]["Error500Charged"];
+            504: components["responses"]["Error504Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -4944,12 +5602,25 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ShellResult"];
                 };
             };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404Charged"];
+            409: components["responses"]["Error409Charged"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422Charged"];
+            500: components["responses"]["Error500Charged"];
+            504: components["responses"]["Error504Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -5018,12 +5689,25 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RegistryResult"];
                 };
             };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404Charged"];
+            409: components["responses"]["Error409Charged"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422Charged"];
+            500: components["responses"]["Error500Charged"];
+            504: components["responses"]["Error504Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -5056,6 +5740,10 @@ export interface operations {
                     "application/json": components["schemas"]["Credentials"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -5086,12 +5774,25 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TaskResult"];
                 };
             };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404Charged"];
+            409: components["responses"]["Error409Charged"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422Charged"];
+            500: components["responses"]["Error500Charged"];
+            504: components["responses"]["Error504Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -5122,12 +5823,25 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ServiceResult"];
                 };
             };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404Charged"];
+            409: components["responses"]["Error409Charged"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422Charged"];
+            500: components["responses"]["Error500Charged"];
+            504: components["responses"]["Error504Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -5158,12 +5872,21 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SessionOpenOutBody"];
                 };
             };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            404: components["responses"]["Error404Charged"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -5192,12 +5915,19 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OKBody"];
                 };
             };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            404: components["responses"]["Error404Charged"];
+            500: components["responses"]["Error500Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -5230,12 +5960,21 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SessionRead"];
                 };
             };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            404: components["responses"]["Error404Charged"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -5268,12 +6007,22 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OKBody"];
                 };
             };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            404: components["responses"]["Error404Charged"];
+            410: components["responses"]["Error410Charged"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -5306,12 +6055,22 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OKBody"];
                 };
             };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            404: components["responses"]["Error404Charged"];
+            410: components["responses"]["Error410Charged"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -5342,12 +6101,25 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SystemInfo"];
                 };
             };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404Charged"];
+            409: components["responses"]["Error409Charged"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422Charged"];
+            500: components["responses"]["Error500Charged"];
+            504: components["responses"]["Error504Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -5378,12 +6150,25 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["MetricsResult"];
                 };
             };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404Charged"];
+            409: components["responses"]["Error409Charged"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422Charged"];
+            500: components["responses"]["Error500Charged"];
+            504: components["responses"]["Error504Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -5420,6 +6205,12 @@ export interface operations {
                     "application/json": components["schemas"]["HeartbeatResponse"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -5453,6 +6244,12 @@ export interface operations {
                     "application/json": components["schemas"]["TokenResponse"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -5489,6 +6286,12 @@ export interface operations {
                     "application/json": components["schemas"]["SettingsResponse"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -5522,6 +6325,12 @@ export interface operations {
                     "application/json": components["schemas"]["RefreshOutBody"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -5549,6 +6358,10 @@ export interface operations {
                 };
                 content?: never;
             };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     openapi: {
@@ -5565,8 +6378,11 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": Record<string, never>;
+                };
             };
+            500: components["responses"]["Error500"];
         };
     };
     agentDownloads: {
@@ -5587,6 +6403,7 @@ export interface operations {
                     "application/json": components["schemas"]["DownloadsOutBody"];
                 };
             };
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -5621,6 +6438,13 @@ export interface operations {
                     "application/json": components["schemas"]["AuthResp"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            423: components["responses"]["Error423"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -5655,6 +6479,11 @@ export interface operations {
                     "application/json": components["schemas"]["LogoutOutBody"];
                 };
             };
+            400: components["responses"]["Error400"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -5689,6 +6518,12 @@ export interface operations {
                     "application/json": components["schemas"]["AuthResp"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -5723,6 +6558,11 @@ export interface operations {
                     "application/json": components["schemas"]["AuthResp"];
                 };
             };
+            400: components["responses"]["Error400"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -5752,6 +6592,7 @@ export interface operations {
                     "application/json": components["schemas"]["HealthOutBody"];
                 };
             };
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -5789,8 +6630,11 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
             };
+            500: components["responses"]["Error500"];
         };
     };
     dummyCheckoutPay: {
@@ -5819,8 +6663,11 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
             };
+            500: components["responses"]["Error500"];
         };
     };
     paymentWebhook: {
@@ -5832,15 +6679,62 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description dummy: JSON; fourthparty: the EPay notification, form-encoded and signed. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The order's amount in CNY */
+                    amount_cny: number;
+                    order_no: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    [key: string]: string;
+                };
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description Applied (or already applied): fourthparty answers the text SUCCESS, dummy {ok, credited} */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @description false when the order was already paid */
+                        credited?: boolean;
+                        ok?: boolean;
+                    };
+                    "text/plain; charset=utf-8": "SUCCESS";
+                };
             };
+            /** @description invalid_body, invalid_signature, payment_not_successful, amount_mismatch */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found (a provider not enabled on this hub) or order_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description order_not_payable: the order was refunded */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["Error500"];
         };
     };
     listAPIKeys: {
@@ -5861,6 +6755,9 @@ export interface operations {
                     "application/json": components["schemas"]["KeysOutBody"];
                 };
             };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -5894,6 +6791,12 @@ export interface operations {
                     "application/json": components["schemas"]["Created"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -5926,6 +6829,11 @@ export interface operations {
                     "application/json": components["schemas"]["OKBody"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -5955,6 +6863,9 @@ export interface operations {
                     "application/json": components["schemas"]["BalanceOutBody"];
                 };
             };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -5989,6 +6900,10 @@ export interface operations {
                     "application/json": components["schemas"]["ResultBillingEvent"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -6018,6 +6933,9 @@ export interface operations {
                     "application/json": components["schemas"]["PricesOutBody"];
                 };
             };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -6051,6 +6969,13 @@ export interface operations {
                     "application/json": components["schemas"]["RechargeOutBody"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
             /** @description Error */
             default: {
                 headers: {
@@ -6087,6 +7012,10 @@ export interface operations {
                     "application/json": components["schemas"]["ResultRecharge"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -6127,6 +7056,10 @@ export interface operations {
                     "application/json": components["schemas"]["HostItemsOutBody"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -6160,6 +7093,12 @@ export interface operations {
                     "application/json": components["schemas"]["Host"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -6192,6 +7131,11 @@ export interface operations {
                     "application/json": components["schemas"]["UserHostOutBody"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -6228,6 +7172,13 @@ export interface operations {
                     "application/json": components["schemas"]["Host"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -6260,6 +7211,11 @@ export interface operations {
                     "application/json": components["schemas"]["OKBody"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -6292,6 +7248,11 @@ export interface operations {
                     "application/json": components["schemas"]["UserInstallTokenOutBody"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -6315,16 +7276,32 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description The installer as an attachment, install-<host_id>.<format>: ps1 as text/plain; charset=utf-8, cmd and exe as application/octet-stream (exe: the agent executable with the provisioning payload appended). */
             200: {
                 headers: {
+                    /** @description no-store */
                     "Cache-Control"?: string;
+                    /** @description attachment; filename="install-<host_id>.<ps1|cmd|exe>" */
                     "Content-Disposition"?: string;
-                    "Content-Type"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
+                    "application/octet-stream": string;
+                    "text/plain; charset=utf-8": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            /** @description exe_not_configured: the hub has no agent executable to install (GATEWAY_EXE_URL); nothing is issued */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error */
@@ -6363,6 +7340,14 @@ export interface operations {
                     "application/json": components["schemas"]["L1ConfigPutResp"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -6397,6 +7382,11 @@ export interface operations {
                     "application/json": components["schemas"]["MetricsOutBody"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -6467,6 +7457,11 @@ export interface operations {
                     "application/json": components["schemas"]["RotatedHostOutBody"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -6493,12 +7488,23 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                    "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SystemInfo"];
                 };
             };
+            400: components["responses"]["Error400Charged"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402Charged"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404Charged"];
+            409: components["responses"]["Error409Charged"];
+            422: components["responses"]["Error422Charged"];
+            500: components["responses"]["Error500Charged"];
+            504: components["responses"]["Error504Charged"];
             /** @description Error */
             default: {
                 headers: {
@@ -6531,6 +7537,11 @@ export interface operations {
                     "application/json": components["schemas"]["TicketOutBody"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -6568,6 +7579,9 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
         };
     };
     userListWebhookDeliveries: {
@@ -6594,6 +7608,11 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveriesOutBody"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -6628,6 +7647,12 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryRow"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -6657,6 +7682,9 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -6690,6 +7718,12 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -6724,6 +7758,13 @@ export interface operations {
                     "application/json": components["schemas"]["AuthResp"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            423: components["responses"]["Error423"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {

@@ -12,7 +12,7 @@ from __future__ import annotations
 from . import controls, webhooks
 from .client import Client
 from .errors import (
-    HostgateError, TimeoutError, TransportError, error_code, is_agent_timeout, is_host_offline,
+    Charge, HostgateError, TimeoutError, TransportError, error_code, is_agent_timeout, is_host_offline,
     is_insufficient_balance, is_not_found,
 )
 from .provisioning import Autologon, PayloadAutologon, PayloadHub, ProvisioningPayload
@@ -28,7 +28,7 @@ from .types import (
 __version__ = "0.1.0"
 
 __all__ = [
-    "Client", "ShellSession", "HostgateError", "TransportError", "TimeoutError", "error_code",
+    "Client", "ShellSession", "Charge", "HostgateError", "TransportError", "TimeoutError", "error_code",
     "is_insufficient_balance", "is_host_offline", "is_not_found", "is_agent_timeout", "controls", "webhooks",
     "Credentials", "DownloadOptions", "DownloadResult", "FileResult", "Host", "InstallCommand", "Installer",
     "KillResult", "L1Config", "L1ConfigResult", "Metrics", "OrchestrateShutdown", "OrchestrateShutdownResult",

@@ -6,12 +6,13 @@ import http.client
 import json
 import random
 import socket
+import threading
 import time
 import urllib.error
 import urllib.request
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, Optional, Tuple
 
-from .errors import HostgateError, TimeoutError, TransportError
+from .errors import Charge, HostgateError, TimeoutError, TransportError, charge_of
 
 #: statuses a GET is retried on: the hub or a proxy in front of it is
 #: briefly unable to answer
@@ -22,7 +23,9 @@ _MAX_BODY = 64 << 20
 
 class Transport:
     def __init__(self, base_url: str, api_key: str, timeout: float, max_retries: int, backoff_s: float,
-                 max_backoff_s: float = 5.0) -> None:
+                 max_backoff_s: float = 5.0, on_charge: Optional[Callable[[Charge], None]] = None) -> None:
+        self.on_charge = on_charge
+        self._local = threading.local()
         self.base = base_url.rstrip("/")
         self.key = api_key
         self.timeout = timeout
@@ -42,6 +45,7 @@ class Transport:
         charged command is never sent twice.
         """
         attempt = 0
+        self._local.last_charge = None
         while True:
             try:
                 status, headers, data = self._once(method, path, body, timeout)
@@ -50,13 +54,24 @@ class Transport:
                     attempt = self._sleep(attempt)
                     continue
                 raise
+            charge = charge_of(headers)
+            if charge is not None:
+                self._local.last_charge = charge
+                if self.on_charge is not None:
+                    self.on_charge(charge)
             if status < 300:
                 return status, headers, data
             err = _error(status, data)
+            err.charge = charge
             if idempotent and status in RETRY_STATUSES and attempt < self.max_retries:
                 attempt = self._sleep(attempt)
                 continue
             raise err
+
+    @property
+    def last_charge(self) -> Optional[Charge]:
+        """The Charge of this thread's latest call, None when it named none."""
+        return getattr(self._local, "last_charge", None)
 
     def _sleep(self, attempt: int) -> int:
         time.sleep(random.uniform(0, min(self.max_backoff_s, self.backoff_s * (2 ** attempt))))

@@ -10,11 +10,12 @@ import base64
 import json
 import re
 import urllib.parse
-from typing import Any, List, Optional, Tuple
+from typing import Any, Callable, List, Optional, Tuple
 
 from . import controls as ctl
 from ._transport import Transport
 from .provisioning import Autologon, ProvisioningPayload, parse_payload
+from .errors import Charge
 from .shell import ShellSession
 from .types import (
     Credentials, DownloadOptions, DownloadResult, FileResult, Host, Installer, KillResult, L1Config,
@@ -42,12 +43,21 @@ class Client:
     """
 
     def __init__(self, base_url: str, api_key: str, *, timeout: float = 30.0, max_retries: int = 3,
-                 backoff_s: float = 0.2) -> None:
-        self._t = Transport(base_url, api_key, timeout, max_retries, backoff_s)
+                 backoff_s: float = 0.2, on_charge: Optional[Callable[[Charge], None]] = None) -> None:
+        self._t = Transport(base_url, api_key, timeout, max_retries, backoff_s, on_charge=on_charge)
 
     @property
     def timeout(self) -> float:
         return self._t.timeout
+
+    @property
+    def last_charge(self) -> Optional[Charge]:
+        """What this thread's latest call cost (the hub's X-Hostgate-Charged
+        and X-Hostgate-Balance headers), None when its answer named no
+        charge (a free route, or a call refused before the charge).
+        ``on_charge``, given to the constructor, is called with each Charge
+        as it arrives, from any thread."""
+        return self._t.last_charge
 
     # --- plumbing -------------------------------------------------------
 
