@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	hostgate "hostgate/sdk/go"
@@ -60,27 +59,4 @@ func (a *app) hostsInstaller(ctx context.Context, args []string) error {
 	fmt.Fprintf(a.stdout, "wrote %s (%d bytes): the installer of host %s with new install credentials; keep it private\n",
 		name, len(in.Content), id)
 	return nil
-}
-
-// writePrivate writes b to name as a new file readable by its owner only:
-// a temporary file beside it, renamed over it once complete.
-func writePrivate(name string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // fails harmlessly once renamed
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, name)
 }

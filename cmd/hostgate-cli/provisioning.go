@@ -5,8 +5,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	hostgate "hostgate/sdk/go"
@@ -79,32 +77,5 @@ func (a *app) hostsProvisioningPayload(ctx context.Context, args []string) error
 	}
 	fmt.Fprintf(a.stdout, "wrote the provisioning payload of host %s to %s (%d bytes, readable by you only)\n", p.Hub.HostID, out, len(p.Raw)+1)
 	fmt.Fprintln(a.stderr, "hostgate-cli: new install credentials were issued; the host's previous install token and agent key no longer work")
-	return nil
-}
-
-// writePrivate replaces name with data, readable and writable by its owner
-// only (0600) from the first byte: it is written to a new file beside
-// name and renamed over it.
-func writePrivate(name string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(name), ".provisioning-*.tmp")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	if err := os.Rename(tmp, name); err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
-	}
 	return nil
 }

@@ -5659,6 +5659,12 @@ export interface operations {
                     "application/json": components["schemas"]["ProvisioningPayload"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
@@ -7425,6 +7431,13 @@ export interface operations {
                     "application/json": components["schemas"]["ProvisioningPayload"];
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
             /** @description Error */
             default: {
                 headers: {
