@@ -262,8 +262,13 @@ var extraErrors = map[string][]int{
 
 // answerDocs complete the answers of single operations.
 var answerDocs = map[string]func(o *huma.Operation, d *answerDoc){
-	"apiInstaller":                   installerAnswers,
-	"userInstaller":                  installerAnswers,
+	"apiInstaller": installerAnswers,
+	"userInstaller": func(o *huma.Operation, d *answerDoc) {
+		installerAnswers(o, d)
+		r := o.Responses["200"]
+		r.Description = "The PowerShell installer as an attachment, install-<host_id>.ps1, text/plain; charset=utf-8"
+		delete(r.Content, "application/octet-stream")
+	},
 	"oneLineInstaller":               oneLineAnswers,
 	"apiNotImplemented_files/upload": notImplementedAnswers,
 	"apiNotImplemented_files/stream": notImplementedAnswers,

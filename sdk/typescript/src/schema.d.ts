@@ -7282,7 +7282,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The installer as an attachment, install-<host_id>.<format>: ps1 as text/plain; charset=utf-8, cmd and exe as application/octet-stream (exe: the agent executable with the provisioning payload appended). */
+            /** @description The PowerShell installer as an attachment, install-<host_id>.ps1, text/plain; charset=utf-8 */
             200: {
                 headers: {
                     /** @description no-store */
@@ -7292,7 +7292,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": string;
                     "text/plain; charset=utf-8": string;
                 };
             };
