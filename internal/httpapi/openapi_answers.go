@@ -256,6 +256,7 @@ var extraErrors = map[string][]int{
 	"userTerminalWS":           {400, 401, 403},
 	"adminTerminalWS":          {400, 401, 403},
 	"l1Gateway":                {429},
+	"apiControlsRaw":           {501},
 	"dummyCheckoutPage":        {404},
 	"dummyCheckoutPay":         {404},
 }

@@ -3262,6 +3262,26 @@ export interface components {
                 "application/json": components["schemas"]["Problem"];
             };
         };
+        /** @description not_implemented */
+        Error501: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description not_implemented */
+        Error501Charged: {
+            headers: {
+                "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
         /** @description A dependency is unavailable */
         Error503: {
             headers: {
@@ -4874,6 +4894,7 @@ export interface operations {
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422Charged"];
             500: components["responses"]["Error500Charged"];
+            501: components["responses"]["Error501Charged"];
             504: components["responses"]["Error504Charged"];
             /** @description Error */
             default: {
