@@ -47,7 +47,7 @@ console: $(CONSOLE)
 # hub built with the console, and the SDKs against a real hub
 # (e2e/sdk_test.go) among them.
 test: test-web test-sdk
-	$(GO) test -race -count=1 -timeout 14m ./...
+	$(GO) test -race -count=1 -timeout 20m ./...
 
 test-web: console
 	npm --prefix web run check
