@@ -91,24 +91,21 @@ type target struct {
 	banned bool
 }
 
-// SetSecretRotator makes rotations go through r (see SecretRotator); the
-// hub sets it once at start, before serving.
-func (s *Service) SetSecretRotator(r SecretRotator) { s.rotator = r }
-
 // NewService wires the host service; bus carries the invalidation of
-// kept command targets to other instances.
-func NewService(st Store, c coord.Coord, keys *keyring.Keyring, cfg Config, bus *recent.Bus, log *slog.Logger) *Service {
-	return &Service{store: st, coord: c, keys: keys, cfg: cfg, log: log, now: time.Now, drop: noDrop{},
+// kept command targets to other instances. drop ends an agent's
+// connection when its host is deleted, banned or has its secret rotated;
+// rotator applies every rotation together with its webhook delivery. Both
+// are required, so that no Service can rotate a secret without reporting
+// it: NewService panics when either is nil (a wiring mistake), and the
+// hub builds them first (*dispatch.Dispatcher and *l1config.Service).
+func NewService(st Store, c coord.Coord, keys *keyring.Keyring, cfg Config, bus *recent.Bus,
+	drop Disconnecter, rotator SecretRotator, log *slog.Logger) *Service {
+	if drop == nil || rotator == nil {
+		panic("hosts: NewService needs a Disconnecter and a SecretRotator")
+	}
+	return &Service{store: st, coord: c, keys: keys, cfg: cfg, log: log, now: time.Now, drop: drop, rotator: rotator,
 		metrics: newMetricsBatch(st), events: &eventBatch{store: st}, targets: recent.New[target]("hosts", bus)}
 }
-
-// SetDisconnecter tells the service how to drop live connections; the
-// dispatcher is built after the service, so this closes the loop.
-func (s *Service) SetDisconnecter(d Disconnecter) { s.drop = d }
-
-type noDrop struct{}
-
-func (noDrop) Disconnect(context.Context, string, string) {}
 
 // checkName applies the names rule to the name as given (a control or
 // bidirectional character anywhere is refused, even one trimming would
@@ -374,11 +371,7 @@ func (s *Service) RotateSecret(ctx context.Context, owner, id string, by Changed
 	secret := newSecretKey()
 	sealed := s.keys.Seal([]byte(secret), []byte(id))
 	c, err := s.issue(ctx, secret, sealed, func(iss Issuance) (Host, Secrets, error) {
-		if s.rotator != nil {
-			h, sec, err := s.rotator.RotateIssue(ctx, owner, id, iss, by)
-			return h, sec, mapNotFound(err)
-		}
-		h, sec, err := s.store.Issue(ctx, owner, id, iss)
+		h, sec, err := s.rotator.RotateIssue(ctx, owner, id, iss, by)
 		return h, sec, mapNotFound(err)
 	})
 	if err == nil {

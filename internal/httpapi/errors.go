@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -17,7 +18,7 @@ import (
 
 // statusByCode is the only place an error code becomes an HTTP status.
 // A code missing here is a bug: it answers 500 and a test lists them all.
-var statusByCode = map[string]int{
+var statusByCode = withOperationFailures(map[string]int{
 	apperr.CodeInvalidBody:   400,
 	apperr.CodeInvalidID:     400,
 	apperr.CodeInvalidQuery:  400,
@@ -96,15 +97,17 @@ var statusByCode = map[string]int{
 	"not_refundable":         409,
 	"refund_exceeds_balance": 409,
 	"agent_timeout":          504,
-}
+})
 
-// Operations the agent tried and could not carry out are 422, by the
-// codes package operations passes through.
-func init() {
+// withOperationFailures adds to statuses the codes package operations
+// passes through for operations the agent tried and could not carry out
+// (422), and returns it.
+func withOperationFailures(statuses map[string]int) map[string]int {
 	for _, c := range operations.FailureCodes {
-		statusByCode[c] = http.StatusUnprocessableEntity
+		statuses[c] = http.StatusUnprocessableEntity
 	}
-	statusByCode[operations.CodeAgentTooOld] = http.StatusUnprocessableEntity
+	statuses[operations.CodeAgentTooOld] = http.StatusUnprocessableEntity
+	return statuses
 }
 
 // statusOf returns the HTTP status for a code.
@@ -207,6 +210,9 @@ func codeForLocation(loc string) string {
 	return apperr.CodeInvalidBody
 }
 
-func init() {
-	huma.NewError = humaError
-}
+// useOurErrors makes huma build the errors it raises itself (validation,
+// body size, content type) with humaError. huma.NewError is process-wide:
+// New calls this before registering any route, since huma derives each
+// operation's error schema from it; once is enough, as every Server wants
+// the same.
+var useOurErrors = sync.OnceFunc(func() { huma.NewError = humaError })

@@ -124,6 +124,7 @@ type Server struct {
 
 // New builds the server and registers every route.
 func New(cfg Config) *Server {
+	useOurErrors()
 	s := &Server{cfg: cfg, log: cfg.Log, mux: http.NewServeMux()}
 	hc := huma.DefaultConfig("hostgate API", cfg.Version)
 	hc.OpenAPIPath, hc.DocsPath, hc.SchemasPath = "", "", ""

@@ -140,15 +140,21 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 			log.Info("created owner admin", "username", cfg.AdminUsername)
 		}
 	}
+	// The dispatcher and the L1 configuration service come before the host
+	// service, which takes them: it drops agents through the one and
+	// rotates secrets (with their webhook) through the other.
+	h.Dispatch = dispatch.New(uuid.NewString(), h.coord, log)
+	h.Deliveries = &deliveries.Worker{Store: h.store, Sealer: keys, Instance: h.Dispatch.Instance(),
+		AllowPrivate: cfg.WebhookAllowPrivate, Scale: cfg.WebhookScheduleScale, Log: log,
+		Interval: scanInterval(cfg.WebhookScheduleScale)}
+	h.L1Config = l1config.NewService(h.store, keys, h.Dispatch, h.Deliveries, cfg.WebhookAllowPrivate, log)
 	h.Hosts = hosts.NewService(h.store, h.coord, keys, hosts.Config{
 		PublicURL: cfg.PublicURL, InstallTokenTTL: cfg.InstallTokenTTL, AgentTokenTTL: AgentTokenTTL,
 		ExeURL: exeURL, ExeSHA256: exeSHA256,
-	}, h.forgets, log)
+	}, h.forgets, h.Dispatch, h.L1Config, log)
 	h.APIKeys = apikeys.NewService(h.store, h.forgets)
 	h.Accounts.OnStatusChange(h.APIKeys.ForgetUser)
 	h.live = hosts.NewLiveness(h.store)
-	h.Dispatch = dispatch.New(uuid.NewString(), h.coord, log)
-	h.Hosts.SetDisconnecter(h.Dispatch)
 	h.Billing = billing.NewService(h.store)
 	if err := h.initBillingMode(ctx); err != nil {
 		return nil, err
@@ -156,11 +162,6 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 	h.Versions = versions.NewService(h.store)
 	h.admit = agentgw.NewAdmission(cfg.HandshakeConcurrency, cfg.HandshakeRate, int(cfg.HandshakeRate))
 	h.Upgrades = upgrades.NewService(h.store, h.Hosts, h.Versions, h.Dispatch, log)
-	h.Deliveries = &deliveries.Worker{Store: h.store, Sealer: keys, Instance: h.Dispatch.Instance(),
-		AllowPrivate: cfg.WebhookAllowPrivate, Scale: cfg.WebhookScheduleScale, Log: log,
-		Interval: scanInterval(cfg.WebhookScheduleScale)}
-	h.L1Config = l1config.NewService(h.store, keys, h.Dispatch, h.Deliveries, cfg.WebhookAllowPrivate, log)
-	h.Hosts.SetSecretRotator(h.L1Config)
 	h.gw = agentgw.New(h.bg, h.Hosts, h.Upgrades, h.L1Config, h.live, h.Dispatch, h.admit, log)
 	ops := operations.NewService(h.Hosts, h.Dispatch, h.Billing)
 	h.Terminals = terminals.New(terminals.Config{

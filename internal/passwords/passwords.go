@@ -149,14 +149,17 @@ func Check(password, account string) error {
 
 // common holds passwords that appear at the top of every published breach
 // list; a fuller breached-password check is future work (docs/accounts.md).
-var common = map[string]bool{}
-
-func init() {
-	for _, p := range strings.Fields(`password password1 password123 passw0rd 12345678 123456789
+var common = commonSet(`password password1 password123 passw0rd 12345678 123456789
 		1234567890 12341234 11111111 00000000 88888888 87654321 iloveyou qwertyui qwerty123
 		qwertyuiop 1q2w3e4r 1qaz2wsx zaq12wsx abcd1234 abc12345 asdfghjk asdf1234 letmein1
 		welcome1 football baseball sunshine princess superman trustno1 admin123 administrator
-		changeme computer internet starwars whatever dragon12 monkey12 hostgate`) {
-		common[p] = true
+		changeme computer internet starwars whatever dragon12 monkey12 hostgate`)
+
+// commonSet is the set of the space-separated words in list.
+func commonSet(list string) map[string]bool {
+	set := map[string]bool{}
+	for _, p := range strings.Fields(list) {
+		set[p] = true
 	}
+	return set
 }

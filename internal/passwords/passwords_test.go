@@ -236,6 +236,26 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// TestCommonPasswordsAreRefused checks the built list: every word is kept
+// in lower case (Check looks the password up lowered) and each is refused
+// as too common, in any case.
+func TestCommonPasswordsAreRefused(t *testing.T) {
+	if len(common) < 40 {
+		t.Fatalf("common holds %d passwords, want the whole list", len(common))
+	}
+	for p := range common {
+		if p != strings.ToLower(p) {
+			t.Errorf("%q: not lower case, so Check never finds it", p)
+		}
+		for _, v := range []string{p, strings.ToUpper(p)} {
+			err := Check(v, "")
+			if apperr.Code(err) != CodeWeakPassword || !strings.Contains(err.Error(), "too common") {
+				t.Errorf("Check(%q): got %v, want too common", v, err)
+			}
+		}
+	}
+}
+
 // fillSlots takes every concurrency slot of h, so the next derive must wait,
 // and gives them back when the test ends.
 func fillSlots(t *testing.T, h *Hasher) {

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
@@ -166,6 +167,7 @@ func driverOptional(cmd goredis.Cmder) bool {
 // wrong address or password fails at startup. Timeouts given in the URL's
 // query win over the short defaults.
 func Open(ctx context.Context, rawURL string, opts ...Option) (*Coord, error) {
+	routeDriverLog()
 	o, err := goredis.ParseURL(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("redis: parse url: %w", redactURLError(err))
@@ -196,17 +198,25 @@ func (e *UnreachableError) Unwrap() error { return e.Err }
 // go-redis prints its own messages (each failed dial of its pool, say) to
 // standard error, which would bury the hub's one-line report of a Redis
 // outage; they go to slog's default logger at debug level instead, or to
-// the logger SetLogger names.
-func init() { goredis.SetLogger(redisLogger{}) }
+// the logger SetLogger names. go-redis's logger is process-wide: it is
+// replaced once, by the first Open or SetLogger, and redisLogger then reads
+// driverLog on every message.
+var (
+	routeDriverLog = sync.OnceFunc(func() { goredis.SetLogger(redisLogger{}) })
+	driverLog      atomic.Pointer[slog.Logger] // nil: slog.Default()
+)
 
 // SetLogger sends go-redis's own messages to log, at debug level. It is
 // process-wide: the hostgate binary calls it, tests leave the default.
-func SetLogger(log *slog.Logger) { goredis.SetLogger(redisLogger{log}) }
+func SetLogger(log *slog.Logger) {
+	driverLog.Store(log)
+	routeDriverLog()
+}
 
-type redisLogger struct{ log *slog.Logger }
+type redisLogger struct{}
 
-func (l redisLogger) Printf(ctx context.Context, format string, v ...any) {
-	log := l.log
+func (redisLogger) Printf(ctx context.Context, format string, v ...any) {
+	log := driverLog.Load()
 	if log == nil {
 		log = slog.Default()
 	}
