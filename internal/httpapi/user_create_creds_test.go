@@ -50,6 +50,6 @@ func TestUserCreateHostWithCredentials(t *testing.T) {
 		// Refusals are the same with or without credentials, and issue none.
 		c.Do("POST", "/v1/user/hosts", map[string]any{"name": "", "with_credentials": true}).Want(t, 400, "invalid_name")
 		c.Do("POST", "/v1/user/hosts", map[string]any{"name": "x", "listen_port": 80, "with_credentials": true}).Want(t, 400, "invalid_port")
-		c.Do("POST", "/v1/user/hosts", map[string]any{"name": "x", "with_credentials": "yes"}).Want(t, 422, "")
+		c.Do("POST", "/v1/user/hosts", map[string]any{"name": "x", "with_credentials": "yes"}).Want(t, 400, "invalid_body")
 	})
 }
