@@ -11,7 +11,6 @@ import (
 	"hash/fnv"
 	"log/slog"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -255,7 +254,7 @@ func (s *Service) Page(ctx context.Context, owner string, f OwnedFilter, p pagin
 	default:
 		return paging.Result[Host]{}, apperr.New(apperr.CodeInvalidQuery, "status: unknown status")
 	}
-	if f.Sort != "" && !slices.Contains(Sorts, f.Sort) {
+	if _, ok := f.Sort.Order(); !ok {
 		return paging.Result[Host]{}, apperr.New(apperr.CodeInvalidQuery, "sort: unknown order")
 	}
 	items, total, err := s.store.PageOwnedHosts(ctx, owner, f, p)

@@ -30,7 +30,7 @@ type Filter struct {
 // OwnedFilter narrows and orders one user's host list. Query matches the
 // name as a case-insensitive substring, or the id exactly. Status matches
 // the stored status exactly. Empty fields match everything; an empty Sort
-// is SortNewest.
+// is DefaultSort.
 type OwnedFilter struct {
 	Query  string
 	Status Status
@@ -52,8 +52,59 @@ const (
 	SortLastSeenDesc Sort = "-last_seen_at"
 )
 
-// Sorts lists every Sort, for validation and documentation.
-var Sorts = []Sort{SortName, SortNameDesc, SortCreated, SortNewest, SortLastSeen, SortLastSeenDesc}
+// SortOrder is one order of a user's host list as a store applies it.
+type SortOrder struct {
+	Sort Sort
+	// Column is the hosts column sorted by, also Host's JSON field.
+	Column string
+	// Desc sorts descending; ties break on the id in the same direction.
+	Desc bool
+	// Nullable: the column may be NULL (last_seen_at of a host never
+	// seen), and a NULL sorts as the least value: first ascending, last
+	// descending.
+	Nullable bool
+}
+
+// SortOrders is every order of a user's host list, the one place its sort
+// values are listed: the service's validation, the OpenAPI enum of
+// GET /v1/user/hosts?sort (and so the console's type) and the store's
+// ORDER BY all come from it.
+var SortOrders = []SortOrder{
+	{Sort: SortName, Column: "name"},
+	{Sort: SortNameDesc, Column: "name", Desc: true},
+	{Sort: SortCreated, Column: "created_at"},
+	{Sort: SortNewest, Column: "created_at", Desc: true},
+	{Sort: SortLastSeen, Column: "last_seen_at", Nullable: true},
+	{Sort: SortLastSeenDesc, Column: "last_seen_at", Desc: true, Nullable: true},
+}
+
+// DefaultSort is the order of an empty Sort.
+const DefaultSort = SortNewest
+
+// Sorts lists every Sort of SortOrders, in its order.
+var Sorts = sortsOf(SortOrders)
+
+func sortsOf(os []SortOrder) []Sort {
+	out := make([]Sort, len(os))
+	for i, o := range os {
+		out[i] = o.Sort
+	}
+	return out
+}
+
+// Order returns s's SortOrder, DefaultSort's for an empty s; false when
+// s is no order of SortOrders.
+func (s Sort) Order() (SortOrder, bool) {
+	if s == "" {
+		s = DefaultSort
+	}
+	for _, o := range SortOrders {
+		if o.Sort == s {
+			return o, true
+		}
+	}
+	return SortOrder{}, false
+}
 
 // AdminHost is a host with its owner's email, for the admin console.
 type AdminHost struct {

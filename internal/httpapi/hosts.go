@@ -32,11 +32,25 @@ type hostItemsOut struct {
 // of it the answer is every host as {items} (the answer before paging);
 // with any of it, one page as {items, total, limit, offset}.
 type userListHostsIn struct {
-	Q      string `query:"q" maxLength:"254" doc:"Host name contains this (case-insensitive), or the host id is exactly this"`
-	Status string `query:"status" enum:"pending,online,stale,offline,banned" doc:"Only hosts in this stored status (docs/hosts.md); the live agent connection is each item's online"`
-	Sort   string `query:"sort" enum:"name,-name,created_at,-created_at,last_seen_at,-last_seen_at" doc:"Order; a leading - is descending (default -created_at, newest first). Never-seen hosts sort as the oldest by last_seen_at"`
+	Q      string   `query:"q" maxLength:"254" doc:"Host name contains this (case-insensitive), or the host id is exactly this"`
+	Status string   `query:"status" enum:"pending,online,stale,offline,banned" doc:"Only hosts in this stored status (docs/hosts.md); the live agent connection is each item's online"`
+	Sort   hostSort `query:"sort" doc:"Order; a leading - is descending (default -created_at, newest first). Never-seen hosts sort as the oldest by last_seen_at"`
 	PageParams
 	paged bool
+}
+
+// hostSort is the sort parameter of GET /v1/user/hosts, a hosts.Sort;
+// its OpenAPI enum is hosts.Sorts, so the document (and the console's
+// generated type) lists the orders the store has.
+type hostSort string
+
+// Schema implements huma.SchemaProvider.
+func (hostSort) Schema(huma.Registry) *huma.Schema {
+	enum := make([]any, len(hosts.Sorts))
+	for i, s := range hosts.Sorts {
+		enum[i] = string(s)
+	}
+	return &huma.Schema{Type: huma.TypeString, Enum: enum}
 }
 
 // userListQuery names the parameters that turn on paging.
@@ -77,8 +91,9 @@ type HostIDParam struct {
 }
 
 type createHostBody struct {
-	Name       string `json:"name" required:"false" doc:"Required: 1 to 64 characters; no control or bidirectional control characters (docs/api.md, Names)"`
-	ListenPort *int   `json:"listen_port,omitempty" doc:"Agent's local L1 port, 1024-65535 (default 23456)"`
+	Name            string `json:"name" required:"false" doc:"Required: 1 to 64 characters; no control or bidirectional control characters (docs/api.md, Names)"`
+	ListenPort      *int   `json:"listen_port,omitempty" doc:"Agent's local L1 port, 1024-65535 (default 23456)"`
+	WithCredentials bool   `json:"with_credentials,omitempty" doc:"Also issue install credentials and return them as credentials, beside the host's fields (as POST /v1/api/hosts does under credentials)"`
 }
 
 type createHostIn struct{ Body createHostBody }
@@ -148,7 +163,7 @@ func (s *Server) userHostRoutes() {
 	}
 	op(s, user(http.MethodGet, "/v1/user/hosts", "userListHosts",
 		"List my hosts: all of them, or one page searched, filtered and sorted"), s.userListHosts)
-	op(s, user(http.MethodPost, "/v1/user/hosts", "userCreateHost", "Create a host"), s.userCreateHost)
+	op(s, user(http.MethodPost, "/v1/user/hosts", "userCreateHost", "Create a host, optionally with install credentials"), s.userCreateHost)
 	op(s, user(http.MethodGet, "/v1/user/hosts/{id}", "userGetHost", "Get a host and whether its agent is connected"), s.userGetHost)
 	op(s, user(http.MethodPut, "/v1/user/hosts/{id}", "userUpdateHost", "Rename a host or change its listen port"), s.userUpdateHost)
 	op(s, user(http.MethodDelete, "/v1/user/hosts/{id}", "userDeleteHost", "Delete a host (soft); its agent is dropped at once"), s.userDeleteHost)
@@ -164,12 +179,25 @@ func (s *Server) userHostRoutes() {
 	op(s, info, s.userSystemInfo)
 }
 
-func (s *Server) userCreateHost(ctx context.Context, in *createHostIn) (*hostOut, error) {
-	h, _, err := s.cfg.Hosts.Create(ctx, userOf(ctx).UserID, in.Body.Name, in.Body.ListenPort, false)
+// userCreatedHostOut is the Host, as the route has always answered, plus
+// credentials when with_credentials asked for them (the client API's
+// POST /v1/api/hosts answers {host, credentials} instead; this route keeps
+// a bare Host for its existing callers).
+type userCreatedHostOut struct {
+	Body struct {
+		hosts.Host
+		Credentials *hosts.Credentials `json:"credentials,omitempty" doc:"The host's first install credentials (hostgate addition); present only when with_credentials is true; shown once"`
+	}
+}
+
+func (s *Server) userCreateHost(ctx context.Context, in *createHostIn) (*userCreatedHostOut, error) {
+	h, c, err := s.cfg.Hosts.Create(ctx, userOf(ctx).UserID, in.Body.Name, in.Body.ListenPort, in.Body.WithCredentials)
 	if err != nil {
 		return nil, err
 	}
-	return &hostOut{Body: h}, nil
+	out := &userCreatedHostOut{}
+	out.Body.Host, out.Body.Credentials = h, c
+	return out, nil
 }
 
 func (s *Server) hostWithState(ctx context.Context, owner, id string) (*hostWithStateOut, error) {

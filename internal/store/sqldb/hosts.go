@@ -133,17 +133,21 @@ func (d *DB) ListOwnedHosts(ctx context.Context, owner string) ([]hosts.Host, er
 	return hs, nil
 }
 
-// ownedOrders are the ORDER BY clauses of hosts.Sort, each served by an
-// index of migration 0013 (or hosts_owner_newest): never-seen hosts (NULL)
-// come first ascending and last descending, the default of SQLite and the
-// order of PostgreSQL's hosts_owner_last_seen.
-var ownedOrders = map[hosts.Sort]string{
-	hosts.SortName:         "name ASC, id ASC",
-	hosts.SortNameDesc:     "name DESC, id DESC",
-	hosts.SortCreated:      "created_at ASC, id ASC",
-	hosts.SortNewest:       "created_at DESC, id DESC",
-	hosts.SortLastSeen:     "last_seen_at ASC NULLS FIRST, id ASC",
-	hosts.SortLastSeenDesc: "last_seen_at DESC NULLS LAST, id DESC",
+// ownedOrder is the ORDER BY clause of o (hosts.SortOrders), each served
+// by an index of migration 0013 (or hosts_owner_newest). A nullable
+// column's NULLs (hosts never seen) come first ascending and last
+// descending: the default of SQLite and the order of PostgreSQL's
+// hosts_owner_last_seen. A column that is never NULL gets no NULLS clause,
+// so PostgreSQL can scan its index backwards.
+func ownedOrder(o hosts.SortOrder) string {
+	dir, nulls := "ASC", " NULLS FIRST"
+	if o.Desc {
+		dir, nulls = "DESC", " NULLS LAST"
+	}
+	if !o.Nullable {
+		nulls = ""
+	}
+	return o.Column + " " + dir + nulls + ", id " + dir
 }
 
 // PageOwnedHosts returns a page of the owner's undeleted hosts matching f,
@@ -151,13 +155,11 @@ var ownedOrders = map[hosts.Sort]string{
 // kept by triggers, when nothing is filtered). The query is a literal
 // substring of the name (LIKE's wildcards escaped) or an exact id.
 func (d *DB) PageOwnedHosts(ctx context.Context, owner string, f hosts.OwnedFilter, p paging.Page) ([]hosts.Host, int, error) {
-	order, ok := ownedOrders[f.Sort]
-	if f.Sort == "" {
-		order, ok = ownedOrders[hosts.SortNewest], true
-	}
+	o, ok := f.Sort.Order()
 	if !ok {
 		return nil, 0, fmt.Errorf("%s: list hosts: unknown sort %q", d.dialect.Name, f.Sort)
 	}
+	order := ownedOrder(o)
 	var w where
 	w.add(`user_id = $%d`, owner)
 	w.addSQL(`deleted_at IS NULL`)

@@ -97,12 +97,23 @@ func testPageOwnedHosts(t *testing.T, s store.Store) {
 		{"offset at the end", hosts.OwnedFilter{}, paging.Page{Limit: 2, Offset: 5}, nil, 5},
 		{"offset past the end", hosts.OwnedFilter{}, paging.Page{Limit: 200, Offset: 100_000}, nil, 5},
 	}
+	tested := map[hosts.Sort]bool{}
 	for _, c := range cases {
 		got, total, err := s.PageOwnedHosts(t.Context(), ann, c.f, c.p)
 		must(t, "PageOwnedHosts "+c.name, err)
 		if g := hostIDs(got); !slices.Equal(g, c.want) || total != c.total {
 			t.Errorf("PageOwnedHosts %s: got %v total %d, want %v total %d", c.name, g, total, c.want, c.total)
 		}
+		tested[c.f.Sort] = true
+	}
+	// Every order of the one table (hosts.SortOrders) has its case above.
+	for _, o := range hosts.SortOrders {
+		if !tested[o.Sort] {
+			t.Errorf("PageOwnedHosts: no case sorts by %q", o.Sort)
+		}
+	}
+	if _, _, err := s.PageOwnedHosts(t.Context(), ann, hosts.OwnedFilter{Sort: "bid"}, full); err == nil {
+		t.Error("PageOwnedHosts sort bid: no error, want an unknown sort refused")
 	}
 	got, _, err := s.PageOwnedHosts(t.Context(), ann, hosts.OwnedFilter{Query: "charlie"}, full)
 	must(t, "PageOwnedHosts one host", err)

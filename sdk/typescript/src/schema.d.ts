@@ -1492,7 +1492,7 @@ export interface paths {
         /** List my hosts: all of them, or one page searched, filtered and sorted */
         get: operations["userListHosts"];
         put?: never;
-        /** Create a host */
+        /** Create a host, optionally with install credentials */
         post: operations["userCreateHost"];
         delete?: never;
         options?: never;
@@ -1926,6 +1926,8 @@ export interface components {
             listen_port?: number;
             /** @description Required: 1 to 64 characters; no control or bidirectional control characters (docs/api.md, Names) */
             name?: string;
+            /** @description Also issue install credentials and return them as credentials, beside the host's fields (as POST /v1/api/hosts does under credentials) */
+            with_credentials?: boolean;
         };
         CreateKeyInBody: {
             /** @description Required: 1 to 64 characters; no control or bidirectional control characters (docs/api.md, Names) */
@@ -3024,6 +3026,30 @@ export interface components {
             email: string;
             id: string;
             status: string;
+        };
+        UserCreatedHostOutBody: {
+            /** Format: int64 */
+            bid: number;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The host's first install credentials (hostgate addition); present only when with_credentials is true; shown once */
+            credentials?: components["schemas"]["Credentials"];
+            id: string;
+            installed_version?: string;
+            /** Format: date-time */
+            last_online_at?: string;
+            /** Format: date-time */
+            last_seen_at?: string;
+            /** Format: int64 */
+            listen_port: number;
+            name: string;
+            os?: string;
+            public_ip?: string;
+            report_url?: string;
+            status: string;
+            user_id: string;
+            /** @enum {string} */
+            webhook_format: "A" | "B";
         };
         UserHostOutBody: {
             host: components["schemas"]["Host"];
@@ -7117,7 +7143,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Host"];
+                    "application/json": components["schemas"]["UserCreatedHostOutBody"];
                 };
             };
             400: components["responses"]["Error400"];

@@ -1,6 +1,6 @@
 // Names for the generated schema types the console uses. Never hand-write a
 // response shape: add an alias here instead.
-import type { components } from './schema';
+import type { components, operations } from './schema';
 
 type S = components['schemas'];
 
@@ -21,6 +21,10 @@ export type HostPage = S['HostItemsOutBody'];
 export type HostWithState = S['UserHostOutBody'];
 export type MetricsPage = S['MetricsOutBody'];
 export type CreateHostBody = S['CreateHostBody'];
+/** The create answer: the host plus, with `with_credentials`, its first install credentials. */
+export type HostCreated = S['UserCreatedHostOutBody'];
+/** A `sort` value of `GET /v1/user/hosts` (the hub's hosts.SortOrders). */
+export type HostSort = NonNullable<NonNullable<operations['userListHosts']['parameters']['query']>['sort']>;
 export type UpdateHostBody = S['UpdateHostInBody'];
 export type Credentials = S['Credentials'];
 export type ApiKey = S['Key'];

@@ -3,7 +3,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api/client';
 import { qk } from '../api/queryKeys';
-import type { CreateHostBody, Credentials, Host, HostPage } from '../api/types';
+import type { CreateHostBody, HostCreated, HostPage } from '../api/types';
 import type { HostListParams } from '../lib/paging';
 
 /** How often the list re-reads hosts so `online` follows the agents. */
@@ -19,16 +19,14 @@ export function useHosts(p: HostListParams) {
 }
 
 /**
- * The create answer: the host plus, once, its install credentials. The
- * document types the answer as Host; the credentials are optional here so
- * the console works before and after the hub adds them.
+ * Creates a host with its first install credentials in the same call
+ * (`with_credentials`), for the host page to show once.
  */
-export type HostCreated = Host & { credentials?: Credentials };
-
 export function useCreateHost() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (b: CreateHostBody) => api.post<HostCreated>('/v1/user/hosts', b),
+    mutationFn: (b: Omit<CreateHostBody, 'with_credentials'>) =>
+      api.post<HostCreated>('/v1/user/hosts', { ...b, with_credentials: true }),
     meta: { errorShownInline: true },
     onSuccess: () => qc.invalidateQueries({ queryKey: qk.hosts.all }),
   });

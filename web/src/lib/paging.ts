@@ -1,13 +1,24 @@
 // Maps between an antd Table's paging/sorting, the URL's search params and
 // the hub's `limit`/`offset`/`sort` query parameters.
+import type { HostSort } from '../api/types';
 
 export interface PageParams {
   limit: number;
   offset: number;
 }
 
-export const HOST_SORTS = ['name', '-name', 'created_at', '-created_at', 'last_seen_at', '-last_seen_at'] as const;
-export type HostSort = (typeof HOST_SORTS)[number];
+export type { HostSort };
+// Every sort value of the hub, keyed by the generated type: a value the
+// hub's OpenAPI enum gains or loses fails the type check here.
+const HOST_SORT_KEYS: Record<HostSort, true> = {
+  name: true,
+  '-name': true,
+  created_at: true,
+  '-created_at': true,
+  last_seen_at: true,
+  '-last_seen_at': true,
+};
+export const HOST_SORTS = Object.keys(HOST_SORT_KEYS) as readonly HostSort[];
 export const HOST_STATUSES = ['pending', 'online', 'stale', 'offline', 'banned'] as const;
 export type HostStatus = (typeof HOST_STATUSES)[number];
 

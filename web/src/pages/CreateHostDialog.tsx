@@ -10,8 +10,9 @@ interface Values {
 }
 
 /**
- * The create-host dialog. On success it opens the host page, handing it the
- * raw create answer as `location.state.created` so the page can show the
+ * The create-host dialog. The host is created with its first install
+ * credentials (useCreateHost); on success it opens the host page, handing it
+ * the raw create answer as `location.state.created` so the page can show the
  * credentials once (FOUNDATION.md).
  */
 export function CreateHostDialog({ open, onClose }: { open: boolean; onClose: () => void }) {

@@ -39,10 +39,17 @@ afterEach(() => {
   vi.unstubAllGlobals();
 });
 
-async function renderAt(routes: (url: string) => Response) {
+/** Every request the page made, as "METHOD url". */
+let requests: string[] = [];
+
+async function renderAt(routes: (url: string) => Response, state?: unknown) {
+  requests = [];
   vi.stubGlobal(
     'fetch',
-    vi.fn((input: string) => Promise.resolve(routes(input))),
+    vi.fn((input: string, init?: RequestInit) => {
+      requests.push(`${init?.method ?? 'GET'} ${input}`);
+      return Promise.resolve(routes(input));
+    }),
   );
   class RO {
     observe() {}
@@ -58,7 +65,7 @@ async function renderAt(routes: (url: string) => Response) {
       <QueryClientProvider client={qc}>
         <I18nProvider>
           <AntApp>
-            <MemoryRouter initialEntries={[`/hosts/${HOST_ID}`]}>
+            <MemoryRouter initialEntries={[{ pathname: `/hosts/${HOST_ID}`, state }]}>
               <Routes>
                 <Route path="/hosts/:id" element={<HostPage />} />
               </Routes>
@@ -128,6 +135,37 @@ describe('HostPage', () => {
     expect((q('[data-testid=l1-url]') as HTMLInputElement).value).toBe('https://example.com/r');
     expect((q('[data-testid=l1-secret]') as HTMLInputElement).value).toBe('');
     expect(q('[data-testid=credentials-panel]')).toBeNull();
+  });
+
+  it('shows the credentials of the create answer once, without issuing others', { timeout: 40_000 }, async () => {
+    const credentials = {
+      host_id: HOST_ID,
+      bid: 1234,
+      secret_key: 'ab'.repeat(16),
+      install_token: 'tok',
+      install_token_expires_at: '2026-11-26T04:55:38Z',
+      agent_privkey_seed: 'seed',
+      agent_pubkey: 'pub',
+      api_endpoint: 'http://hub',
+      ws_url: 'ws://hub/gateway/ws',
+      listen_port: 23456,
+      exe_url: '',
+      exe_sha256: '',
+      url: '',
+      install_command: { powershell: 'irm http://hub/install/tok.ps1 | iex', shell: 'curl -fsSL http://hub/install/tok.sh | sh' },
+    };
+    await renderAt(
+      (url) => {
+        if (url.includes('/metrics') || url.includes('/webhook-deliveries')) return json(200, { items: [] });
+        return json(200, { host: { ...host, status: 'pending' }, online: false });
+      },
+      { created: { ...host, status: 'pending', credentials } },
+    );
+    await until(() => Boolean(q('[data-testid=credentials-json]')));
+    expect(q('[data-testid=credentials-panel]')).not.toBeNull();
+    expect(JSON.parse(q('[data-testid=credentials-json]')?.textContent ?? '{}')).toEqual(credentials);
+    expect(q('[data-testid=install-command-shell]')?.textContent).toContain('tok.sh');
+    expect(requests.filter((r) => !r.startsWith('GET '))).toEqual([]);
   });
 
   it('says host not found on a 404, with a way back', { timeout: 40_000 }, async () => {

@@ -12,11 +12,10 @@ import {
   SyncOutlined,
 } from '@ant-design/icons';
 import { Alert, App, Badge, Button, Card, Col, Descriptions, Flex, Result, Row, Skeleton, Space, Tag, Tooltip, Typography } from 'antd';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router';
 import { ApiError, errorMessage, seg } from '../../api/client';
-import type { Credentials, Host, Upgrade } from '../../api/types';
-import type { HostCreated } from '../../hooks/hosts';
+import type { Credentials, Host, HostCreated, Upgrade } from '../../api/types';
 import { useFormat, useI18n } from '../../i18n';
 import { ErrorState } from '../../ui/ErrorState';
 import { useConfirm } from '../../ui/useConfirm';
@@ -58,26 +57,16 @@ function HostView({ id }: { id: string }) {
   const navigate = useNavigate();
   const q = useHost(id);
 
-  // The create answer handed over by the hosts list: shown once, then the
-  // history entry forgets it so a reload does not show it again.
+  // The create answer handed over by the hosts list, credentials included
+  // (with_credentials): shown once, then the history entry forgets it so a
+  // reload does not show it again.
   const created = (location.state as { created?: HostCreated } | null)?.created;
   const [shown, setShown] = useState<ShownCredentials | null>(() =>
     created?.credentials ? { credentials: created.credentials, source: 'created' } : null,
   );
-  // The user console's create answer carries no credentials (only the client
-  // API's with_credentials does), so a host just created gets its first
-  // install credentials here, once, to show them right away.
-  const { mutate: issueFirst, isPending: issuingFirst } = useReissueInstallToken(id);
-  const issued = useRef(false);
   useEffect(() => {
-    if (!created) return;
-    void navigate(location.pathname, { replace: true, state: null });
-    if (created.credentials || issued.current) return;
-    issued.current = true;
-    issueFirst(undefined, {
-      onSuccess: (r) => setShown({ credentials: r.credentials, source: 'created' }),
-    });
-  }, [created, location.pathname, navigate, issueFirst]);
+    if (created) void navigate(location.pathname, { replace: true, state: null });
+  }, [created, location.pathname, navigate]);
 
   if (q.isPending) return <HostSkeleton />;
   if (q.isError && !q.data) {
@@ -107,9 +96,6 @@ function HostView({ id }: { id: string }) {
       <HostHeader host={host} online={online} upgrade={upgrade} />
       {q.isError ? (
         <Alert type="warning" showIcon style={{ marginBottom: 16 }} message={errorMessage(q.error)} />
-      ) : null}
-      {issuingFirst ? (
-        <Alert type="info" showIcon style={{ marginBottom: 16 }} message={t('host.creds.issuing')} />
       ) : null}
       <Row gutter={[16, 16]}>
         <Col xs={24} xl={12}>
