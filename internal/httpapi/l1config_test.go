@@ -390,6 +390,11 @@ func TestL1ConfigWebhooksFromAllSources(t *testing.T) {
 		if hv.Host.BID != f.host.BID+6 || hv.Host.ReportURL != rc.URL() || hv.Host.WebhookFormat != "B" {
 			t.Errorf("host after the writes: %+v", hv.Host)
 		}
+		// The receiver has seen every delivery; the worker records each
+		// outcome just after the receiver answers, so wait for that.
+		for _, id := range ids {
+			f.awaitRow(t, id, func(r deliveryRow) bool { return r.Status != "pending" && r.Status != "retrying" })
+		}
 		for _, cred := range []string{f.user.AccessToken, f.key} {
 			rows := f.history(t, cred)
 			if len(rows) != len(changes) {
