@@ -166,7 +166,7 @@ const (
 	wmClose           = 0x0010
 	wmCopyData        = 0x004A
 	gwOwner           = 4
-	smtoAbortIfHung   = 0x0002
+	smtoNormal        = 0x0000
 	copyDataTimeoutMs = 5000
 	// quitMessage is the family's quit command, sent as dwData 2000<<16.
 	quitMessage = 2000 << 16
@@ -180,8 +180,12 @@ type copyDataStruct struct {
 }
 
 // quit sends WM_COPYDATA with dwData 2000<<16 and no payload to the
-// process's main window. WM_COPYDATA must be sent, not posted; a hung
-// window makes the send give up after 5 s instead of hanging the agent.
+// process's main window. WM_COPYDATA must be sent, not posted; a window
+// that does not answer makes the send give up after 5 s instead of
+// hanging the agent. The send does not abort early for a window the system
+// calls hung (SMTO_ABORTIFHUNG): a game server busy saving for 5 s is
+// "hung" by that measure, and Wine says so of idle windows too, which
+// would skip the one graceful stage a server saves its state in.
 func (windowsProcs) quit(p process) error {
 	w, ok := mainWindow(uint32(p.PID))
 	if !ok {
@@ -190,7 +194,7 @@ func (windowsProcs) quit(p process) error {
 	cds := copyDataStruct{dwData: quitMessage}
 	var result uintptr
 	r, _, err := procSendMessageTimeoutW.Call(uintptr(w), wmCopyData, 0, uintptr(unsafe.Pointer(&cds)),
-		smtoAbortIfHung, copyDataTimeoutMs, uintptr(unsafe.Pointer(&result)))
+		smtoNormal, copyDataTimeoutMs, uintptr(unsafe.Pointer(&result)))
 	if r == 0 {
 		return fmt.Errorf("WM_COPYDATA to pid %d: %w", p.PID, err)
 	}
