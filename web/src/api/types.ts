@@ -25,6 +25,7 @@ export type CreateHostBody = S['CreateHostBody'];
 export type HostCreated = S['UserCreatedHostOutBody'];
 /** A `sort` value of `GET /v1/user/hosts` (the hub's hosts.SortOrders). */
 export type HostSort = NonNullable<NonNullable<operations['userListHosts']['parameters']['query']>['sort']>;
+export type HostStatus = NonNullable<NonNullable<operations['userListHosts']['parameters']['query']>['status']>;
 export type UpdateHostBody = S['UpdateHostInBody'];
 export type Credentials = S['Credentials'];
 export type ApiKey = S['Key'];

@@ -1,13 +1,13 @@
 // Maps between an antd Table's paging/sorting, the URL's search params and
 // the hub's `limit`/`offset`/`sort` query parameters.
-import type { HostSort } from '../api/types';
+import type { HostSort, HostStatus } from '../api/types';
 
 export interface PageParams {
   limit: number;
   offset: number;
 }
 
-export type { HostSort };
+export type { HostSort, HostStatus };
 // Every sort value of the hub, keyed by the generated type: a value the
 // hub's OpenAPI enum gains or loses fails the type check here.
 const HOST_SORT_KEYS: Record<HostSort, true> = {
@@ -19,8 +19,16 @@ const HOST_SORT_KEYS: Record<HostSort, true> = {
   '-last_seen_at': true,
 };
 export const HOST_SORTS = Object.keys(HOST_SORT_KEYS) as readonly HostSort[];
-export const HOST_STATUSES = ['pending', 'online', 'stale', 'offline', 'banned'] as const;
-export type HostStatus = (typeof HOST_STATUSES)[number];
+// Every host status of the hub, in the order the filter offers them, keyed
+// by the generated type the same way.
+const HOST_STATUS_KEYS: Record<HostStatus, true> = {
+  pending: true,
+  online: true,
+  stale: true,
+  offline: true,
+  banned: true,
+};
+export const HOST_STATUSES = Object.keys(HOST_STATUS_KEYS) as readonly HostStatus[];
 
 export interface HostListParams extends PageParams {
   q?: string;
