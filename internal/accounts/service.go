@@ -54,20 +54,36 @@ type Service struct {
 	// sessions keeps what access-token checks read from the store, by
 	// session id, for at most recent.TTL.
 	sessions *recent.Cache[SessionState]
-	// statusChanged is told after a user's status changed (API-key checks
-	// kept by package apikeys are forgotten).
-	statusChanged func(ctx context.Context, userID string)
+	// apiKeys forgets what it keeps of a user's API keys after the user's
+	// status changed, so a suspension ends them at once.
+	apiKeys KeyForgetter
 }
 
-// OnStatusChange makes f run after each committed suspension or resumption;
-// the hub sets it once at start, before serving.
-func (s *Service) OnStatusChange(f func(ctx context.Context, userID string)) { s.statusChanged = f }
+// KeyForgetter forgets what is kept of a user's API-key checks (package
+// apikeys), on every instance.
+type KeyForgetter interface {
+	ForgetUser(ctx context.Context, userID string)
+}
 
-// NewService wires the account service; bus carries the forgetting of
-// kept session states to other instances.
-func NewService(st Store, bus *recent.Bus, keys *keyring.Keyring, h *passwords.Hasher, g *lockout.Guard, p Policy, log *slog.Logger) *Service {
-	return &Service{store: st, keys: keys, hasher: h, guard: g, policy: p, log: log, now: time.Now,
-		sessions: recent.New[SessionState]("sessions", bus)}
+// Deps are what the account service works with besides its store.
+type Deps struct {
+	// Bus carries the forgetting of kept session states to other instances.
+	Bus     *recent.Bus
+	Keys    *keyring.Keyring
+	Hasher  *passwords.Hasher
+	Lockout *lockout.Guard
+	// APIKeys is told of each committed suspension or resumption.
+	APIKeys KeyForgetter
+}
+
+// NewService wires the account service. Every dependency is required: a
+// suspension that did not end the user's API keys would leave them working.
+func NewService(st Store, d Deps, p Policy, log *slog.Logger) *Service {
+	if st == nil || d.Bus == nil || d.Keys == nil || d.Hasher == nil || d.Lockout == nil || d.APIKeys == nil {
+		panic("accounts.NewService: a dependency is missing")
+	}
+	return &Service{store: st, keys: d.Keys, hasher: d.Hasher, guard: d.Lockout, policy: p, log: log, now: time.Now,
+		sessions: recent.New[SessionState]("sessions", d.Bus), apiKeys: d.APIKeys}
 }
 
 // Auth is the result of a register, login or refresh.
@@ -348,9 +364,7 @@ func (s *Service) SetStatus(ctx context.Context, actor audit.Actor, id string, s
 		return err
 	}
 	s.forgetSessions(ctx, ids)
-	if s.statusChanged != nil {
-		s.statusChanged(ctx, id)
-	}
+	s.apiKeys.ForgetUser(ctx, id)
 	return nil
 }
 

@@ -129,7 +129,9 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 	hasher := passwords.NewHasher(passwords.Default)
 	h.forgets = recent.NewBus(h.coord, log)
 	h.lockouts = []*lockout.Guard{lockout.New(h.store, lockout.Default, "user"), lockout.New(h.store, lockout.Default, "admin")}
-	h.Accounts = accounts.NewService(h.store, h.forgets, keys, hasher, h.lockouts[0], accounts.DefaultPolicy, log)
+	h.APIKeys = apikeys.NewService(h.store, h.forgets)
+	h.Accounts = accounts.NewService(h.store, accounts.Deps{Bus: h.forgets, Keys: keys, Hasher: hasher,
+		Lockout: h.lockouts[0], APIKeys: h.APIKeys}, accounts.DefaultPolicy, log)
 	h.Admins = admin.NewService(h.store, h.coord, h.forgets, keys, hasher, h.lockouts[1])
 	if cfg.AdminUsername != "" {
 		created, err := h.Admins.EnsureOwner(ctx, cfg.AdminUsername, cfg.AdminPassword)
@@ -152,8 +154,6 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 		PublicURL: cfg.PublicURL, InstallTokenTTL: cfg.InstallTokenTTL, AgentTokenTTL: AgentTokenTTL,
 		ExeURL: exeURL, ExeSHA256: exeSHA256,
 	}, h.forgets, h.Dispatch, h.L1Config, log)
-	h.APIKeys = apikeys.NewService(h.store, h.forgets)
-	h.Accounts.OnStatusChange(h.APIKeys.ForgetUser)
 	h.live = hosts.NewLiveness(h.store)
 	h.Billing = billing.NewService(h.store)
 	if err := h.initBillingMode(ctx); err != nil {
