@@ -3,6 +3,8 @@ package e2e
 import (
 	"testing"
 	"time"
+
+	"hostgate/internal/eventually"
 )
 
 // TestAgentLifecycle: enrol with install credentials, round-trip a command,
@@ -16,25 +18,25 @@ func TestAgentLifecycle(t *testing.T) {
 
 	agent := e.StartAgent(creds, state)
 	start := time.Now()
-	waitFor(t, 10*time.Second, "ws_connected", func() bool { return cust.Connected(hub, creds.HostID) })
+	eventually.True(t, 10*time.Second, "ws_connected", func() bool { return cust.Connected(hub, creds.HostID) })
 	t.Logf("connected %v after agent start", time.Since(start).Round(time.Millisecond))
 	if s := cust.Ping(hub, creds.HostID); s != 200 {
 		t.Fatalf("ping: %d, want 200", s)
 	}
 
 	agent.Stop()
-	waitFor(t, 5*time.Second, "ws_connected false after stop", func() bool { return !cust.Connected(hub, creds.HostID) })
+	eventually.True(t, 5*time.Second, "ws_connected false after stop", func() bool { return !cust.Connected(hub, creds.HostID) })
 	if s := cust.Ping(hub, creds.HostID); s != 409 {
 		t.Errorf("ping of a stopped agent: %d, want 409 host_offline", s)
 	}
 
 	// The agent returns by itself from its saved state (no install token reuse).
 	agent = e.StartAgent(creds, state)
-	waitFor(t, 10*time.Second, "reconnected", func() bool { return cust.Connected(hub, creds.HostID) })
+	eventually.True(t, 10*time.Second, "reconnected", func() bool { return cust.Connected(hub, creds.HostID) })
 
 	// A hub restart needs no operator.
 	hub = hub.Restart()
-	waitFor(t, 30*time.Second, "back after hub restart", func() bool { return cust.Connected(hub, creds.HostID) })
+	eventually.True(t, 30*time.Second, "back after hub restart", func() bool { return cust.Connected(hub, creds.HostID) })
 	if s := cust.Ping(hub, creds.HostID); s != 200 {
 		t.Fatalf("ping after restart: %d", s)
 	}
@@ -44,7 +46,7 @@ func TestAgentLifecycle(t *testing.T) {
 	if s := call(t, "POST", hub.URL+"/v1/api/hosts/"+creds.HostID+"/rotate-secret", cust.Key, nil, &fresh); s != 200 {
 		t.Fatalf("rotate: %d", s)
 	}
-	waitFor(t, 5*time.Second, "dropped after rotate", func() bool { return !cust.Connected(hub, creds.HostID) })
+	eventually.True(t, 5*time.Second, "dropped after rotate", func() bool { return !cust.Connected(hub, creds.HostID) })
 	time.Sleep(3 * time.Second) // give the old agent time to try to return
 	if cust.Connected(hub, creds.HostID) {
 		t.Fatal("the agent came back with rotated-away credentials")
@@ -52,7 +54,7 @@ func TestAgentLifecycle(t *testing.T) {
 	agent.Stop()
 
 	e.StartAgent(fresh, t.TempDir())
-	waitFor(t, 10*time.Second, "online with new credentials", func() bool { return cust.Connected(hub, creds.HostID) })
+	eventually.True(t, 10*time.Second, "online with new credentials", func() bool { return cust.Connected(hub, creds.HostID) })
 	if s := cust.Ping(hub, creds.HostID); s != 200 {
 		t.Fatalf("ping with new credentials: %d", s)
 	}
@@ -71,7 +73,7 @@ func TestCommandsAcrossInstances(t *testing.T) {
 	e.StartAgent(onB, t.TempDir())
 	for _, h := range []*Hub{a, b} {
 		for _, id := range []string{onA.HostID, onB.HostID} {
-			waitFor(t, 10*time.Second, "presence seen cluster-wide", func() bool { return cust.Connected(h, id) })
+			eventually.True(t, 10*time.Second, "presence seen cluster-wide", func() bool { return cust.Connected(h, id) })
 		}
 	}
 	for i := range 20 {

@@ -24,6 +24,7 @@ import (
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
+	"hostgate/internal/eventually"
 	hostgate "hostgate/sdk/go"
 )
 
@@ -126,7 +127,7 @@ func TestCLI(t *testing.T) {
 	}
 	id := created.Host.ID
 	agent := e.StartAgent(created.Credentials, t.TempDir())
-	waitFor(t, 15*time.Second, "agent connected", func() bool { return c.Connected(h, id) })
+	eventually.True(t, 15*time.Second, "agent connected", func() bool { return c.Connected(h, id) })
 
 	t.Run("hosts", func(t *testing.T) {
 		r := runCLI(t, env, "--json", "hosts", "list")
@@ -195,7 +196,7 @@ func TestCLI(t *testing.T) {
 
 	t.Run("409 host_offline", func(t *testing.T) {
 		agent.Stop()
-		waitFor(t, 15*time.Second, "agent gone", func() bool { return !c.Connected(h, id) })
+		eventually.True(t, 15*time.Second, "agent gone", func() bool { return !c.Connected(h, id) })
 		r := runCLI(t, env, "read", id, "/etc/hostname")
 		if r.code != 1 || !strings.HasSuffix(strings.TrimSpace(r.stderr), "(409 host_offline)") {
 			t.Fatalf("409: %+v", r)
@@ -273,7 +274,7 @@ func cliTerm(t *testing.T, env []string, id string) {
 		return func() bool { mu.Lock(); defer mu.Unlock(); return strings.Contains(screen.String(), s) }
 	}
 	// Type only once the CLI has put the terminal in raw mode.
-	waitFor(t, 15*time.Second, "raw mode", func() bool {
+	eventually.True(t, 15*time.Second, "raw mode", func() bool {
 		tio, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
 		return err == nil && tio.Lflag&unix.ICANON == 0
 	})
@@ -282,7 +283,7 @@ func cliTerm(t *testing.T, env []string, id string) {
 	if err := pty.Setsize(ptmx, &pty.Winsize{Rows: 33, Cols: 101}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 15*time.Second, "the new size remotely", func() bool {
+	eventually.True(t, 15*time.Second, "the new size remotely", func() bool {
 		_, _ = ptmx.Write([]byte("stty size\r"))
 		time.Sleep(300 * time.Millisecond)
 		return shown("33 101")()
@@ -298,7 +299,7 @@ func cliTerm(t *testing.T, env []string, id string) {
 		defer mu.Unlock()
 		t.Fatalf("term did not end; screen %q", screen.String())
 	}
-	waitFor(t, 5*time.Second, "the last output", shown("\nhi\r\n"))
+	eventually.True(t, 5*time.Second, "the last output", shown("\nhi\r\n"))
 	if cmd.ProcessState.ExitCode() != 3 {
 		mu.Lock()
 		defer mu.Unlock()

@@ -23,6 +23,8 @@ import (
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"hostgate/internal/eventually"
 )
 
 // Desktop and phone viewports of the screenshots.
@@ -332,35 +334,31 @@ func try[T any](b *Browser, expr string) (T, error) {
 // expression, may be empty).
 func (b *Browser) Poll(limit time.Duration, what, expr, describe string) {
 	b.t.Helper()
-	deadline := time.Now().Add(limit)
-	for {
-		ok, err := try[bool](b, `!!(`+expr+`)`)
-		if err == nil && ok {
-			return
-		}
-		if time.Now().After(deadline) || b.ctx.Err() != nil {
-			var last string
-			if describe != "" {
-				last, _ = try[string](b, `String(`+describe+`)`)
-			}
-			b.t.Fatalf("%s: not within %s (last error %v; seen %q)", what, limit, err, last)
-		}
-		time.Sleep(100 * time.Millisecond)
+	var ok bool
+	var err error
+	eventually.Within(limit, func() bool {
+		ok, err = try[bool](b, `!!(`+expr+`)`)
+		return err == nil && ok || b.ctx.Err() != nil
+	})
+	if err == nil && ok {
+		return
 	}
+	var last string
+	if describe != "" {
+		last, _ = try[string](b, `String(`+describe+`)`)
+	}
+	b.t.Fatalf("%s: not within %s (last error %v; seen %q)", what, limit, err, last)
 }
 
 // PollOK is Poll that reports a timeout instead of failing.
 func (b *Browser) PollOK(limit time.Duration, expr string) bool {
-	deadline := time.Now().Add(limit)
-	for {
-		if ok, err := try[bool](b, `!!(`+expr+`)`); err == nil && ok {
-			return true
-		}
-		if time.Now().After(deadline) || b.ctx.Err() != nil {
-			return false
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	var ok bool
+	var err error
+	eventually.Within(limit, func() bool {
+		ok, err = try[bool](b, `!!(`+expr+`)`)
+		return err == nil && ok || b.ctx.Err() != nil
+	})
+	return err == nil && ok
 }
 
 // visibleJS is a JavaScript expression: an element of the selector is
@@ -397,17 +395,16 @@ func (b *Browser) Path() string {
 func (b *Browser) WaitPath(re string, limit time.Duration) string {
 	b.t.Helper()
 	rx := regexp.MustCompile(re)
-	deadline := time.Now().Add(limit)
-	for {
-		p, err := try[string](b, `location.pathname + location.search`)
-		if err == nil && rx.MatchString(p) {
-			return p
-		}
-		if time.Now().After(deadline) || b.ctx.Err() != nil {
-			b.t.Fatalf("path %q: not within %s (at %q, %v)", re, limit, p, err)
-		}
-		time.Sleep(100 * time.Millisecond)
+	var p string
+	var err error
+	eventually.Within(limit, func() bool {
+		p, err = try[string](b, `location.pathname + location.search`)
+		return err == nil && rx.MatchString(p) || b.ctx.Err() != nil
+	})
+	if err != nil || !rx.MatchString(p) {
+		b.t.Fatalf("path %q: not within %s (at %q, %v)", re, limit, p, err)
 	}
+	return p
 }
 
 // Choose picks the option of an antd Select (test id on the Select) whose
@@ -426,16 +423,9 @@ func (b *Browser) Choose(id, want string) {
 		pick.setAttribute('data-e2e-pick', '1');
 		return '';
 	})()`, want)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		miss := b.evalString(mark)
-		if miss == "" {
-			break
-		}
-		if time.Now().After(deadline) {
-			b.t.Fatalf("select %s: no option %q (options: %s)", id, want, miss)
-		}
-		time.Sleep(100 * time.Millisecond)
+	var miss string
+	if !eventually.Within(10*time.Second, func() bool { miss = b.evalString(mark); return miss == "" }) {
+		b.t.Fatalf("select %s: no option %q (options: %s)", id, want, miss)
 	}
 	b.ClickSel(`[data-e2e-pick]`)
 }
@@ -554,17 +544,12 @@ func typeKeys(keys string) chromedp.Action[chromedp.Void] {
 func (b *Browser) WaitTerminal(re string, limit time.Duration) []string {
 	b.t.Helper()
 	rx := regexp.MustCompile(re)
-	deadline := time.Now().Add(limit)
-	for {
-		s := b.Terminal()
-		if m := rx.FindStringSubmatch(s); m != nil {
-			return m
-		}
-		if time.Now().After(deadline) {
-			b.t.Fatalf("terminal: no %q within %s; it shows:\n%s", re, limit, s)
-		}
-		time.Sleep(100 * time.Millisecond)
+	var s string
+	var m []string
+	if !eventually.Within(limit, func() bool { s = b.Terminal(); m = rx.FindStringSubmatch(s); return m != nil }) {
+		b.t.Fatalf("terminal: no %q within %s; it shows:\n%s", re, limit, s)
 	}
+	return m
 }
 
 // Cookie-less HTTP helpers against the hub, for the steps done from Go.

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"hostgate/internal/agentproto"
+	"hostgate/internal/eventually"
 
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
@@ -255,7 +256,7 @@ func consoleFlow(t *testing.T, scaled bool) {
 	b.Type("l1-url", rcv.URL+"/hook")
 	b.Choose("l1-format", "B")
 	b.Click("l1-save")
-	waitFor(t, 20*time.Second, "the receiver gets the webhook delivery", func() bool {
+	eventually.True(t, 20*time.Second, "the receiver gets the webhook delivery", func() bool {
 		rmu.Lock()
 		defer rmu.Unlock()
 		return len(hits) > 0
@@ -438,7 +439,7 @@ func provisioningStep(t *testing.T, b *Browser, h *Hub, token string) {
 	b.Click("provisioning-download")
 	file := filepath.Join(dir, "provisioning-"+tmpl.ID+".json")
 	var raw []byte
-	waitFor(t, 20*time.Second, "the browser saves "+filepath.Base(file), func() bool {
+	eventually.True(t, 20*time.Second, "the browser saves "+filepath.Base(file), func() bool {
 		raw, _ = os.ReadFile(file)
 		return len(raw) > 0
 	})

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"hostgate/internal/eventually"
 	hostgate "hostgate/sdk/go"
 )
 
@@ -132,7 +133,7 @@ func TestCrossLang(t *testing.T) {
 	empty := NewCustomer(t, h)
 	emptyCreds := empty.CreateHost(h, "xl-empty")
 	e.StartAgent(emptyCreds, t.TempDir())
-	waitFor(t, 30*time.Second, "the empty user's agent online", func() bool { return empty.Connected(h, emptyCreds.HostID) })
+	eventually.True(t, 30*time.Second, "the empty user's agent online", func() bool { return empty.Connected(h, emptyCreds.HostID) })
 
 	dir := t.TempDir()
 	file := filepath.Join(dir, xlFileName)
@@ -174,7 +175,7 @@ func TestCrossLang(t *testing.T) {
 				t.Fatal(err)
 			}
 			e.StartAgent(creds, t.TempDir())
-			waitFor(t, 30*time.Second, l.name+" host online", func() bool { return c.Connected(h, cr.Host.ID) })
+			eventually.True(t, 30*time.Second, l.name+" host online", func() bool { return c.Connected(h, cr.Host.ID) })
 
 			maps := map[string]string{"XL_HOST_ID": cr.Host.ID, "XL_OFFLINE_HOST_ID": cr.OfflineHost.ID,
 				"XL_SHELL_PROGRAM": xlProgram, "XL_SHELL_ARGS": xlArgs, "XL_FILE": file,
@@ -267,7 +268,7 @@ func xlCaptureDeliveries(t *testing.T, h *Hub, c Customer) ([]xlDelivery, xlResu
 		if err != nil || put.DeliveryID == "" {
 			t.Fatalf("l1-config %s: %+v %v", format, put, err)
 		}
-		waitFor(t, 30*time.Second, "Format "+format+" delivery", func() bool {
+		eventually.True(t, 30*time.Second, "Format "+format+" delivery", func() bool {
 			mu.Lock()
 			defer mu.Unlock()
 			return len(got) > i
@@ -549,7 +550,7 @@ func TestReadmeExamples(t *testing.T) {
 	c.Fund(h, 30)
 	creds := c.CreateHost(h, "readme-host")
 	e.StartAgent(creds, t.TempDir())
-	waitFor(t, 30*time.Second, "agent online", func() bool { return c.Connected(h, creds.HostID) })
+	eventually.True(t, 30*time.Second, "agent online", func() bool { return c.Connected(h, creds.HostID) })
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)

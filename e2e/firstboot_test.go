@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"hostgate/internal/agent/firstboot"
+	"hostgate/internal/eventually"
 	"hostgate/internal/hosts"
 	"hostgate/internal/installer"
 )
@@ -82,7 +83,7 @@ func TestFirstBootFromTemplate(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	waitFor(t, 20*time.Second, "first-boot waiting", func() bool { return strings.Contains(out.String(), "waiting up to 1m0s") })
+	eventually.True(t, 20*time.Second, "first-boot waiting", func() bool { return strings.Contains(out.String(), "waiting up to 1m0s") })
 	if err := os.WriteFile(userData, doc, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +103,7 @@ func TestFirstBootFromTemplate(t *testing.T) {
 	if !strings.Contains(out.String(), "installed host "+creds.HostID) {
 		t.Errorf("first-boot output does not say what it did:\n%s", out)
 	}
-	waitFor(t, 15*time.Second, "host online", func() bool { return c.Connected(h, creds.HostID) })
+	eventually.True(t, 15*time.Second, "host online", func() bool { return c.Connected(h, creds.HostID) })
 	if _, err := os.Stat(filepath.Join(state, "install.done")); err != nil {
 		t.Errorf("install.done: %v", err)
 	}

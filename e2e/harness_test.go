@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"hostgate/internal/eventually"
 	"hostgate/internal/pgtest"
 	"hostgate/internal/redistest"
 )
@@ -164,7 +165,7 @@ func (e *Env) StartHub(addr ...string) *Hub {
 		e.env["HOSTGATE_DATA_DIR"] = env["HOSTGATE_DATA_DIR"]
 	}
 	h := &Hub{Proc: start(e.t, bin, env), URL: "http://" + a, addr: a, e: e}
-	waitFor(e.t, 30*time.Second, "hub ready", func() bool {
+	eventually.True(e.t, 30*time.Second, "hub ready", func() bool {
 		r, err := http.Get(h.URL + "/readyz")
 		if err == nil {
 			r.Body.Close()
@@ -197,17 +198,6 @@ func (e *Env) StartAgentExe(bin string, c Credentials, stateDir string) *Agent {
 		"--install-token", c.InstallToken, "--agent-privkey-seed", c.AgentPrivkeySeed, "--agent-pubkey", c.AgentPubkey,
 		"--ws-url", c.WSURL, "--api-endpoint", c.APIEndpoint, "--state-dir", stateDir}
 	return &Agent{start(e.t, bin, nil, args...)}
-}
-
-func waitFor(t *testing.T, limit time.Duration, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s", what, limit)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 // Credentials are install credentials as the API returns them.

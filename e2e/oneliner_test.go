@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"hostgate/internal/agentproto"
+	"hostgate/internal/eventually"
 	"hostgate/internal/hubtest"
 )
 
@@ -221,20 +222,13 @@ func refresh(t *testing.T, h *hubtest.Hub, hostID string, key ed25519.PrivateKey
 
 func awaitOnline(t *testing.T, api *hubtest.Client, hostID string, within time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
+	eventually.True(t, within, "host "+hostID+" online", func() bool {
 		var got struct {
 			Online bool `json:"online"`
 		}
 		api.Do("GET", "/v1/api/hosts/"+hostID, nil).Want(t, 200, "").JSON(t, &got)
-		if got.Online {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("host %s not online within %v", hostID, within)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return got.Online
+	})
 }
 
 func checkMode(t *testing.T, path string, want os.FileMode) {
@@ -273,10 +267,8 @@ func stopByPIDFile(t *testing.T, pidFile string) {
 		return
 	}
 	_ = syscall.Kill(pid, syscall.SIGTERM)
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if syscall.Kill(pid, 0) != nil || zombie(pid) {
-			return
-		}
+	if eventually.Within(10*time.Second, func() bool { return syscall.Kill(pid, 0) != nil || zombie(pid) }) {
+		return
 	}
 	t.Logf("agent pid %d ignored SIGTERM; killing it", pid)
 	_ = syscall.Kill(pid, syscall.SIGKILL)

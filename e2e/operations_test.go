@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"hostgate/internal/eventually"
 	hostgate "hostgate/sdk/go"
 )
 
@@ -31,7 +32,7 @@ func onlineHost(t *testing.T, scaled bool, tokens float64) (*Hub, Customer, *hos
 	cust := NewCustomer(t, h)
 	creds := cust.CreateHost(h, "ops")
 	e.StartAgent(creds, t.TempDir())
-	waitFor(t, 10*time.Second, "agent connected", func() bool { return cust.Connected(h, creds.HostID) })
+	eventually.True(t, 10*time.Second, "agent connected", func() bool { return cust.Connected(h, creds.HostID) })
 	if tokens > 0 {
 		cust.Fund(h, tokens)
 	}
@@ -154,7 +155,7 @@ func TestProcessAndSystemOperations(t *testing.T) {
 	}
 	for _, p := range pids {
 		pid, _ := strconv.Atoi(p)
-		waitFor(t, 5*time.Second, "process "+p+" of the tree gone", func() bool { return !alive(pid) })
+		eventually.True(t, 5*time.Second, "process "+p+" of the tree gone", func() bool { return !alive(pid) })
 	}
 
 	// exec starts asynchronously; list finds it; kill ends it. The program
@@ -178,7 +179,7 @@ func TestProcessAndSystemOperations(t *testing.T) {
 	if len(kr.Matched) == 0 || kr.Exited+kr.Killed != len(kr.Matched) {
 		t.Errorf("kill: %+v", kr)
 	}
-	waitFor(t, 5*time.Second, "exec'd process gone", func() bool { return !alive(pid) })
+	eventually.True(t, 5*time.Second, "exec'd process gone", func() bool { return !alive(pid) })
 
 	info := must[hostgate.SystemInfo](t, "info")(c.SystemInfo(ctx, host))
 	hn, _ := os.Hostname()

@@ -21,6 +21,7 @@ import (
 	"golang.org/x/text/encoding/simplifiedchinese"
 
 	"hostgate/internal/agent/orchestrate/fakelog"
+	"hostgate/internal/eventually"
 	hostgate "hostgate/sdk/go"
 )
 
@@ -151,17 +152,16 @@ func (g *gameFamily) running() []int {
 // killAll kills whatever still runs from the game directory, again until
 // nothing is left (the controller restarts children meanwhile).
 func (g *gameFamily) killAll(t *testing.T) {
-	for range 100 {
+	gone := eventually.Within(10*time.Second, func() bool {
 		pids := g.running()
-		if len(pids) == 0 {
-			return
-		}
 		for _, pid := range pids {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
-		time.Sleep(20 * time.Millisecond)
+		return len(pids) == 0
+	})
+	if !gone {
+		t.Errorf("processes still run from %s: %v", g.dir, g.running())
 	}
-	t.Errorf("processes still run from %s: %v", g.dir, g.running())
 }
 
 func (g *gameFamily) events(t *testing.T) []fakeEvent { return fakelog.Read(t, g.log) }
@@ -312,7 +312,7 @@ func orchestrateFamily(t *testing.T, scaled bool) {
 	// in manifest order, each in its own folder and session, RunGate with
 	// its instance number, spawn_delay_ms apart.
 	var starts []fakeEvent
-	waitFor(t, 10*time.Second, "8 processes started", func() bool {
+	eventually.True(t, 10*time.Second, "8 processes started", func() bool {
 		starts = g.starts(t)
 		return len(starts) >= 8
 	})
@@ -393,9 +393,9 @@ func orchestrateFamily(t *testing.T, scaled bool) {
 	if ps := g.running(); len(ps) != 0 {
 		t.Errorf("still running after the shutdown: %v", ps)
 	}
-	// The controller was gone before the first child was asked to quit:
-	// it restarted nothing. The signals each fake saw, in order.
-	time.Sleep(100 * time.Millisecond)
+	// The controller was gone (stage 1 waits for that) before the first
+	// child was asked to quit: it restarted nothing. The signals each fake
+	// saw, in order.
 	if n := len(g.starts(t)); n != 8 {
 		t.Errorf("%d processes started in all, want 8: a child was restarted", n)
 	}

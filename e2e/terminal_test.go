@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"hostgate/internal/eventually"
 	hostgate "hostgate/sdk/go"
 )
 
@@ -20,7 +21,7 @@ func TestShellSessionAcrossInstances(t *testing.T) {
 	cust.Fund(a, 100)
 	creds := cust.CreateHost(a, "term")
 	e.StartAgent(creds, t.TempDir())
-	waitFor(t, 15*time.Second, "agent connected", func() bool { return cust.Connected(b, creds.HostID) })
+	eventually.True(t, 15*time.Second, "agent connected", func() bool { return cust.Connected(b, creds.HostID) })
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

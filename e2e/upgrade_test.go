@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"hostgate/internal/eventually"
 )
 
 // buildAgentVersion builds hostgate-agent stamped with version into a
@@ -80,7 +82,7 @@ func TestPushUpgradeEndToEnd(t *testing.T) {
 	t.Cleanup(srv.Close)
 
 	agent := e.StartAgentExe(exe, creds, t.TempDir())
-	waitFor(t, 15*time.Second, "agent connected", func() bool { return cust.Connected(hub, creds.HostID) })
+	eventually.True(t, 15*time.Second, "agent connected", func() bool { return cust.Connected(hub, creds.HostID) })
 	pid := agent.cmd.Process.Pid
 
 	publish := func(version, file, sha string) {
@@ -111,7 +113,7 @@ func TestPushUpgradeEndToEnd(t *testing.T) {
 	finished := func(version string) adminHostView {
 		t.Helper()
 		var v adminHostView
-		waitFor(t, 90*time.Second, "upgrade to "+version+" finished", func() bool {
+		eventually.True(t, 90*time.Second, "upgrade to "+version+" finished", func() bool {
 			v = view()
 			return v.Upgrade != nil && v.Upgrade.Version == version &&
 				(v.Upgrade.State == "done" || v.Upgrade.State == "failed" || v.Upgrade.State == "rolled_back")
@@ -127,7 +129,7 @@ func TestPushUpgradeEndToEnd(t *testing.T) {
 		t.Fatalf("upgrade ended %s: %s", v.Upgrade.State, v.Upgrade.Reason)
 	}
 	t.Logf("upgrade done %v after the push", time.Since(start).Round(time.Millisecond))
-	waitFor(t, 15*time.Second, "installed_version 9.1.0", func() bool {
+	eventually.True(t, 15*time.Second, "installed_version 9.1.0", func() bool {
 		v = view()
 		return v.Host.InstalledVersion == "9.1.0" && v.WSConnected
 	})

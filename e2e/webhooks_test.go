@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"hostgate/internal/eventually"
 )
 
 // TestWebhookSurvivesHubKill: an L1 write commits and its first attempt
@@ -80,7 +82,7 @@ func TestWebhookSurvivesHubKill(t *testing.T) {
 		call(t, "GET", h.URL+"/v1/user/hosts/"+creds.HostID+"/webhook-deliveries", c.Token, nil, &out)
 		return out.Items
 	}
-	waitFor(t, 20*time.Second, "first attempt failed", func() bool {
+	eventually.True(t, 20*time.Second, "first attempt failed", func() bool {
 		rs := history(h)
 		return len(rs) == 1 && rs[0].Status == "retrying" && rs[0].Attempts == 1
 	})
@@ -96,7 +98,7 @@ func TestWebhookSurvivesHubKill(t *testing.T) {
 	mu.Unlock()
 
 	h2 := env.StartHub(h.addr)
-	waitFor(t, 30*time.Second, "delivered after restart", func() bool {
+	eventually.True(t, 30*time.Second, "delivered after restart", func() bool {
 		rs := history(h2)
 		return len(rs) == 1 && rs[0].Status == "success"
 	})
@@ -209,7 +211,7 @@ func TestWebhooksAcrossInstances(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	waitFor(t, 2*time.Minute, "all 500 delivered", func() bool {
+	eventually.True(t, 2*time.Minute, "all 500 delivered", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return len(seen) >= hosts*changes || len(problems) > 0

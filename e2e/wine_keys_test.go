@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"hostgate/internal/eventually"
 )
 
 // TestWindowsAgentKeyProtectionUnderWine: the Windows agent, started
@@ -47,7 +49,7 @@ func TestWindowsAgentKeyProtectionUnderWine(t *testing.T) {
 	}
 
 	first := start(t, wine, nil, exe, "run", "--config", winPath(setup))
-	waitFor(t, 60*time.Second, "Windows agent connected", func() bool { return cust.Connected(h, creds.HostID) })
+	eventually.True(t, 60*time.Second, "Windows agent connected", func() bool { return cust.Connected(h, creds.HostID) })
 	raw, err := os.ReadFile(setup)
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +63,7 @@ func TestWindowsAgentKeyProtectionUnderWine(t *testing.T) {
 		t.Fatalf("the setup file is not sealed:\n%s", raw)
 	}
 	first.Stop()
-	waitFor(t, 60*time.Second, "first agent gone", func() bool { return !cust.Connected(h, creds.HostID) })
+	eventually.True(t, 60*time.Second, "first agent gone", func() bool { return !cust.Connected(h, creds.HostID) })
 
 	// No saved token and the install token spent: only the key refresh,
 	// signed with the unsealed key, brings it online.
@@ -69,5 +71,5 @@ func TestWindowsAgentKeyProtectionUnderWine(t *testing.T) {
 		t.Fatal(err)
 	}
 	start(t, wine, nil, exe, "run", "--config", winPath(setup))
-	waitFor(t, 60*time.Second, "Windows agent connected from the sealed key", func() bool { return cust.Connected(h, creds.HostID) })
+	eventually.True(t, 60*time.Second, "Windows agent connected from the sealed key", func() bool { return cust.Connected(h, creds.HostID) })
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"hostgate/internal/eventually"
 	hostgate "hostgate/sdk/go"
 )
 
@@ -38,7 +39,7 @@ func TestWindowsAgentUnderWine(t *testing.T) {
 		"--secret-key", creds.SecretKey, "--install-token", creds.InstallToken,
 		"--agent-privkey-seed", creds.AgentPrivkeySeed, "--agent-pubkey", creds.AgentPubkey,
 		"--ws-url", creds.WSURL, "--api-endpoint", creds.APIEndpoint, "--state-dir", state)
-	waitFor(t, 60*time.Second, "Windows agent connected", func() bool { return cust.Connected(h, creds.HostID) })
+	eventually.True(t, 60*time.Second, "Windows agent connected", func() bool { return cust.Connected(h, creds.HostID) })
 
 	c, ctx, host := hostgate.New(h.URL, cust.Key), t.Context(), creds.HostID
 	info := must[hostgate.SystemInfo](t, "info")(c.SystemInfo(ctx, host))
