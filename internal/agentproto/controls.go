@@ -217,6 +217,7 @@ func ControlByOp(op string) (Control, bool) {
 	}
 	return Control{}, false
 }
+
 // ControlArgs are the args of every controls operation on the agent
 // channel: the client's path and data, as the client sent them (data is a
 // string or an object, by operation).
