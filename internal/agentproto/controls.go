@@ -60,8 +60,9 @@ const (
 	// settings), which charge Rule; controls/raw carries its value to the
 	// agent as OpRawControl, like a value outside the table.
 	OwnRoute
-	// NotImplemented: no agent carries it out (UPLOAD_FILE); every route
-	// answers not_implemented before any charge.
+	// NotImplemented: no agent carries it out (UPLOAD_FILE); the hub and
+	// the agent answer CodeNotImplemented (NotImplementedError) before any
+	// charge, as its route (Route) does.
 	NotImplemented
 )
 
@@ -97,7 +98,8 @@ type Control struct {
 	// Carry is how the client API carries it out.
 	Carry Carriage
 	// Route is the client API route below /v1/api/hosts/{id}/ that sends
-	// it (ByValue only); "" when only controls/raw and /gateway do.
+	// it; "" when only controls/raw and /gateway do. A NotImplemented
+	// row's route answers not_implemented.
 	Route string
 	// Rule is the pricing rule code its call is charged by (billing's
 	// Rule constants; internal/billing checks they agree); "" for none.
@@ -147,7 +149,7 @@ var Controls = []Control{
 		Route: "files/download", Rule: "control.download.per_call", Args: dataThenPath[DownloadData],
 		Wait: dataWait[DownloadData](DefaultDownloadTimeoutS)},
 	{Value: CtlUploadFile, Name: "UPLOAD_FILE", Op: "files.upload", Const: "CtlUploadFile",
-		Carry: NotImplemented},
+		Carry: NotImplemented, Route: "files/upload"},
 	{Value: CtlExecProgram, Name: "EXEC_PROGRAM", Op: "process.exec", Const: "CtlExecProgram",
 		Route: "process/exec", Rule: "control.exec_program.per_call", Args: stringData(false)},
 	// CHANGE_WATCH_DIR is priced as a directory operation; controls/raw
@@ -268,6 +270,13 @@ type RawControl struct {
 	Controls int64           `json:"controls"`
 	Path     string          `json:"path,omitempty"`
 	Data     json.RawMessage `json:"data,omitempty"`
+}
+
+// NotImplementedError is the error of a NotImplemented control, from the
+// hub and the agent alike: "UPLOAD_FILE (512) is not implemented, like
+// files/upload".
+func NotImplementedError(c Control) *Error {
+	return &Error{Code: CodeNotImplemented, Message: fmt.Sprintf("%s (%d) is not implemented, like %s", c.Name, c.Value, c.Route)}
 }
 
 // UnsupportedControl is the error an agent answers for a controls value it

@@ -46,8 +46,8 @@ func TestEveryRowIsComplete(t *testing.T) {
 				t.Errorf("%s: an operation with routes of its own names the rule they charge (%q) and no Run route (%q)", id, c.Rule, c.Route)
 			}
 		case NotImplemented:
-			if c.Rule != "" || c.Route != "" || c.Args != nil {
-				t.Errorf("%s: not implemented, yet priced, routed or validated", id)
+			if c.Rule != "" || c.Route == "" || c.Args != nil {
+				t.Errorf("%s: not implemented, yet priced or validated, or without the route that answers so", id)
 			}
 		default:
 			t.Errorf("%s: carriage %d", id, c.Carry)
@@ -143,6 +143,10 @@ func TestWaitsAsBefore(t *testing.T) {
 		if got := c.Timeout(a); got != tc.want {
 			t.Errorf("%s %s: wait %v, want %v", c.Name, tc.data, got, tc.want)
 		}
+	}
+	if up, _ := ControlByValue(CtlUploadFile); NotImplementedError(up).Code != CodeNotImplemented ||
+		NotImplementedError(up).Message != "UPLOAD_FILE (512) is not implemented, like files/upload" {
+		t.Errorf("UPLOAD_FILE: %v", NotImplementedError(up))
 	}
 	if n := DefaultFamilyChildren(MaxRunGateCount); n != 22 {
 		t.Errorf("the default family at its largest has %d children, want 22", n)

@@ -85,12 +85,12 @@ func controlsFor(route string, v int64) (int64, error) {
 	if route == "" {
 		// controls/raw carries any positive value to the agent. 0 is
 		// an absent value and a negative one is in no range of the spec.
-		switch {
-		case v <= 0:
+		if v <= 0 {
 			return 0, apperr.New(apperr.CodeInvalidBody, fmt.Sprintf("controls must be a positive integer, got %d", v))
-		case v == agentproto.CtlUploadFile:
-			// As its route, files/upload, answers (spec 4.5).
-			return 0, apperr.New(CodeNotImplemented, "UPLOAD_FILE (512) is not implemented, like files/upload")
+		}
+		if c, ok := agentproto.ControlByValue(v); ok && c.Carry == agentproto.NotImplemented {
+			// As its route (files/upload) answers (spec 4.5).
+			return 0, apperr.New(CodeNotImplemented, agentproto.NotImplementedError(c).Message)
 		}
 		return v, nil
 	}
