@@ -192,3 +192,27 @@ func TestControlsParity(t *testing.T) {
 	checkMirror(t, "docs/openapi.json (OpBodyAny.controls x-known-values / x-known-names; regenerate: go run ./cmd/hostgate openapi > docs/openapi.json)",
 		table, tableNames, func(n string) string { return n }, docNames)
 }
+
+// TestEveryRowRouteIsInTheDocument: the client API route each row of
+// agentproto.Controls names is a POST route of docs/openapi.json.
+func TestEveryRowRouteIsInTheDocument(t *testing.T) {
+	b, err := os.ReadFile(openAPIFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Paths map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("docs/openapi.json: %v", err)
+	}
+	for _, c := range agentproto.Controls {
+		if c.Route == "" {
+			continue
+		}
+		p := "/v1/api/hosts/{id}/" + c.Route
+		if _, ok := doc.Paths[p]["post"]; !ok {
+			t.Errorf("%s (%d): docs/openapi.json has no POST %s", c.Name, c.Value, p)
+		}
+	}
+}
