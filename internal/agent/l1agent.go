@@ -238,8 +238,8 @@ func (a *Agent) execL1(ctx context.Context, control int64, args agentproto.Contr
 	if !ok {
 		return nil, agentproto.UnsupportedControl(control)
 	}
-	if control == agentproto.CtlUploadFile {
-		return nil, uploadNotImplemented()
+	if c.Carry == agentproto.NotImplemented {
+		return nil, agentproto.NotImplementedError(c)
 	}
 	h, ok := a.lookup(c.Op)
 	if !ok {

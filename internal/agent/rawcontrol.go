@@ -39,8 +39,8 @@ func (a *Agent) rawControl(ctx context.Context, raw json.RawMessage) (any, error
 	if !ok {
 		return nil, agentproto.UnsupportedControl(rc.Controls)
 	}
-	if c.Value == agentproto.CtlUploadFile {
-		return nil, uploadNotImplemented()
+	if c.Carry == agentproto.NotImplemented {
+		return nil, agentproto.NotImplementedError(c)
 	}
 	h, ok := a.lookup(c.Op)
 	if !ok || c.Op == agentproto.OpRawControl {
@@ -51,10 +51,4 @@ func (a *Agent) rawControl(ctx context.Context, raw json.RawMessage) (any, error
 		return nil, agentproto.ArgsError("args: %v", err)
 	}
 	return h(ctx, args)
-}
-
-// uploadNotImplemented answers UPLOAD_FILE (512), as the hub's
-// files/upload route does.
-func uploadNotImplemented() *agentproto.Error {
-	return cmdError(agentproto.CodeNotImplemented, "UPLOAD_FILE (512) is not implemented, like files/upload")
 }

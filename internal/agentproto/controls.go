@@ -4,13 +4,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Controls values: the spec's sixteen legacy bit flags, then the newer
 // operations at fixed values inside the spec's ranges (1<<16…1<<20 shell
 // sessions, 1<<24…1<<28 system, 1<<30 settings update). The process list
 // has no value in the spec; it takes 1<<21, the first free bit of the
-// newer range. The SDKs mirror this table (a test checks the Go one).
+// newer range. Each has one row in Controls, which says everything else
+// about it.
 const (
 	CtlDirMk                int64 = 1
 	CtlDirRm                int64 = 2
@@ -45,44 +47,157 @@ const (
 	CtlSettingsUpdate int64 = 1 << 30
 )
 
-// Control is one operation: its controls value, its legacy-style name and
-// the op name a Command carries on the agent channel.
+// Carriage is how the client API carries out a control.
+type Carriage uint8
+
+// Carriages.
+const (
+	// ByValue: the hub sends the row's op for the value, from its route
+	// (Route) or from controls/raw and /gateway, charged by Rule and
+	// waited for by Timeout.
+	ByValue Carriage = iota
+	// OwnRoute: the operation has routes of its own (shell sessions,
+	// settings), which charge Rule; controls/raw carries its value to the
+	// agent as OpRawControl, like a value outside the table.
+	OwnRoute
+	// NotImplemented: no agent carries it out (UPLOAD_FILE); the hub and
+	// the agent answer CodeNotImplemented (NotImplementedError) before any
+	// charge, as its route (Route) does.
+	NotImplemented
+)
+
+// Platform is where an agent carries out a control.
+type Platform uint8
+
+// Platforms.
+const (
+	// AnyOS: every agent.
+	AnyOS Platform = iota
+	// WindowsOnly: elsewhere a valid request answers
+	// CodeUnsupportedOS (UnsupportedPlatform).
+	WindowsOnly
+)
+
+// Control is one operation, in one row: everything the hub, the agent,
+// the OpenAPI document and the SDKs know about it. Adding a control is
+// adding a row (and the agent's handler for its op); the tests that read
+// this table (TestEveryRowIsComplete here, the operations, billing,
+// OpenAPI and SDK parity tests) find what else is missing.
 type Control struct {
+	// Value is the controls value.
 	Value int64
-	Name  string
-	Op    string
+	// Name is the spec's legacy-style name (x-known-names in the OpenAPI
+	// document).
+	Name string
+	// Op is the op name a Command carries on the agent channel.
+	Op string
+	// Const is the SDKs' constant name: as it is in Go (sdk/go) and
+	// TypeScript (sdk/typescript, a key of controls), CTL_ and upper
+	// snake case in Python (sdk/python; CtlZipToDir is CTL_ZIP_TO_DIR).
+	Const string
+	// Carry is how the client API carries it out.
+	Carry Carriage
+	// Route is the client API route below /v1/api/hosts/{id}/ that sends
+	// it; "" when only controls/raw and /gateway do. A NotImplemented
+	// row's route answers not_implemented.
+	Route string
+	// Rule is the pricing rule code its call is charged by (billing's
+	// Rule constants; internal/billing checks they agree); "" for none.
+	Rule string
+	// OS is where an agent carries it out.
+	OS Platform
+	// Args checks the path and data the way the agent reads them, so
+	// that the hub refuses bad input before it charges or sends anything
+	// (ValidateArgs); nil takes any (an OwnRoute operation's routes check
+	// their own input).
+	Args func(ControlArgs) error
+	// Wait is how long the hub waits for the agent's answer, from the
+	// args (validated before); nil is DefaultWait. See Timeout.
+	Wait func(ControlArgs) time.Duration
 }
 
-// Controls lists every operation, in value order.
+// Timeout is how long the hub waits for the agent to answer c with args
+// a: Wait's, or DefaultWait.
+func (c Control) Timeout(a ControlArgs) time.Duration {
+	if c.Wait == nil {
+		return DefaultWait
+	}
+	return c.Wait(a)
+}
+
+// Controls lists every operation, in value order: one row per control.
 var Controls = []Control{
-	{CtlDirMk, "DIR_MK", "files.dir_mk"},
-	{CtlDirRm, "DIR_RM", "files.dir_rm"},
-	{CtlFileMk, "FILE_MK", "files.file_mk"},
-	{CtlFileRm, "FILE_RM", "files.file_rm"},
-	{CtlStrAd, "STR_AD", "files.str_ad"},
-	{CtlStrRd, "STR_RD", "files.str_rd"},
-	{CtlStrRm, "STR_RM", "files.str_rm"},
-	{CtlZipToDir, "ZIP_2_DIR", "files.unzip"},
-	{CtlDownFile, "DOWN_FILE", "files.download"},
-	{CtlUploadFile, "UPLOAD_FILE", "files.upload"},
-	{CtlExecProgram, "EXEC_PROGRAM", "process.exec"},
-	{CtlChangeWatchDir, "CHANGE_WATCH_DIR", "files.change_watch_dir"},
-	{CtlKillProcess, "KILL_PROCESS", "process.kill"},
-	{CtlExecShell, "EXEC_SHELL", "process.shell"},
-	{CtlOrchestratedStart, "ORCHESTRATED_START", "orchestrate.start"},
-	{CtlOrchestratedShutdown, "ORCHESTRATED_SHUTDOWN", "orchestrate.shutdown"},
-	{CtlShellOpen, "SHELL_OPEN", "shell.open"},
-	{CtlShellWrite, "SHELL_WRITE", "shell.write"},
-	{CtlShellRead, "SHELL_READ", "shell.read"},
-	{CtlShellResize, "SHELL_RESIZE", "shell.resize"},
-	{CtlShellClose, "SHELL_CLOSE", "shell.close"},
-	{CtlProcessList, "PROCESS_LIST", "process.list"},
-	{CtlSystemInfo, "SYSTEM_INFO", "system.info"},
-	{CtlSystemMetrics, "SYSTEM_METRICS", "system.metrics"},
-	{CtlServiceCtl, "SERVICE_CTL", "system.service"},
-	{CtlRegistryRW, "REGISTRY_RW", "system.registry"},
-	{CtlScheduledTaskCtl, "SCHEDULED_TASK_CTL", "system.scheduled_task"},
-	{CtlSettingsUpdate, "SETTINGS_UPDATE", "settings.update"},
+	{Value: CtlDirMk, Name: "DIR_MK", Op: "files.dir_mk", Const: "CtlDirMk",
+		Route: "files/dir", Rule: "control.dir.per_call", Args: pathOnly},
+	{Value: CtlDirRm, Name: "DIR_RM", Op: "files.dir_rm", Const: "CtlDirRm",
+		Route: "files/dir", Rule: "control.dir.per_call", Args: pathOnly},
+	{Value: CtlFileMk, Name: "FILE_MK", Op: "files.file_mk", Const: "CtlFileMk",
+		Route: "files/text", Rule: "control.file_write.per_call", Args: stringData(false)},
+	{Value: CtlFileRm, Name: "FILE_RM", Op: "files.file_rm", Const: "CtlFileRm",
+		Route: "files/text", Rule: "control.file_write.per_call", Args: pathOnly},
+	{Value: CtlStrAd, Name: "STR_AD", Op: "files.str_ad", Const: "CtlStrAd",
+		Route: "files/text", Rule: "control.file_write.per_call", Args: stringData(false)},
+	{Value: CtlStrRd, Name: "STR_RD", Op: "files.str_rd", Const: "CtlStrRd",
+		Route: "files/text", Rule: "control.file_read.per_call", Args: pathOnly},
+	{Value: CtlStrRm, Name: "STR_RM", Op: "files.str_rm", Const: "CtlStrRm",
+		Route: "files/text", Rule: "control.file_write.per_call", Args: stringData(true)},
+	// ZIP_2_DIR: path is the zip file, data the target directory.
+	{Value: CtlZipToDir, Name: "ZIP_2_DIR", Op: "files.unzip", Const: "CtlZipToDir",
+		Route: "files/zip", Rule: "control.zip.per_call", Args: stringData(true),
+		Wait: fixedWait(UnzipWait)},
+	{Value: CtlDownFile, Name: "DOWN_FILE", Op: "files.download", Const: "CtlDownFile",
+		Route: "files/download", Rule: "control.download.per_call", Args: dataThenPath[DownloadData],
+		Wait: dataWait[DownloadData](DefaultDownloadTimeoutS)},
+	{Value: CtlUploadFile, Name: "UPLOAD_FILE", Op: "files.upload", Const: "CtlUploadFile",
+		Carry: NotImplemented, Route: "files/upload"},
+	{Value: CtlExecProgram, Name: "EXEC_PROGRAM", Op: "process.exec", Const: "CtlExecProgram",
+		Route: "process/exec", Rule: "control.exec_program.per_call", Args: stringData(false)},
+	// CHANGE_WATCH_DIR is priced as a directory operation; controls/raw
+	// and /gateway only.
+	{Value: CtlChangeWatchDir, Name: "CHANGE_WATCH_DIR", Op: "files.change_watch_dir", Const: "CtlChangeWatchDir",
+		Rule: "control.dir.per_call", Args: watchDirArgs},
+	{Value: CtlKillProcess, Name: "KILL_PROCESS", Op: "process.kill", Const: "CtlKillProcess",
+		Route: "process/kill", Rule: "control.kill_process.per_call", Args: dataThenPath[KillData],
+		Wait: dataWait[KillData](DefaultKillTimeoutS)},
+	{Value: CtlExecShell, Name: "EXEC_SHELL", Op: "process.shell", Const: "CtlExecShell",
+		Route: "process/shell", Rule: "control.exec_shell.per_call", Args: dataThenPath[ShellData],
+		Wait: dataWait[ShellData](DefaultShellTimeoutS)},
+	// The orchestration routes take base_path as the path and the body as
+	// the data (docs/orchestration.md).
+	{Value: CtlOrchestratedStart, Name: "ORCHESTRATED_START", Op: "orchestrate.start", Const: "CtlOrchestratedStart",
+		Route: "orchestrate/start", Rule: "control.orchestrate.per_call", Args: dataWithPath[OrchestrateStartData],
+		Wait: orchestrateStartWait},
+	{Value: CtlOrchestratedShutdown, Name: "ORCHESTRATED_SHUTDOWN", Op: "orchestrate.shutdown", Const: "CtlOrchestratedShutdown",
+		Route: "orchestrate/shutdown", Rule: "control.orchestrate.per_call", Args: dataWithPath[OrchestrateShutdownData],
+		Wait: orchestrateShutdownWait},
+	// Shell sessions: the shell/session routes and the terminal.
+	{Value: CtlShellOpen, Name: "SHELL_OPEN", Op: "shell.open", Const: "CtlShellOpen",
+		Carry: OwnRoute, Rule: "control.shell_session.per_op"},
+	{Value: CtlShellWrite, Name: "SHELL_WRITE", Op: "shell.write", Const: "CtlShellWrite",
+		Carry: OwnRoute, Rule: "control.shell_session.per_op"},
+	{Value: CtlShellRead, Name: "SHELL_READ", Op: "shell.read", Const: "CtlShellRead",
+		Carry: OwnRoute, Rule: "control.shell_session.per_op"},
+	{Value: CtlShellResize, Name: "SHELL_RESIZE", Op: "shell.resize", Const: "CtlShellResize",
+		Carry: OwnRoute, Rule: "control.shell_session.per_op"},
+	{Value: CtlShellClose, Name: "SHELL_CLOSE", Op: "shell.close", Const: "CtlShellClose",
+		Carry: OwnRoute, Rule: "control.shell_session.per_op"},
+	// PROCESS_LIST: path is an optional name filter.
+	{Value: CtlProcessList, Name: "PROCESS_LIST", Op: "process.list", Const: "CtlProcessList",
+		Route: "process/list", Rule: "control.process_list.per_call", Args: anyArgs},
+	{Value: CtlSystemInfo, Name: "SYSTEM_INFO", Op: "system.info", Const: "CtlSystemInfo",
+		Route: "system/info", Rule: "control.system_info.per_call", Args: anyArgs},
+	{Value: CtlSystemMetrics, Name: "SYSTEM_METRICS", Op: "system.metrics", Const: "CtlSystemMetrics",
+		Route: "system/metrics", Rule: "control.system_metrics.per_call", Args: anyArgs},
+	{Value: CtlServiceCtl, Name: "SERVICE_CTL", Op: "system.service", Const: "CtlServiceCtl",
+		Route: "service/ctl", Rule: "control.service.per_call", OS: WindowsOnly, Args: dataWithPath[ServiceData],
+		Wait: dataWait[ServiceData](DefaultServiceTimeoutS)},
+	{Value: CtlRegistryRW, Name: "REGISTRY_RW", Op: "system.registry", Const: "CtlRegistryRW",
+		Route: "registry/rw", Rule: "control.registry.per_call", OS: WindowsOnly, Args: dataWithPath[RegistryData]},
+	{Value: CtlScheduledTaskCtl, Name: "SCHEDULED_TASK_CTL", Op: "system.scheduled_task", Const: "CtlScheduledTaskCtl",
+		Route: "scheduled-task/ctl", Rule: "control.scheduled_task.per_call", OS: WindowsOnly, Args: dataWithPath[TaskData]},
+	// SETTINGS_UPDATE: PUT l1-config charges it and sends it.
+	{Value: CtlSettingsUpdate, Name: "SETTINGS_UPDATE", Op: "settings.update", Const: "CtlSettingsUpdate",
+		Carry: OwnRoute, Rule: "control.update_l1"},
 }
 
 // ControlByValue finds the operation with controls value v.
@@ -155,6 +270,13 @@ type RawControl struct {
 	Controls int64           `json:"controls"`
 	Path     string          `json:"path,omitempty"`
 	Data     json.RawMessage `json:"data,omitempty"`
+}
+
+// NotImplementedError is the error of a NotImplemented control, from the
+// hub and the agent alike: "UPLOAD_FILE (512) is not implemented, like
+// files/upload".
+func NotImplementedError(c Control) *Error {
+	return &Error{Code: CodeNotImplemented, Message: fmt.Sprintf("%s (%d) is not implemented, like %s", c.Name, c.Value, c.Route)}
 }
 
 // UnsupportedControl is the error an agent answers for a controls value it

@@ -3,6 +3,7 @@ package agentproto
 import (
 	"path/filepath"
 	"strings"
+	"time"
 	"unicode"
 )
 
@@ -21,6 +22,75 @@ const (
 	MaxTimeoutOverrideS    = 600
 	MaxOrchestrateSettings = 64
 )
+
+// Kinds of child process, which name their stage-2 waits (spec section
+// 8).
+const (
+	KindDatabase = "database"
+	KindLogin    = "login"
+	KindLog      = "log"
+	KindMain     = "main"
+	KindGate     = "gate"
+)
+
+// KindWaits are the stage-2 waits of the kinds: how long a child has to
+// exit after the quit message.
+var KindWaits = map[string]time.Duration{
+	KindDatabase: 60 * time.Second,
+	KindLogin:    30 * time.Second,
+	KindLog:      30 * time.Second,
+	KindMain:     60 * time.Second,
+	KindGate:     20 * time.Second,
+}
+
+// The agent's shutdown waits after stage 2 for each child; a request's
+// timeout_override_s replaces the stage-2 wait and OrchestrateCloseWait.
+const (
+	// OrchestrateCloseWait is stage 3's: how long a child has to exit
+	// after its window is closed.
+	OrchestrateCloseWait = 5 * time.Second
+	// OrchestrateSettle bounds the wait for a killed process to be gone.
+	OrchestrateSettle = 5 * time.Second
+)
+
+// FamilyChild is one child of the default (GameCenter) family: its
+// Config.ini section, its executable relative to the game directory
+// ('/'-separated), its kind, and whether it starts run_gate_count times.
+type FamilyChild struct {
+	Section, Exe, Kind string
+	PerRunGate         bool
+}
+
+// count is how many instances of c start with run_gate_count n.
+func (c FamilyChild) count(runGates int) int {
+	if c.PerRunGate {
+		return runGates
+	}
+	return 1
+}
+
+// DefaultFamily is the GameCenter family in start order (issue 18's
+// table): the agent's default manifest, and what the hub's wait for an
+// orchestration derives from.
+var DefaultFamily = []FamilyChild{
+	{Section: "DBServer", Exe: "DBServer/DBServer.exe", Kind: KindDatabase},
+	{Section: "LoginSrv", Exe: "LoginSrv/LoginSrv.exe", Kind: KindLogin},
+	{Section: "LogServer", Exe: "LogServer/LogDataServer.exe", Kind: KindLog},
+	{Section: "M2Server", Exe: "Mir200/M2Server.exe", Kind: KindMain},
+	{Section: "RunGate", Exe: "RunGate/RunGate.exe", Kind: KindGate, PerRunGate: true},
+	{Section: "SelGate", Exe: "SelGate/SelGate.exe", Kind: KindGate},
+	{Section: "LoginGate", Exe: "LoginGate/LoginGate.exe", Kind: KindGate},
+}
+
+// DefaultFamilyChildren is how many children of the default family start
+// with run_gate_count runGates (22 at MaxRunGateCount).
+func DefaultFamilyChildren(runGates int) int {
+	n := 0
+	for _, c := range DefaultFamily {
+		n += c.count(runGates)
+	}
+	return n
+}
 
 // OrchestrateStartData is ORCHESTRATED_START's data. Pointers tell an
 // absent field (its default) from a zero one, which may be invalid

@@ -57,105 +57,88 @@ func (d KillData) Validate() error {
 
 // ValidateArgs checks the path and data of operation ctl the way the agent
 // reads them, so that the hub refuses bad input before it charges or
-// sends anything. It knows the operations of this file and orchestration
-// (orchestrate.go); others (shell sessions, settings) are checked by their
-// own routes.
+// sends anything: the rule of its row (Control.Args). A value outside the
+// table, or a row without a rule (shell sessions, settings: their own
+// routes check their input), takes any args.
 func ValidateArgs(ctl int64, a ControlArgs) error {
-	needPath := func() error {
-		if a.Path == "" {
-			return ArgsError("path is required")
-		}
-		return nil
+	if c, ok := ControlByValue(ctl); ok && c.Args != nil {
+		return c.Args(a)
 	}
-	switch ctl {
-	case CtlDirMk, CtlDirRm, CtlFileRm, CtlStrRd:
-		return needPath()
-	case CtlFileMk, CtlStrAd, CtlExecProgram:
-		if _, err := DataString(a.Data); err != nil {
-			return err
-		}
-		return needPath()
-	case CtlStrRm, CtlZipToDir:
+	return nil
+}
+
+// The argument rules of the rows of Controls.
+
+// anyArgs takes any path and data.
+func anyArgs(ControlArgs) error { return nil }
+
+// needPath requires a path.
+func needPath(a ControlArgs) error {
+	if a.Path == "" {
+		return ArgsError("path is required")
+	}
+	return nil
+}
+
+// pathOnly requires a path; the data is not read.
+func pathOnly(a ControlArgs) error { return needPath(a) }
+
+// stringData requires data to be a string (non-empty when required),
+// then a path.
+func stringData(required bool) func(ControlArgs) error {
+	return func(a ControlArgs) error {
 		s, err := DataString(a.Data)
 		if err != nil {
 			return err
 		}
-		if s == "" {
+		if required && s == "" {
 			return ArgsError("data is required")
 		}
-		return needPath()
-	case CtlDownFile:
-		var d DownloadData
-		if err := DecodeData(a.Data, &d); err != nil {
-			return err
-		}
-		if err := d.Validate(); err != nil {
-			return err
-		}
-		return needPath()
-	case CtlExecShell:
-		var d ShellData
-		if err := DecodeData(a.Data, &d); err != nil {
-			return err
-		}
-		if err := d.Validate(); err != nil {
-			return err
-		}
-		return needPath()
-	case CtlKillProcess:
-		var d KillData
-		if err := DecodeData(a.Data, &d); err != nil {
-			return err
-		}
-		if err := d.Validate(); err != nil {
-			return err
-		}
-		return needPath()
-	case CtlProcessList, CtlSystemInfo, CtlSystemMetrics:
-		return nil
-	case CtlChangeWatchDir:
-		// The agent checks that path is absolute on its OS and an
-		// existing directory; here it must be absolute on some OS.
-		if len(a.Data) != 0 && string(a.Data) != "null" {
-			return ArgsError("data is not taken; path is the directory to watch")
-		}
-		if err := needPath(); err != nil {
-			return err
-		}
-		if !absoluteAnywhere(a.Path) {
-			return ArgsError("path must be an absolute directory path (/… or C:\\…), got %q", a.Path)
-		}
-		return nil
-	case CtlServiceCtl:
-		var d ServiceData
-		if err := DecodeData(a.Data, &d); err != nil {
-			return err
-		}
-		return d.Validate(a.Path)
-	case CtlRegistryRW:
-		var d RegistryData
-		if err := DecodeData(a.Data, &d); err != nil {
-			return err
-		}
-		return d.Validate(a.Path)
-	case CtlOrchestratedStart:
-		var d OrchestrateStartData
-		if err := DecodeData(a.Data, &d); err != nil {
-			return err
-		}
-		return d.Validate(a.Path)
-	case CtlOrchestratedShutdown:
-		var d OrchestrateShutdownData
-		if err := DecodeData(a.Data, &d); err != nil {
-			return err
-		}
-		return d.Validate(a.Path)
-	case CtlScheduledTaskCtl:
-		var d TaskData
-		if err := DecodeData(a.Data, &d); err != nil {
-			return err
-		}
-		return d.Validate(a.Path)
+		return needPath(a)
+	}
+}
+
+// dataValidator is a data object that checks itself.
+type dataValidator interface{ Validate() error }
+
+// pathValidator is a data object that checks itself with the path.
+type pathValidator interface{ Validate(path string) error }
+
+// dataThenPath decodes data as T (unknown fields refused), checks it, then
+// requires a path.
+func dataThenPath[T dataValidator](a ControlArgs) error {
+	var d T
+	if err := DecodeData(a.Data, &d); err != nil {
+		return err
+	}
+	if err := d.Validate(); err != nil {
+		return err
+	}
+	return needPath(a)
+}
+
+// dataWithPath decodes data as T (unknown fields refused) and checks it
+// with the path.
+func dataWithPath[T pathValidator](a ControlArgs) error {
+	var d T
+	if err := DecodeData(a.Data, &d); err != nil {
+		return err
+	}
+	return d.Validate(a.Path)
+}
+
+// watchDirArgs is CHANGE_WATCH_DIR's rule: no data, and a path absolute on
+// some OS (the agent checks that it is absolute on its own and an
+// existing directory).
+func watchDirArgs(a ControlArgs) error {
+	if len(a.Data) != 0 && string(a.Data) != "null" {
+		return ArgsError("data is not taken; path is the directory to watch")
+	}
+	if err := needPath(a); err != nil {
+		return err
+	}
+	if !absoluteAnywhere(a.Path) {
+		return ArgsError("path must be an absolute directory path (/… or C:\\…), got %q", a.Path)
 	}
 	return nil
 }

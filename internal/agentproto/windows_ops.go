@@ -21,6 +21,13 @@ const (
 	ServiceDelete       = "delete"
 )
 
+// Service limits: timeout_s bounds waiting for start, stop and restart to
+// settle.
+const (
+	DefaultServiceTimeoutS = 30
+	MaxServiceTimeoutS     = 300
+)
+
 // Service start types.
 var ServiceStartTypes = []string{"auto", "delayed_auto", "manual", "disabled"}
 
@@ -64,8 +71,8 @@ func (d ServiceData) Validate(path string) error {
 	if path == "" {
 		return ArgsError("path (the service name) is required for %s", d.Action)
 	}
-	if d.TimeoutS < 0 || d.TimeoutS > 300 {
-		return ArgsError("timeout_s must be 0..300")
+	if d.TimeoutS < 0 || d.TimeoutS > MaxServiceTimeoutS {
+		return ArgsError("timeout_s must be 0..%d", MaxServiceTimeoutS)
 	}
 	return nil
 }

@@ -3,7 +3,9 @@ package billing
 // Rule codes. The first ten are the spec's (section 8); the rest price the
 // routes the spec leaves unpriced. Migration 0003 seeds every one with
 // the prices docs/billing.md lists; admins change them in the pricing
-// table, effective at once.
+// table, effective at once. The control.* codes are the pricing rules of
+// the rows of agentproto.Controls (Control.Rule), which name them; a test
+// checks that the two agree.
 const (
 	RuleDir           = "control.dir.per_call"
 	RuleFileRead      = "control.file_read.per_call"

@@ -137,7 +137,7 @@ func TestRunChargesThenSends(t *testing.T) {
 		t.Fatalf("charged %v", c.charged)
 	}
 	got := d.sent[0]
-	if got.op != "process.shell" || got.args.Path != "/bin/sh" || got.timeout != 100*time.Second+slack {
+	if got.op != "process.shell" || got.args.Path != "/bin/sh" || got.timeout != 100*time.Second+agentproto.WaitSlack {
 		t.Fatalf("sent %+v", got)
 	}
 }
@@ -158,7 +158,7 @@ func TestRawUsesTheOperationsRule(t *testing.T) {
 		t.Fatal(err)
 	}
 	if d.sent[0].op != "process.kill" || c.charged[0] != billing.RuleKillProcess ||
-		d.sent[0].timeout != time.Duration(agentproto.DefaultKillTimeoutS)*time.Second+slack {
+		d.sent[0].timeout != time.Duration(agentproto.DefaultKillTimeoutS)*time.Second+agentproto.WaitSlack {
 		t.Fatalf("sent %v charged %v", d.sent, c.charged)
 	}
 }
@@ -191,7 +191,7 @@ func TestAgentFailures(t *testing.T) {
 func TestEveryRouteControlHasASpec(t *testing.T) {
 	for route, ctls := range RouteControls {
 		for _, v := range ctls {
-			if _, ok := specs[v]; !ok {
+			if _, _, ok := specOf(v); !ok {
 				t.Errorf("%s: controls %d has no spec", route, v)
 			}
 			if _, ok := agentproto.ControlByValue(v); !ok {

@@ -96,31 +96,33 @@ func checkMirror(t *testing.T, file string, hub map[string]int64, hubNames []str
 	}
 	for name, v := range got {
 		if !want[name] {
-			t.Errorf("%s: %s = %d is not in the hub's table (internal/agentproto/controls.go)", file, name, v)
+			t.Errorf("%s: %s = %d is not in the hub's table (agentproto.Controls)", file, name, v)
 		}
 	}
 }
 
-// TestControlsParity: the hub's table (agentproto.Controls, the one
-// source) and every copy of it agree — the Go, Python and TypeScript
-// SDKs' constants and the OpenAPI document's known values of the controls/raw
-// body. Adding a value to the hub's table without the others fails here.
+// TestControlsParity: the hub's table (agentproto.Controls, one row per
+// control, the one source) and every copy of it agree — the hub's own Ctl
+// constants, the Go, Python and TypeScript SDKs' constants (named by each
+// row's Const) and the OpenAPI document's known values of the controls/raw
+// body. A row added to the hub's table without the others fails here, and
+// so does a constant an SDK has that the table lacks.
 func TestControlsParity(t *testing.T) {
-	// The hub: its Go constants, and the table that names them.
-	hubNames, hubConsts := readConsts(t, hubControlsFile,
-		regexp.MustCompile(`(?m)^\s*(Ctl\w+)\s+int64\s*=\s*([0-9][0-9 <]*)$`))
-	byValue := map[int64]string{}
-	for _, n := range hubNames {
-		byValue[hubConsts[n]] = n
-	}
-	if len(hubNames) != len(agentproto.Controls) {
-		t.Errorf("%s: %d Ctl constants, %d rows in agentproto.Controls", hubControlsFile, len(hubNames), len(agentproto.Controls))
-	}
+	// The table: each row's SDK constant and value, in value order.
+	var hubNames []string
+	hubConsts := map[string]int64{}
 	for _, c := range agentproto.Controls {
-		if _, ok := byValue[c.Value]; !ok {
-			t.Errorf("%s: agentproto.Controls has %s = %d with no Ctl constant", hubControlsFile, c.Name, c.Value)
+		if _, dup := hubConsts[c.Const]; dup {
+			t.Errorf("agentproto.Controls: constant %s names two rows", c.Const)
 		}
+		hubNames = append(hubNames, c.Const)
+		hubConsts[c.Const] = c.Value
 	}
+
+	// The hub's Go constants: the rows' names and values.
+	_, ownConsts := readConsts(t, hubControlsFile,
+		regexp.MustCompile(`(?m)^\s*(Ctl\w+)\s+int64\s*=\s*([0-9][0-9 <]*)$`))
+	checkMirror(t, "internal/agentproto/controls.go", hubConsts, hubNames, func(n string) string { return n }, ownConsts)
 
 	// The Go SDK: the same identifiers.
 	_, goConsts := readConsts(t, goControlsFile,
@@ -189,4 +191,28 @@ func TestControlsParity(t *testing.T) {
 	}
 	checkMirror(t, "docs/openapi.json (OpBodyAny.controls x-known-values / x-known-names; regenerate: go run ./cmd/hostgate openapi > docs/openapi.json)",
 		table, tableNames, func(n string) string { return n }, docNames)
+}
+
+// TestEveryRowRouteIsInTheDocument: the client API route each row of
+// agentproto.Controls names is a POST route of docs/openapi.json.
+func TestEveryRowRouteIsInTheDocument(t *testing.T) {
+	b, err := os.ReadFile(openAPIFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Paths map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("docs/openapi.json: %v", err)
+	}
+	for _, c := range agentproto.Controls {
+		if c.Route == "" {
+			continue
+		}
+		p := "/v1/api/hosts/{id}/" + c.Route
+		if _, ok := doc.Paths[p]["post"]; !ok {
+			t.Errorf("%s (%d): docs/openapi.json has no POST %s", c.Name, c.Value, p)
+		}
+	}
 }

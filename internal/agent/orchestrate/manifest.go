@@ -15,24 +15,19 @@ import (
 	"hostgate/internal/agentproto"
 )
 
-// Kinds of child process and their stage-2 waits (spec section 8).
+// Kinds of child process and their stage-2 waits (spec section 8): the
+// protocol's, which the hub's wait for a shutdown derives from.
 const (
-	KindDatabase = "database"
-	KindLogin    = "login"
-	KindLog      = "log"
-	KindMain     = "main"
-	KindGate     = "gate"
+	KindDatabase = agentproto.KindDatabase
+	KindLogin    = agentproto.KindLogin
+	KindLog      = agentproto.KindLog
+	KindMain     = agentproto.KindMain
+	KindGate     = agentproto.KindGate
 )
 
 // KindWaits are the stage-2 waits of the kinds: how long a child has to
 // exit after the quit message.
-var KindWaits = map[string]time.Duration{
-	KindDatabase: 60 * time.Second,
-	KindLogin:    30 * time.Second,
-	KindLog:      30 * time.Second,
-	KindMain:     60 * time.Second,
-	KindGate:     20 * time.Second,
-}
+var KindWaits = agentproto.KindWaits
 
 // ManifestFile is the manifest another engine family keeps beside its
 // controller; without it the default (GameCenter) manifest applies.
@@ -76,22 +71,14 @@ func (e Entry) count(runGates int) (int, bool) {
 	return 1, false
 }
 
-// DefaultManifest is the GameCenter family (issue 18's table).
+// DefaultManifest is the GameCenter family (agentproto.DefaultFamily,
+// issue 18's table).
 func DefaultManifest() []Entry {
-	e := func(section, exe, kind string) Entry {
-		return Entry{Section: section, Exe: exe, Kind: kind, Wait: KindWaits[kind]}
+	m := make([]Entry, len(agentproto.DefaultFamily))
+	for i, c := range agentproto.DefaultFamily {
+		m[i] = Entry{Section: c.Section, Exe: c.Exe, Kind: c.Kind, Wait: KindWaits[c.Kind], PerRunGate: c.PerRunGate}
 	}
-	runGate := e("RunGate", "RunGate/RunGate.exe", KindGate)
-	runGate.PerRunGate = true
-	return []Entry{
-		e("DBServer", "DBServer/DBServer.exe", KindDatabase),
-		e("LoginSrv", "LoginSrv/LoginSrv.exe", KindLogin),
-		e("LogServer", "LogServer/LogDataServer.exe", KindLog),
-		e("M2Server", "Mir200/M2Server.exe", KindMain),
-		runGate,
-		e("SelGate", "SelGate/SelGate.exe", KindGate),
-		e("LoginGate", "LoginGate/LoginGate.exe", KindGate),
-	}
+	return m
 }
 
 // manifestEntry is one entry of orchestrate.json as written.

@@ -78,8 +78,8 @@ func New() *Orchestrator {
 	return &Orchestrator{
 		sys:       systemProcs(),
 		waits:     KindWaits,
-		closeWait: 5 * time.Second,
-		settle:    5 * time.Second,
+		closeWait: agentproto.OrchestrateCloseWait,
+		settle:    agentproto.OrchestrateSettle,
 		poll:      50 * time.Millisecond,
 	}
 }

@@ -14,7 +14,7 @@ import (
 const (
 	maxServiceName    = 256  // characters of a service or display name
 	maxServiceCmdLine = 8192 // characters of binary_path plus args
-	defaultTimeoutS   = 30
+	defaultTimeoutS   = agentproto.DefaultServiceTimeoutS
 )
 
 // Service states, as SERVICE_STATUS.dwCurrentState numbers them.
