@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import base64
 import urllib.parse
-from typing import TYPE_CHECKING, Any, Iterator, Optional
+from typing import Any, Iterator, Optional, Protocol
 
 from .errors import HostgateError
 from .types import ShellOutput
 
-if TYPE_CHECKING:
-    from .client import Client
+
+class _Caller(Protocol):
+    """What a session needs of the Client that opened it: its JSON calls
+    and their timeouts (the session does not import the client)."""
+
+    def _json(self, method: str, path: str, body: Any = None, *, timeout: Optional[float] = None,
+              idempotent: bool = False) -> Any: ...
+
+    def _longer(self, timeout: Optional[float], needed_s: float) -> float: ...
 
 
 class ShellSession:
@@ -25,7 +32,7 @@ class ShellSession:
     processes). None of its calls is retried: each is charged.
     """
 
-    def __init__(self, client: "Client", host_id: str, stream_id: str) -> None:
+    def __init__(self, client: _Caller, host_id: str, stream_id: str) -> None:
         self._c = client
         self.host_id = host_id
         #: the session's stream_id
