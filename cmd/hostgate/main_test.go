@@ -3,15 +3,19 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"hostgate/internal/eventually"
 )
 
 // binary builds hostgate once per test run.
@@ -139,35 +143,34 @@ func TestBinary(t *testing.T) {
 // awaitStatus waits at most d for GET url with token to answer status.
 func awaitStatus(t *testing.T, url, token string, status int, d time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		req, _ := http.NewRequest("GET", url, nil)
-		req.Header.Set("Authorization", "Bearer "+token)
-		resp, err := http.DefaultClient.Do(req)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == status {
-				return
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("GET %s: %v %v, want %d within %v", url, err, resp, status, d)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	eventually.Error(t, d, "GET "+url+" answering "+strconv.Itoa(status), func() error {
+		return getStatus(url, token, status)
+	})
 }
 
 func waitReady(t *testing.T, url string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if resp, err := http.Get(url); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return
-			}
-		}
-		time.Sleep(100 * time.Millisecond)
+	eventually.Error(t, 30*time.Second, url+" ready", func() error {
+		return getStatus(url, "", 200)
+	})
+}
+
+// getStatus is nil when GET url (with token, if any) answers status.
+func getStatus(url, token string, status int) error {
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		return err
 	}
-	t.Fatalf("%s not ready within 30 s", url)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != status {
+		return fmt.Errorf("status %d, want %d", resp.StatusCode, status)
+	}
+	return nil
 }
