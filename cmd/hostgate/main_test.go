@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -77,7 +76,7 @@ func TestBinary(t *testing.T) {
 	}
 	defer serve.Process.Kill()
 	base := "http://" + addr
-	waitReady(t, base+"/readyz")
+	eventually.Error(t, 30*time.Second, "hub ready", func() error { return getStatus(base+"/readyz", "", 200) })
 
 	// The admin made by `admin create` logs in over HTTP.
 	body := `{"username":"ops.lead","password":"long enough secret"}`
@@ -100,7 +99,9 @@ func TestBinary(t *testing.T) {
 	if out, err := command(bin, data, "admin", "disable", "ops.lead").CombinedOutput(); err != nil || !strings.Contains(string(out), "admin ops.lead is now disabled") {
 		t.Fatalf("admin disable: %v\n%s", err, out)
 	}
-	awaitStatus(t, base+"/v1/admin/users", auth.AccessToken, 401, 2*time.Second)
+	eventually.Error(t, 2*time.Second, "the disabled admin's token refused", func() error {
+		return getStatus(base+"/v1/admin/users", auth.AccessToken, 401)
+	})
 	if resp, err := http.Post(base+"/v1/admin/auth/login", "application/json", strings.NewReader(body)); err != nil || resp.StatusCode != 401 {
 		t.Errorf("login of a disabled admin: %v %v, want 401", err, resp)
 	}
@@ -138,21 +139,6 @@ func TestBinary(t *testing.T) {
 	if !strings.Contains(logs.String(), "created owner admin") {
 		t.Errorf("no bootstrap admin log line:\n%s", logs.String())
 	}
-}
-
-// awaitStatus waits at most d for GET url with token to answer status.
-func awaitStatus(t *testing.T, url, token string, status int, d time.Duration) {
-	t.Helper()
-	eventually.Error(t, d, "GET "+url+" answering "+strconv.Itoa(status), func() error {
-		return getStatus(url, token, status)
-	})
-}
-
-func waitReady(t *testing.T, url string) {
-	t.Helper()
-	eventually.Error(t, 30*time.Second, url+" ready", func() error {
-		return getStatus(url, "", 200)
-	})
 }
 
 // getStatus is nil when GET url (with token, if any) answers status.
