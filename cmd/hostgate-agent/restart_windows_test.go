@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sys/windows/svc/mgr"
 
 	"hostgate/internal/agent"
+	"hostgate/internal/eventually"
 )
 
 // TestMain lets this test binary be the restart helper: the service test
@@ -71,7 +72,13 @@ func TestStartDetached(t *testing.T) {
 		t.Fatalf("startAgain: %v", err)
 	}
 	ran := filepath.Join(dir, "ran")
-	waitForFile(t, ran, func(b []byte) bool { return bytes.Contains(b, []byte(detachedHelperArg+" "+dir)) })
+	var b []byte
+	if !eventually.Within(30*time.Second, func() bool {
+		b, _ = os.ReadFile(ran)
+		return bytes.Contains(b, []byte(detachedHelperArg+" "+dir))
+	}) {
+		t.Fatalf("%s: %q, not as expected within 30s", ran, b)
+	}
 }
 
 // startCount appends one line to dir/starts and returns how many there
@@ -144,27 +151,30 @@ func TestServiceRestartsThroughHelper(t *testing.T) {
 		t.Fatalf("start: %v", err)
 	}
 
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		b, _ := os.ReadFile(filepath.Join(dir, "starts"))
-		st, err := s.Query()
-		if err != nil {
+	var (
+		b  []byte
+		st svc.Status
+	)
+	if !eventually.Within(60*time.Second, func() bool {
+		b, _ = os.ReadFile(filepath.Join(dir, "starts"))
+		var err error
+		if st, err = s.Query(); err != nil {
 			t.Fatal(err)
 		}
-		if bytes.Count(b, []byte("\n")) == 2 && st.State == svc.Running {
-			break
-		}
-		if time.Now().After(deadline) {
-			helperLog, _ := os.ReadFile(filepath.Join(dir, "helper.log"))
-			t.Fatalf("service state %d after %d starts, want running after 2\nhelper log:\n%s",
-				st.State, bytes.Count(b, []byte("\n")), helperLog)
-		}
-		time.Sleep(100 * time.Millisecond)
+		return bytes.Count(b, []byte("\n")) == 2 && st.State == svc.Running
+	}) {
+		helperLog, _ := os.ReadFile(filepath.Join(dir, "helper.log"))
+		t.Fatalf("service state %d after %d starts, want running after 2\nhelper log:\n%s",
+			st.State, bytes.Count(b, []byte("\n")), helperLog)
 	}
 	// The helper logs once it has seen the service run, maybe after us.
-	waitForFile(t, filepath.Join(dir, "helper.log"), func(b []byte) bool {
+	helperLog := filepath.Join(dir, "helper.log")
+	if !eventually.Within(30*time.Second, func() bool {
+		b, _ = os.ReadFile(helperLog)
 		return bytes.Contains(b, []byte("service started again")) && bytes.Contains(b, []byte(name))
-	})
+	}) {
+		t.Fatalf("%s: %q, not as expected within 30s", helperLog, b)
+	}
 }
 
 func TestServiceExitAfterRestartRequest(t *testing.T) {
@@ -186,21 +196,5 @@ func TestServiceExitAfterRestartRequest(t *testing.T) {
 	}
 	if _, isRestart := errors.AsType[*agent.RestartError](failed.err); isRestart || !strings.Contains(failed.err.Error(), "access denied") {
 		t.Errorf("err = %v; want a plain failure, not a restart request", failed.err)
-	}
-}
-
-// waitForFile waits until path exists and its content satisfies ok.
-func waitForFile(t *testing.T, path string, ok func([]byte) bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if b, err := os.ReadFile(path); err == nil && ok(b) {
-			return
-		}
-		if time.Now().After(deadline) {
-			b, _ := os.ReadFile(path)
-			t.Fatalf("%s: %q, not as expected within 30s", path, b)
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -28,6 +28,7 @@ import (
 
 	"hostgate/internal/agent/upgrade"
 	"hostgate/internal/agentproto"
+	"hostgate/internal/eventually"
 )
 
 // TestUpgradeRestartWithRealBinaries runs the restart of real agent
@@ -88,7 +89,7 @@ func testUpgradeConfirmed(t *testing.T, old, new []byte) {
 	}
 	p.assertRunning(t, exe)
 	assertBytes(t, exe, new)
-	waitUntil(t, "backup and record gone", func() bool {
+	eventually.True(t, 60*time.Second, "backup and record gone", func() bool {
 		_, err := os.Stat(upgrade.BackupPath(exe))
 		rec, _ := upgrade.LoadRecord(h.stateDir)
 		return os.IsNotExist(err) && rec == nil
@@ -184,7 +185,7 @@ func (p *agentProcess) logs() string {
 // awaitLog waits for a log line that contains all of parts.
 func (p *agentProcess) awaitLog(t *testing.T, parts ...string) {
 	t.Helper()
-	waitUntil(t, "log line with "+strings.Join(parts, ", "), func() bool {
+	eventually.True(t, 60*time.Second, "log line with "+strings.Join(parts, ", "), func() bool {
 		for line := range strings.Lines(p.logs()) {
 			all := true
 			for _, s := range parts {
@@ -295,7 +296,7 @@ func (h *miniHub) args(t *testing.T) []string {
 func (h *miniHub) await(t *testing.T, version string) *miniConn {
 	t.Helper()
 	var c *miniConn
-	waitUntil(t, "hello from "+version, func() bool {
+	eventually.True(t, 60*time.Second, "hello from "+version, func() bool {
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		c = h.conns[version]
@@ -307,7 +308,7 @@ func (h *miniHub) await(t *testing.T, version string) *miniConn {
 func (h *miniHub) awaitReport(t *testing.T, state agentproto.UpgradeState) agentproto.UpgradeReport {
 	t.Helper()
 	var got agentproto.UpgradeReport
-	waitUntil(t, "upgrade report "+string(state), func() bool {
+	eventually.True(t, 60*time.Second, "upgrade report "+string(state), func() bool {
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		for _, r := range h.reports {
@@ -383,16 +384,5 @@ func assertBytes(t *testing.T, path string, want []byte) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s holds %d bytes (sha %x), want %d bytes (sha %x)", path, len(got), sha256.Sum256(got), len(want), sha256.Sum256(want))
-	}
-}
-
-func waitUntil(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 60s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"hostgate/internal/eventually"
 )
 
 // fakeConsole is a terminal made of a pipe (input) and a buffer (output).
@@ -81,7 +83,7 @@ func TestCLITermExitStatus(t *testing.T) {
 	f.mu.Lock()
 	f.termEnd = &code
 	f.mu.Unlock()
-	waitFor(t, func() bool {
+	eventually.True(t, 10*time.Second, "one resize and the typed input at the hub", func() bool {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		return len(f.resizes) == 1 && f.termIn.Len() > 0
@@ -124,7 +126,7 @@ func TestCLITermInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() { done <- run(ctx, []string{"term", hostID}, e) }()
-	waitFor(t, func() bool { return f.called("POST /v1/api/hosts/" + hostID + "/shell/session/s1/read") })
+	eventually.True(t, 10*time.Second, "a terminal read", func() bool { return f.called("POST /v1/api/hosts/" + hostID + "/shell/session/s1/read") })
 	cancel()
 	select {
 	case code := <-done:
@@ -164,8 +166,25 @@ func TestCLIDeliveries(t *testing.T) {
 	go func() {
 		done <- run(ctx, []string{"--json", "deliveries", hostID, "--follow", "--interval", "20ms"}, e)
 	}()
-	waitFor(t, func() bool { mu.Lock(); defer mu.Unlock(); return strings.Count(out.String(), "\n") >= 3 })
-	time.Sleep(100 * time.Millisecond) // no further lines: nothing changes
+	eventually.True(t, 10*time.Second, "three delivery lines", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return strings.Count(out.String(), "\n") >= 3
+	})
+	// No further lines while nothing changes: two more polls prove the CLI
+	// has handled at least one unchanged history (it polls one at a time).
+	polls := func() (n int) {
+		f.set(func() {
+			for _, c := range f.calls {
+				if strings.HasPrefix(c, "limit=") {
+					n++
+				}
+			}
+		})
+		return n
+	}
+	seen := polls()
+	eventually.True(t, 10*time.Second, "two more polls", func() bool { return polls() >= seen+2 })
 	cancel()
 	if code := <-done; code != 0 {
 		t.Fatalf("follow ended with %d: %s", code, errb)
@@ -229,15 +248,6 @@ echo "${COMPREPLY[*]}"`
 	}
 }
 
-func waitFor(t *testing.T, ok func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !ok(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not reached")
-		}
-	}
-}
-
 func TestCLITermSplitCharacter(t *testing.T) {
 	for _, c := range []struct{ in, complete, rest string }{
 		{"abc", "abc", ""},
@@ -260,7 +270,10 @@ func TestCLITermSplitCharacter(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, func() bool { f.mu.Lock(); defer f.mu.Unlock(); return f.termIn.String() == "echo 你\r" })
+	var in string
+	if !eventually.Within(10*time.Second, func() bool { f.mu.Lock(); defer f.mu.Unlock(); in = f.termIn.String(); return in == "echo 你\r" }) {
+		t.Fatalf("the hub got %q, want %q", in, "echo 你\r")
+	}
 	if _, err := con.typing.Write([]byte{detachKey}); err != nil {
 		t.Fatal(err)
 	}

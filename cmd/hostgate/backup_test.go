@@ -10,6 +10,9 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
+
+	"hostgate/internal/eventually"
 )
 
 // TestBackupRestore backs up a serving hub with `hostgate backup`, restores
@@ -130,7 +133,7 @@ func startHub(t *testing.T, bin, dataDir string, env ...string) string {
 		}
 	})
 	base := "http://" + addr
-	waitReady(t, base+"/readyz")
+	eventually.Error(t, 30*time.Second, "hub ready", func() error { return getStatus(base+"/readyz", "", 200) })
 	return base
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -12,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"hostgate/internal/eventually"
 )
 
 // binary builds hostgate once per test run.
@@ -73,7 +76,7 @@ func TestBinary(t *testing.T) {
 	}
 	defer serve.Process.Kill()
 	base := "http://" + addr
-	waitReady(t, base+"/readyz")
+	eventually.Error(t, 30*time.Second, "hub ready", func() error { return getStatus(base+"/readyz", "", 200) })
 
 	// The admin made by `admin create` logs in over HTTP.
 	body := `{"username":"ops.lead","password":"long enough secret"}`
@@ -96,7 +99,9 @@ func TestBinary(t *testing.T) {
 	if out, err := command(bin, data, "admin", "disable", "ops.lead").CombinedOutput(); err != nil || !strings.Contains(string(out), "admin ops.lead is now disabled") {
 		t.Fatalf("admin disable: %v\n%s", err, out)
 	}
-	awaitStatus(t, base+"/v1/admin/users", auth.AccessToken, 401, 2*time.Second)
+	eventually.Error(t, 2*time.Second, "the disabled admin's token refused", func() error {
+		return getStatus(base+"/v1/admin/users", auth.AccessToken, 401)
+	})
 	if resp, err := http.Post(base+"/v1/admin/auth/login", "application/json", strings.NewReader(body)); err != nil || resp.StatusCode != 401 {
 		t.Errorf("login of a disabled admin: %v %v, want 401", err, resp)
 	}
@@ -136,38 +141,22 @@ func TestBinary(t *testing.T) {
 	}
 }
 
-// awaitStatus waits at most d for GET url with token to answer status.
-func awaitStatus(t *testing.T, url, token string, status int, d time.Duration) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		req, _ := http.NewRequest("GET", url, nil)
+// getStatus is nil when GET url (with token, if any) answers status.
+func getStatus(url, token string, status int) error {
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		return err
+	}
+	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
-		resp, err := http.DefaultClient.Do(req)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == status {
-				return
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("GET %s: %v %v, want %d within %v", url, err, resp, status, d)
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-func waitReady(t *testing.T, url string) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if resp, err := http.Get(url); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return
-			}
-		}
-		time.Sleep(100 * time.Millisecond)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
 	}
-	t.Fatalf("%s not ready within 30 s", url)
+	resp.Body.Close()
+	if resp.StatusCode != status {
+		return fmt.Errorf("status %d, want %d", resp.StatusCode, status)
+	}
+	return nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"hostgate/internal/eventually"
 	"hostgate/internal/pgtest"
 )
 
@@ -145,7 +146,7 @@ func TestStartAnnounces(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		waitReady(t, "http://"+addr+"/readyz")
+		eventually.Error(t, 30*time.Second, "hub ready", func() error { return getStatus("http://"+addr+"/readyz", "", 200) })
 		cmd.Process.Kill()
 		cmd.Wait()
 		lines := nonLogLines(stderr.String())

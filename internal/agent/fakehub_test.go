@@ -23,6 +23,7 @@ import (
 	"github.com/lxzan/gws"
 
 	"hostgate/internal/agentproto"
+	"hostgate/internal/eventually"
 )
 
 // fakeHub is a loopback hub: the enrolment endpoints, the fallback
@@ -432,18 +433,13 @@ func (h *fakeHub) with(f func(h *fakeHub)) {
 	f(h)
 }
 
-// waitFor polls ok until it holds or limit passes.
+// waitFor waits for ok to hold: eventually.True with the package's
+// tripled limits, which the package's other test files call.
 func waitFor(t *testing.T, limit time.Duration, what string, ok func() bool) {
 	t.Helper()
 	// Limits are what a healthy run needs by far; tripled so a loaded CI
 	// machine (the Windows build runs under Wine) is not a failure.
-	deadline := time.Now().Add(3 * limit)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s", what, limit)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	eventually.True(t, 3*limit, what, ok)
 }
 
 // syncBuffer is a log sink safe for concurrent writers.

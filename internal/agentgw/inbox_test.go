@@ -2,9 +2,12 @@ package agentgw
 
 import (
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"hostgate/internal/eventually"
 )
 
 func TestInboxRunsInOrderAndEnds(t *testing.T) {
@@ -26,19 +29,11 @@ func TestInboxRunsInOrderAndEnds(t *testing.T) {
 		}
 	}
 	// The handler goroutine ends once the queue is empty.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	eventually.True(t, 5*time.Second, "inbox idle with nothing queued", func() bool {
 		in.mu.Lock()
-		idle := !in.running && in.queue == nil
-		in.mu.Unlock()
-		if idle {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("inbox still running with nothing queued")
-		}
-		runtime.Gosched()
-	}
+		defer in.mu.Unlock()
+		return !in.running && in.queue == nil
+	})
 }
 
 func TestInboxHoldsTheReaderWhenFull(t *testing.T) {
@@ -53,16 +48,28 @@ func TestInboxHoldsTheReaderWhenFull(t *testing.T) {
 		in.push(func() {})
 		pushed.Store(true)
 	}()
-	time.Sleep(50 * time.Millisecond)
+	// The push has gone past the point where it could return at once when
+	// its goroutine waits for room in the queue.
+	eventually.True(t, 5*time.Second, "push waiting for room", func() bool {
+		return waitingForRoom("TestInboxHoldsTheReaderWhenFull")
+	})
 	if pushed.Load() {
 		t.Fatalf("push beyond %d queued messages returned at once", inboxLimit)
 	}
 	close(release)
-	deadline := time.Now().Add(5 * time.Second)
-	for !pushed.Load() {
-		if time.Now().After(deadline) {
-			t.Fatal("push did not return after the handler caught up")
+	eventually.True(t, 5*time.Second, "push returning after the handler caught up", pushed.Load)
+}
+
+// waitingForRoom reports whether a goroutine that test started is in an
+// inbox's push, waiting for room.
+func waitingForRoom(test string) bool {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	for g := range strings.SplitSeq(string(buf), "\n\n") {
+		if strings.Contains(g, "(*inbox).push") && strings.Contains(g, "(*Cond).Wait") &&
+			strings.Contains(g, "created by hostgate/internal/agentgw."+test) {
+			return true
 		}
-		time.Sleep(time.Millisecond)
 	}
+	return false
 }

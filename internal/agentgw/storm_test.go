@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"hostgate/internal/agent"
+	"hostgate/internal/eventually"
 	"hostgate/internal/hubtest"
 )
 
@@ -60,10 +61,7 @@ func TestReconnectStormIsShedAndRecovers(t *testing.T) {
 	}
 	t.Cleanup(func() { cancel(); wg.Wait() })
 
-	deadline := time.Now().Add(60 * time.Second)
-	for connected.Load() < n && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
+	eventually.Within(60*time.Second, func() bool { return connected.Load() >= n }) // checked below, after the log line
 	admitted, shed := h.Admission().Counts()
 	t.Logf("%d agents connected; handshakes admitted %d, shed %d", connected.Load(), admitted, shed)
 	if connected.Load() != n {
@@ -94,14 +92,14 @@ func TestReconnectStormIsShedAndRecovers(t *testing.T) {
 		t.Errorf("admin host = %+v, want connected from 127.0.0.1 with an OS", one)
 	}
 	var items struct{ Items []json.RawMessage }
-	waitFor(t, func() bool {
+	eventually.True(t, 10*time.Second, "the first host's metrics listed", func() bool {
 		if err := h.Hosts.FlushMetrics(t.Context()); err != nil { // written in batches
 			t.Fatal(err)
 		}
 		h.Client(t).As(admin).Do("GET", "/v1/admin/hosts/"+creds[0].HostID+"/metrics?limit=5", nil).Want(t, 200, "").JSON(t, &items)
 		return len(items.Items) > 0
 	})
-	waitFor(t, func() bool { // written in batches too
+	eventually.True(t, 10*time.Second, "the first host's enrolment and connection events listed", func() bool { // written in batches too
 		if err := h.Hosts.FlushEvents(t.Context()); err != nil {
 			t.Fatal(err)
 		}
@@ -114,16 +112,5 @@ func TestReconnectStormIsShedAndRecovers(t *testing.T) {
 	h.Client(t).As(admin).Do("GET", "/v1/admin/hosts?q="+creds[1].HostID[:8], nil).Want(t, 200, "").JSON(t, &list)
 	if list.Total != 1 {
 		t.Errorf("admin search by id prefix: total %d, want 1", list.Total)
-	}
-}
-
-func waitFor(t *testing.T, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 10 s")
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }

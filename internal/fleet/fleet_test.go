@@ -10,20 +10,10 @@ import (
 	"time"
 
 	"hostgate/internal/agentproto"
+	"hostgate/internal/eventually"
 	"hostgate/internal/fleet"
 	"hostgate/internal/hubtest"
 )
-
-func waitUntil(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
 
 func TestFleetAgainstARealHub(t *testing.T) {
 	h := hubtest.Start(t, hubtest.Embedded)
@@ -50,12 +40,12 @@ func TestFleetAgainstARealHub(t *testing.T) {
 		return f, func() { cancel(); wg.Wait() }
 	}
 	f, stop := run(back)
-	waitUntil(t, "the whole fleet welcomed", func() bool { return f.Stats().AllConnectedMs > 0 })
+	eventually.True(t, 30*time.Second, "the whole fleet welcomed", func() bool { return f.Stats().AllConnectedMs > 0 })
 	if s := f.Stats(); s.Welcomed != n || s.Connected != n {
 		t.Fatalf("stats %+v", s)
 	}
 	// The hub registers an agent just after welcoming it.
-	waitUntil(t, "the hub to hold the fleet", func() bool { return h.Dispatch.LocalCount() == n })
+	eventually.True(t, 30*time.Second, "the hub to hold the fleet", func() bool { return h.Dispatch.LocalCount() == n })
 
 	// Commands reach simulated agents and are answered.
 	for _, c := range creds[:10] {
@@ -74,13 +64,13 @@ func TestFleetAgainstARealHub(t *testing.T) {
 			t.Fatalf("unsupported op %s: %+v %v", c.HostID, r, err)
 		}
 	}
-	waitUntil(t, "heartbeats and metrics", func() bool { s := f.Stats(); return s.Heartbeats > 0 && s.Metrics > 0 })
+	eventually.True(t, 30*time.Second, "heartbeats and metrics", func() bool { s := f.Stats(); return s.Heartbeats > 0 && s.Metrics > 0 })
 
 	// Dropped agents come back by themselves.
 	for _, c := range creds[:5] {
 		h.Dispatch.Disconnect(t.Context(), c.HostID, "test drop")
 	}
-	waitUntil(t, "dropped agents back", func() bool {
+	eventually.True(t, 30*time.Second, "dropped agents back", func() bool {
 		for _, c := range creds[:5] {
 			if on, _ := h.Dispatch.Online(t.Context(), c.HostID); !on {
 				return false
@@ -89,11 +79,11 @@ func TestFleetAgainstARealHub(t *testing.T) {
 		return f.Stats().Dials > n
 	})
 	stop()
-	waitUntil(t, "the hub to see the fleet gone", func() bool { return h.Dispatch.LocalCount() == 0 })
+	eventually.True(t, 30*time.Second, "the hub to see the fleet gone", func() bool { return h.Dispatch.LocalCount() == 0 })
 
 	// A second run: the install tokens are spent, so the agents renew their
 	// tokens by challenge-response with their keys.
 	f2, stop2 := run(back[:10])
 	defer stop2()
-	waitUntil(t, "re-enrolled agents welcomed", func() bool { return f2.Stats().AllConnectedMs > 0 })
+	eventually.True(t, 30*time.Second, "re-enrolled agents welcomed", func() bool { return f2.Stats().AllConnectedMs > 0 })
 }

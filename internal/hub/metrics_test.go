@@ -1,6 +1,7 @@
 package hub_test
 
 import (
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"hostgate/internal/eventually"
 	"hostgate/internal/hubtest"
 )
 
@@ -36,22 +38,19 @@ func TestMetrics(t *testing.T) {
 		c.Do("POST", "/v1/api/hosts/"+host+"/system/info", nil).Want(t, 200, "")
 
 		var body string
-		deadline := time.Now().Add(10 * time.Second)
-		for {
+		eventually.Error(t, 10*time.Second, "metrics listener", func() error {
 			resp, err := http.Get("http://" + addr + "/metrics")
-			if err == nil {
-				b, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				body = string(b)
-				if resp.StatusCode == 200 {
-					break
-				}
+			if err != nil {
+				return err
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("metrics listener: %v %s", err, body)
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			body = string(b)
+			if resp.StatusCode != 200 {
+				return fmt.Errorf("status %d: %s", resp.StatusCode, body)
 			}
-			time.Sleep(50 * time.Millisecond)
-		}
+			return nil
+		})
 		want := map[string]func(float64) bool{
 			`hostgate_agents_connected`:                                                                  eq(1),
 			`hostgate_agents_online`:                                                                     eq(1),

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"hostgate/internal/eventually"
 	"hostgate/internal/hubtest"
 	"hostgate/internal/pgtest"
 )
@@ -37,12 +38,12 @@ func privateRedis(t *testing.T) (port int, start func(), stop func()) {
 		if err := cmd.Start(); err != nil {
 			t.Fatalf("start redis-server: %v", err)
 		}
-		waitFor(t, func() bool {
+		eventually.Error(t, 15*time.Second, "redis-server listening", func() error {
 			c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
 			if err == nil {
 				c.Close()
 			}
-			return err == nil
+			return err
 		})
 	}
 	stop = func() {
@@ -54,17 +55,6 @@ func privateRedis(t *testing.T) (port int, start func(), stop func()) {
 	}
 	t.Cleanup(stop)
 	return port, start, stop
-}
-
-func waitFor(t *testing.T, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 15 s")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 // TestReadyFollowsRedis stops Redis under a running hub and starts it
@@ -92,7 +82,10 @@ func TestReadyFollowsRedis(t *testing.T) {
 	}
 
 	start()
-	waitFor(t, func() bool { return c.Do("GET", "/readyz", nil).Status == 200 })
+	status := 0
+	if !eventually.Within(15*time.Second, func() bool { status = c.Do("GET", "/readyz", nil).Status; return status == 200 }) {
+		t.Fatalf("/readyz after Redis is back: %d, want 200 within 15 s", status)
+	}
 	c.Do("GET", "/readyz", nil).Want(t, 200, "").JSON(t, &r)
 	if r.Redis != "ok" {
 		t.Errorf("after restart redis = %q, want ok", r.Redis)

@@ -3,6 +3,7 @@ package l1gate_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"hostgate/internal/agent"
 	"hostgate/internal/agentproto"
 	"hostgate/internal/billing"
+	"hostgate/internal/eventually"
 	"hostgate/internal/hubtest"
 	"hostgate/internal/l1"
 )
@@ -52,7 +54,13 @@ func TestGatewayReplayAfterRestart(t *testing.T) {
 		}
 
 		h = restartInPlace(t, h, mode)
-		awaitOnline(t, h, hostID)
+		eventually.Error(t, 20*time.Second, "agent of host "+hostID+" reconnecting", func() error {
+			on, err := h.Dispatch.Online(t.Context(), hostID)
+			if err == nil && !on {
+				err = errors.New("offline")
+			}
+			return err
+		})
 		if r := post(t, h, bid, captured); r.Status != 200 || string(r.Body) != invalid {
 			t.Errorf("replay after restart: %d %s, want 200 %s", r.Status, r.Body, invalid)
 		}
@@ -82,20 +90,6 @@ func restartInPlace(t *testing.T, h *hubtest.Hub, mode hubtest.Mode) *hubtest.Hu
 			h.FlushCoordination(t)
 		}
 	})
-}
-
-func awaitOnline(t *testing.T, h *hubtest.Hub, hostID string) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if on, err := h.Dispatch.Online(t.Context(), hostID); err == nil && on {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("agent of host %s did not reconnect within 20 s", hostID)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 func post(t *testing.T, h *hubtest.Hub, bid int64, body string) *hubtest.Response {

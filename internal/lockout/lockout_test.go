@@ -120,11 +120,13 @@ func TestFailMessage(t *testing.T) {
 }
 
 func TestLockExpires(t *testing.T) {
-	p := lockout.Policy{Threshold: 2, Window: time.Minute, LockFor: 50 * time.Millisecond}
-	g := lockout.New(newStore(t), p, "user")
+	p := lockout.Policy{Threshold: 2, Window: time.Hour, LockFor: time.Minute}
+	g, clock := guardWithClock(newStore(t), p)
 	fail(t, g, "alice@example.com", 2)
 	assertLocked(t, g, "alice@example.com")
-	time.Sleep(100 * time.Millisecond)
+	clock.add(59 * time.Second)
+	assertLocked(t, g, "alice@example.com")
+	clock.add(2 * time.Second)
 	assertOpen(t, g, "alice@example.com")
 	// The counter restarted when the lock was set.
 	fail(t, g, "alice@example.com", 1)
@@ -144,15 +146,15 @@ func TestSurvivesANewGuard(t *testing.T) {
 
 func TestPrune(t *testing.T) {
 	st := newStore(t)
-	p := lockout.Policy{Threshold: 2, Window: 20 * time.Millisecond, LockFor: 20 * time.Millisecond}
-	g := lockout.New(st, p, "user")
+	p := lockout.Policy{Threshold: 2, Window: time.Minute, LockFor: time.Minute}
+	g, clock := guardWithClock(st, p)
 	fail(t, g, "alice@example.com", 1)
 	fail(t, g, "bob@example.com", 2)
 	if err := g.Prune(t.Context()); err != nil {
 		t.Fatalf("Prune: %v", err)
 	}
 	assertLocked(t, g, "bob@example.com")
-	time.Sleep(50 * time.Millisecond)
+	clock.add(2*time.Minute + time.Second)
 	if err := g.Prune(t.Context()); err != nil {
 		t.Fatalf("Prune: %v", err)
 	}
@@ -161,6 +163,27 @@ func TestPrune(t *testing.T) {
 			t.Errorf("%s after the prune: locked until %v, %v; want no row", name, until, err)
 		}
 	}
+}
+
+// testClock is a settable time for a guard.
+type testClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *testClock) read() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *testClock) add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// guardWithClock returns a guard whose time moves only by clock.add.
+func guardWithClock(st store.Store, p lockout.Policy) (*lockout.Guard, *testClock) {
+	g := lockout.New(st, p, "user")
+	c := &testClock{now: time.Now()}
+	lockout.SetNow(g, c.read)
+	return g, c
 }
 
 func hashed(name string) string {

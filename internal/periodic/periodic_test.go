@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"hostgate/internal/eventually"
 )
 
 func TestRunTicksAndFlushesAtStop(t *testing.T) {
@@ -22,9 +24,7 @@ func TestRunTicksAndFlushesAtStop(t *testing.T) {
 		}, func(error) { errs.Add(1) })
 		close(done)
 	}()
-	for runs.Load() < 3 {
-		time.Sleep(5 * time.Millisecond)
-	}
+	eventually.True(t, 10*time.Second, "3 runs", func() bool { return runs.Load() >= 3 })
 	cancel()
 	<-done
 	before := runs.Load()

@@ -5,10 +5,14 @@ import (
 	"context"
 	"errors"
 	"io"
+	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"hostgate/internal/eventually"
 )
 
 // pipe is an in-memory transport: each end's messages are delivered, in
@@ -110,15 +114,19 @@ func buffered(s *Stream) int {
 	return s.buffered
 }
 
-// waitFor polls cond until it holds or the test's patience runs out.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+// parkedIn reports whether a goroutine that test started is parked in
+// fn itself (a select or channel wait there, not in a call it makes).
+func parkedIn(test, fn string) bool {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	for g := range strings.SplitSeq(string(buf), "\n\n") {
+		lines := strings.Split(g, "\n")
+		if len(lines) > 1 && strings.Contains(lines[0], "[select") && strings.Contains(lines[1], fn+"(") &&
+			strings.Contains(g, "created by hostgate/internal/streams."+test) {
+			return true
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
+	return false
 }
 
 func TestOneStuckReaderDoesNotStallOthers(t *testing.T) {
@@ -186,7 +194,7 @@ func TestOneStuckReaderDoesNotStallOthers(t *testing.T) {
 	// The other 49 are done; the stuck one holds exactly one window and its
 	// writer is still waiting for credit.
 	s := <-stuck
-	waitFor(t, "the stuck stream's window to fill", func() bool { return buffered(s) == InitialWindow })
+	eventually.True(t, 10*time.Second, "the stuck stream's window to fill", func() bool { return buffered(s) == InitialWindow })
 	select {
 	case err := <-stuckWrote:
 		t.Fatalf("stuck writer returned %v before its reader read", err)
@@ -208,7 +216,7 @@ func TestOneStuckReaderDoesNotStallOthers(t *testing.T) {
 	// Nothing queues behind the stuck stream: the read loop has drained the
 	// transport. (Latencies are logged, not asserted: on a loaded machine
 	// the scheduler alone can stall a goroutine for a second.)
-	waitFor(t, "the transport to drain", func() bool { return len(toAgent.ch) == 0 })
+	eventually.True(t, 10*time.Second, "the transport to drain", func() bool { return len(toAgent.ch) == 0 })
 	t.Logf("slowest transport write %v, slowest Deliver %v, %d frames",
 		time.Duration(toAgent.maxSend.Load()), time.Duration(toAgent.maxDeliver.Load()), toAgent.frames.Load())
 
@@ -244,7 +252,10 @@ func TestWriterWaitsForCredit(t *testing.T) {
 		_, err := w.WriteContext(ctx, []byte("0123456789"))
 		done <- err
 	}()
-	time.Sleep(50 * time.Millisecond)
+	// Once the write waits for credit it has gone past returning at once.
+	eventually.True(t, 10*time.Second, "the write waiting for credit", func() bool {
+		return parkedIn("TestWriterWaitsForCredit", "(*Stream).WriteContext")
+	})
 	select {
 	case err := <-done:
 		t.Fatalf("write with no credit returned %v", err)
@@ -257,7 +268,7 @@ func TestWriterWaitsForCredit(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("write after the reader consumed: %v", err)
 	}
-	waitFor(t, "the resumed data", func() bool { return buffered(r) == InitialWindow/2+10 })
+	eventually.True(t, 10*time.Second, "the resumed data", func() bool { return buffered(r) == InitialWindow/2+10 })
 }
 
 func TestEOFBothWays(t *testing.T) {
@@ -290,7 +301,7 @@ func TestEOFBothWays(t *testing.T) {
 	if got, err := io.ReadAll(a); err != nil || string(got) != "pong" {
 		t.Fatalf("hub read %q, %v", got, err)
 	}
-	waitFor(t, "both sides to forget the stream", func() bool {
+	eventually.True(t, 10*time.Second, "both sides to forget the stream", func() bool {
 		return hub.NumStreams() == 0 && agent.NumStreams() == 0
 	})
 	if err := a.Close(); err != nil {
@@ -469,7 +480,7 @@ func TestPeerBreakingTheRulesLosesOnlyThatStream(t *testing.T) {
 	if _, err := io.ReadFull(s3, buf); err != nil || string(buf) != "fine" {
 		t.Fatalf("stream 3: %q, %v", buf, err)
 	}
-	waitFor(t, "three CLOSE replies", func() bool { return len(rec.closes()) == 3 })
+	eventually.True(t, 10*time.Second, "three CLOSE replies", func() bool { return len(rec.closes()) == 3 })
 	for _, f := range rec.closes() {
 		if f.Code != CodeProtocol {
 			t.Errorf("CLOSE %d: code %d, want CodeProtocol", f.Stream, f.Code)

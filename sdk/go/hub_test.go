@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"hostgate/internal/eventually"
 	"hostgate/internal/hubtest"
 )
 
@@ -113,18 +114,14 @@ func TestAgainstARealHub(t *testing.T) {
 			t.Fatal("no webhook")
 		}
 		var rows []WebhookDelivery
-		for deadline := time.Now().Add(10 * time.Second); ; {
+		if !eventually.Within(10*time.Second, func() bool {
 			rows, err = c.WebhookDeliveries(ctx, host, 10)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(rows) == 1 && rows[0].Status == "success" {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("history: %+v", rows)
-			}
-			time.Sleep(50 * time.Millisecond)
+			return len(rows) == 1 && rows[0].Status == "success"
+		}) {
+			t.Fatalf("history: %+v", rows)
 		}
 		if rows[0].ID != res.DeliveryID {
 			t.Fatalf("history row %s, want %s", rows[0].ID, res.DeliveryID)

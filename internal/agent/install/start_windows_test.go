@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/windows/svc/mgr"
 
 	"hostgate/internal/agent/svctest"
+	"hostgate/internal/eventually"
 )
 
 // startHelperArg marks the test binary's run by the service manager.
@@ -53,16 +54,12 @@ func TestInstalledServiceStartsAtOnce(t *testing.T) {
 	if err := sys.StartService(name); err != nil {
 		t.Fatalf("start: %v", err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		st, err := s.Query()
-		if err == nil && st.State == svc.Running {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("service not running 30 s after the start (state %v, err %v)", st.State, err)
-		}
-		time.Sleep(100 * time.Millisecond)
+	var st svc.Status
+	if !eventually.Within(30*time.Second, func() bool {
+		st, err = s.Query()
+		return err == nil && st.State == svc.Running
+	}) {
+		t.Fatalf("service not running 30 s after the start (state %v, err %v)", st.State, err)
 	}
 	if err := sys.StartService(name); err != nil {
 		t.Errorf("second start of the running service: %v", err)

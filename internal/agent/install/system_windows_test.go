@@ -11,6 +11,8 @@ import (
 	"time"
 	"unsafe"
 
+	"hostgate/internal/eventually"
+
 	"golang.org/x/sys/windows"
 	"golang.org/x/sys/windows/svc/mgr"
 )
@@ -110,20 +112,13 @@ func TestServiceCreateUpdateDelete(t *testing.T) {
 	if err := deleteService(name); err != nil {
 		t.Fatalf("delete: %v", err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	eventually.True(t, 5*time.Second, "service gone after delete", func() bool {
 		ok, err := sys.ServiceExists(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("service still exists after delete")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return !ok
+	})
 }
 
 func checkRecovery(t *testing.T, name string) {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"hostgate/internal/eventually"
 	"hostgate/internal/l1"
 )
 
@@ -67,27 +68,18 @@ func start(t *testing.T, fail, attempts int) (*Reporter, *receiver) {
 	return r, rc
 }
 
-func waitTries(t *testing.T, rc *receiver, n int) []l1.Report {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		tries, reps := rc.snapshot()
-		if tries >= n {
-			return reps
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d tries, want %d", tries, n)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // TestRetriedReportKeepsItsNonce: a failed attempt is retried with the
 // same nonce and ts, so a receiver can drop the copy.
 func TestRetriedReportKeepsItsNonce(t *testing.T) {
 	r, rc := start(t, 1, 3)
 	r.Report(EventOnline, map[string]int{"session": 1})
-	reps := waitTries(t, rc, 2)
+	var (
+		tries int
+		reps  []l1.Report
+	)
+	if !eventually.Within(10*time.Second, func() bool { tries, reps = rc.snapshot(); return tries >= 2 }) {
+		t.Fatalf("%d tries, want 2", tries)
+	}
 	if len(reps) != 2 || reps[0].Nonce != reps[1].Nonce || reps[0].TS != reps[1].TS || reps[0].Event != EventOnline {
 		t.Fatalf("reports = %+v", reps)
 	}
@@ -101,17 +93,25 @@ func TestRetriedReportKeepsItsNonce(t *testing.T) {
 func TestAttemptsAreBounded(t *testing.T) {
 	r, rc := start(t, 100, 3)
 	r.Report(EventControl, nil)
-	waitTries(t, rc, 3)
-	time.Sleep(50 * time.Millisecond)
-	if tries, _ := rc.snapshot(); tries != 3 {
-		t.Errorf("%d tries, want 3", tries)
-	}
+	eventually.True(t, 10*time.Second, "3 tries", func() bool { tries, _ := rc.snapshot(); return tries >= 3 })
 	rc.mu.Lock()
 	rc.fail = 0
 	rc.mu.Unlock()
 	r.Report(EventSettings, nil)
-	if reps := waitTries(t, rc, 4); reps[len(reps)-1].Event != EventSettings {
-		t.Errorf("last report %+v", reps[len(reps)-1])
+	// Reports go one at a time: once the next one arrives, the first has
+	// had all the tries it will get.
+	var (
+		tries int
+		reps  []l1.Report
+	)
+	if !eventually.Within(10*time.Second, func() bool {
+		tries, reps = rc.snapshot()
+		return len(reps) > 0 && reps[len(reps)-1].Event == EventSettings
+	}) {
+		t.Fatalf("%d tries, no %s report: %+v", tries, EventSettings, reps)
+	}
+	if tries != 4 {
+		t.Errorf("%d tries, want 3 of the failing report and 1 of the next: %+v", tries, reps)
 	}
 }
 

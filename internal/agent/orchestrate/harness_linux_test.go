@@ -14,6 +14,7 @@ import (
 	"golang.org/x/text/encoding/simplifiedchinese"
 
 	"hostgate/internal/agent/orchestrate/fakelog"
+	"hostgate/internal/eventually"
 )
 
 // fakeBin is the fake game program (testdata/fake), built once by
@@ -115,17 +116,21 @@ func (g *game) path(exe string) string { return filepath.Join(g.dir, filepath.Fr
 // killAll kills every process running from the game directory, again
 // until none is left (the controller may restart a child meanwhile).
 func (g *game) killAll(t *testing.T) {
-	for range 50 {
+	var left []int
+	if !eventually.Within(5*time.Second, func() bool {
 		ps, err := linuxProcs{}.under(g.dir)
 		if err != nil || len(ps) == 0 {
-			return
+			return true
 		}
+		left = left[:0]
 		for _, p := range ps {
+			left = append(left, p.PID)
 			_ = syscall.Kill(p.PID, syscall.SIGKILL)
 		}
-		time.Sleep(20 * time.Millisecond)
+		return false
+	}) {
+		t.Errorf("processes still running from %s after the test: %v", g.dir, left)
 	}
-	t.Errorf("processes still running from %s after the test", g.dir)
 }
 
 // event is one line the fakes log (testdata/fake).
@@ -144,23 +149,11 @@ func startsOf(es []event) []event {
 	return out
 }
 
-// waitFor polls cond until it holds or d passes.
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", d, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // waitStarted waits until n processes have logged their start.
 func (g *game) waitStarted(t *testing.T, n int) []event {
 	t.Helper()
 	var starts []event
-	waitFor(t, 10*time.Second, fmt.Sprintf("%d started processes", n), func() bool {
+	eventually.True(t, 10*time.Second, fmt.Sprintf("%d started processes", n), func() bool {
 		starts = startsOf(g.events(t))
 		return len(starts) >= n
 	})

@@ -140,7 +140,8 @@ func TestStartAndShutdownFamily(t *testing.T) {
 		t.Errorf("%d processes still run from the game directory: %+v", len(ps), ps)
 	}
 	// The controller was gone before any child exited: nothing restarted.
-	time.Sleep(100 * time.Millisecond)
+	// No process runs from the game directory (checked above), so no start
+	// can still be logged: the log is complete.
 	if n := len(startsOf(g.events(t))); n != 9 {
 		t.Errorf("%d processes started in all, want 9 (a child was restarted)", n)
 	}
@@ -272,7 +273,12 @@ func TestStartOnlyController(t *testing.T) {
 		t.Errorf("started %v, skipped %v, changed %v; want only the controller", res.Started, res.Skipped, res.ConfigChanged)
 	}
 	starts := g.waitStarted(t, 1)
-	time.Sleep(100 * time.Millisecond)
+	// Start starts everything before it returns, and the fake controller
+	// starts nothing of its own: whatever was started runs now, logged or
+	// not yet.
+	if ps, err := (linuxProcs{}).under(g.dir); err != nil || len(ps) != 1 || ps[0].PID != res.Controller.PID {
+		t.Errorf("running from the game directory: %+v (%v), want the controller alone", ps, err)
+	}
 	if n := len(startsOf(g.events(t))); n != 1 || starts[0].PID != res.Controller.PID {
 		t.Errorf("%d processes started, want the controller alone", n)
 	}
@@ -328,7 +334,11 @@ func TestStartRefusesConfigNotGBK(t *testing.T) {
 	if got, _ := os.ReadFile(path); !bytes.Equal(got, bad) {
 		t.Errorf("the refused Config.ini changed")
 	}
-	time.Sleep(100 * time.Millisecond)
+	// Start refuses before it starts anything, and a started fake would
+	// run until killed: nothing running means nothing started.
+	if ps, err := (linuxProcs{}).under(g.dir); err != nil || len(ps) != 0 {
+		t.Errorf("running from the game directory: %+v (%v), want nothing started", ps, err)
+	}
 	if es := g.events(t); len(es) != 0 {
 		t.Errorf("%d events, want nothing started", len(es))
 	}

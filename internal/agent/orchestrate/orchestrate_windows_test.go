@@ -17,6 +17,7 @@ import (
 
 	"hostgate/internal/agent/orchestrate/fakelog"
 	"hostgate/internal/agentproto"
+	"hostgate/internal/eventually"
 )
 
 // The Windows side of the orchestration, end to end through
@@ -105,17 +106,21 @@ func newWinGame(t *testing.T, modes map[string]string) *winGame {
 func (g *winGame) path(exe string) string { return filepath.Join(g.dir, filepath.FromSlash(exe)) }
 
 func (g *winGame) killAll(t *testing.T) {
-	for range 100 {
+	var left []int
+	if !eventually.Within(10*time.Second, func() bool {
 		ps, err := windowsProcs{}.under(g.dir)
 		if err != nil || len(ps) == 0 {
-			return
+			return true
 		}
+		left = left[:0]
 		for _, p := range ps {
+			left = append(left, p.PID)
 			_ = windowsProcs{}.kill(p)
 		}
-		time.Sleep(50 * time.Millisecond)
+		return false
+	}) {
+		t.Errorf("processes still running from %s after the test: %v", g.dir, left)
 	}
-	t.Errorf("processes still running from %s after the test", g.dir)
 }
 
 func (g *winGame) events(t *testing.T) []winEvent {
@@ -133,22 +138,19 @@ func (g *winGame) events(t *testing.T) []winEvent {
 // have started) and returns their ready events.
 func (g *winGame) waitReady(t *testing.T, n int) []winEvent {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		var ready []winEvent
+	var ready []winEvent
+	if !eventually.Within(30*time.Second, func() bool {
+		ready = ready[:0]
 		for _, e := range g.events(t) {
 			if e.Event == "ready" {
 				ready = append(ready, e)
 			}
 		}
-		if len(ready) >= n {
-			return ready
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d fakes ready after 30 s: %+v", len(ready), n, ready)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return len(ready) >= n
+	}) {
+		t.Fatalf("%d of %d fakes ready after 30 s: %+v", len(ready), n, ready)
 	}
+	return ready
 }
 
 // winTestOrchestrator has waits long enough for Wine, short enough for a

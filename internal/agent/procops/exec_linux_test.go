@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"hostgate/internal/agentproto"
+	"hostgate/internal/eventually"
 )
 
 // TestExecProgramDetachedAndReaped: the program runs in a session of its
@@ -32,14 +33,8 @@ func TestExecProgramDetachedAndReaped(t *testing.T) {
 	}
 	p, _ := os.FindProcess(pid)
 	_ = p.Kill()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		if _, err := os.Stat(filepath.Join("/proc", strconv.Itoa(pid))); os.IsNotExist(err) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the ended program was not reaped")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	eventually.True(t, 5*time.Second, "the ended program reaped", func() bool {
+		_, err := os.Stat(filepath.Join("/proc", strconv.Itoa(pid)))
+		return os.IsNotExist(err)
+	})
 }

@@ -34,6 +34,8 @@ func TestExecProgramOutlivesCommand(t *testing.T) {
 		t.Fatalf("pid = %d", pid)
 	}
 	killPid(t, pid)
+	// An observation window: nothing observable marks the moment by which
+	// the command's context would have taken the program with it.
 	time.Sleep(500 * time.Millisecond)
 	if !alive(pid) {
 		t.Fatal("the program ended with the command's context")

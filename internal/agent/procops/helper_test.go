@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"hostgate/internal/agentproto"
+	"hostgate/internal/eventually"
 )
 
 // The test binary doubles as the helper process the tests start, so the
@@ -224,21 +225,17 @@ func wantCode(t *testing.T, err error, code string) {
 // waitGone waits until none of pids runs, failing after d.
 func waitGone(t *testing.T, pids []int, d time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		var left []int
+	var left []int
+	if !eventually.Within(d, func() bool {
+		left = left[:0]
 		for _, p := range pids {
 			if alive(p) {
 				left = append(left, p)
 			}
 		}
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("processes still running after %v: %v", d, left)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return len(left) == 0
+	}) {
+		t.Fatalf("processes still running after %v: %v", d, left)
 	}
 }
 

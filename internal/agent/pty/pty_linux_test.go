@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"hostgate/internal/eventually"
 )
 
 // shell is an interactive POSIX shell without rc files or a custom prompt.
@@ -162,19 +164,19 @@ func pidIn(t *testing.T, out string) int {
 // killed too, no longer reaps it; init will).
 func awaitGone(t *testing.T, pid int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
+	var st byte
+	if !eventually.Within(5*time.Second, func() bool {
 		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 		if err != nil {
-			return
+			return true
 		}
-		if st, _, _, ok := parseStat(b); ok && (st == 'Z' || st == 'X') {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
+		var ok bool
+		st, _, _, ok = parseStat(b)
+		return ok && (st == 'Z' || st == 'X')
+	}) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatalf("process %d still running (state %c)", pid, st)
 	}
-	_ = syscall.Kill(pid, syscall.SIGKILL)
-	t.Fatalf("process %d still running", pid)
 }
 
 func TestParseStat(t *testing.T) {
@@ -218,6 +220,8 @@ func TestManagerActivityKeepsSession(t *testing.T) {
 	for i := range 6 {
 		write(t, s, fmt.Sprintf("echo t''%d\n", i))
 		readUntil(t, s, regexp.MustCompile(fmt.Sprintf(`t%d\r\n`, i)), 5*time.Second)
+		// Time passing, not a wait: the six rounds of activity must outlast
+		// the idle timeout, and the manager's idle clock is the wall clock.
 		time.Sleep(100 * time.Millisecond)
 	}
 	if _, ok := m.Get(s.ID()); !ok {

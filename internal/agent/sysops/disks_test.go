@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"hostgate/internal/eventually"
+
 	"github.com/shirou/gopsutil/v4/disk"
 )
 
@@ -101,13 +103,9 @@ func TestListDisksLeavesOutHungVolume(t *testing.T) {
 		t.Errorf("second listing waited %v for the stuck volume again", d)
 	}
 	close(release)
-	waitFor := time.Now().Add(5 * time.Second)
-	for len(listDisks(context.Background(), src, g)) != 2 {
-		if time.Now().After(waitFor) {
-			t.Fatal("volume still skipped after its stat returned")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	eventually.True(t, 5*time.Second, "volume listed again after its stat returned", func() bool {
+		return len(listDisks(context.Background(), src, g)) == 2
+	})
 }
 
 func TestListDisksKeepsPartialListing(t *testing.T) {

@@ -3,8 +3,11 @@ package sysops
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
+
+	"hostgate/internal/eventually"
 )
 
 func TestGuardedReturnsResult(t *testing.T) {
@@ -40,17 +43,13 @@ func TestGuardedSkipsStuckKeyUntilItReturns(t *testing.T) {
 	}
 	close(release)
 	<-returned
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	eventually.Error(t, 5*time.Second, "key usable again", func() error {
 		v, err := guarded(context.Background(), g, "k", time.Second, func() (int, error) { return 4, nil })
-		if err == nil && v == 4 {
-			return
+		if err == nil && v != 4 {
+			err = fmt.Errorf("got %d, want 4", v)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("key still stuck: %v", err)
-		}
-		time.Sleep(time.Millisecond)
-	}
+		return err
+	})
 }
 
 func TestGuardedStopsAtContextEnd(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/windows/svc/mgr"
 
 	"hostgate/internal/agent/svctest"
+	"hostgate/internal/eventually"
 )
 
 // underWine reports whether the test runs under Wine, whose service
@@ -119,19 +120,15 @@ func createHelperService(t *testing.T) (*mgr.Service, string) {
 // awaitState waits until the service is in state.
 func awaitState(t *testing.T, s *mgr.Service, state svc.State) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		st, err := s.Query()
-		if err != nil {
+	var st svc.Status
+	if !eventually.Within(30*time.Second, func() bool {
+		var err error
+		if st, err = s.Query(); err != nil {
 			t.Fatal(err)
 		}
-		if st.State == state {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("service state %d, want %d", st.State, state)
-		}
-		time.Sleep(100 * time.Millisecond)
+		return st.State == state
+	}) {
+		t.Fatalf("service state %d, want %d", st.State, state)
 	}
 }
 

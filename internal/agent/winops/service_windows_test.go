@@ -13,6 +13,7 @@ import (
 
 	"hostgate/internal/agent/svctest"
 	"hostgate/internal/agentproto"
+	"hostgate/internal/eventually"
 )
 
 // underWine reports whether the test runs under Wine, whose service
@@ -90,22 +91,6 @@ func TestServiceNotFound(t *testing.T) {
 	}
 }
 
-// waitGone waits for the service manager to finish deleting a service.
-func waitGone(t *testing.T, name string) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		_, err := svcCall(t, name, agentproto.ServiceData{Action: "query"})
-		if errCode(err) == CodeNotFound {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("service %s still there after delete: %v", name, err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 func TestServiceCreateConfigureDelete(t *testing.T) {
 	requireAdmin(t)
 	name := fmt.Sprintf("hostgate-winops-test-%d", time.Now().UnixNano())
@@ -143,7 +128,13 @@ func TestServiceCreateConfigureDelete(t *testing.T) {
 	if deleted.Name != name || deleted.State != "stopped" {
 		t.Errorf("delete reported %+v", deleted)
 	}
-	waitGone(t, name)
+	eventually.Error(t, 5*time.Second, "service "+name+" gone after delete", func() error {
+		_, err := svcCall(t, name, agentproto.ServiceData{Action: "query"})
+		if errCode(err) == CodeNotFound {
+			return nil
+		}
+		return fmt.Errorf("query: %v", err)
+	})
 }
 
 // helperArg marks the test binary's run by the service manager.

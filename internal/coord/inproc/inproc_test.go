@@ -7,6 +7,7 @@ import (
 
 	"hostgate/internal/coord"
 	"hostgate/internal/coord/coordtest"
+	"hostgate/internal/eventually"
 )
 
 func TestContract(t *testing.T) {
@@ -48,7 +49,10 @@ func TestJanitorPrunes(t *testing.T) {
 	must(t, c.PutTicket(ctx, "ticket:live", []byte("v"), time.Minute))
 	must(t, c.SetPresence(ctx, "host:live", "inst", time.Minute))
 
-	waitFor(t, func() bool { return sizes(c) == [3]int{1, 0, 1} })
+	var got [3]int
+	if !eventually.Within(5*time.Second, func() bool { got = sizes(c); return got == [3]int{1, 0, 1} }) {
+		t.Fatalf("janitor: got sizes %v after 5s, want [1 0 1] (expired keys pruned)", got)
+	}
 	if !ticketStored(c, "ticket:live") {
 		t.Fatalf("live ticket: got pruned, want kept")
 	}
@@ -178,17 +182,6 @@ func ticketStored(c *Coord, k string) bool {
 	defer c.mu.Unlock()
 	_, ok := c.tickets[k]
 	return ok
-}
-
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("janitor: got expired keys still stored after 5s, want pruned")
-		}
-		time.Sleep(time.Millisecond)
-	}
 }
 
 func must(t *testing.T, err error) {

@@ -16,6 +16,7 @@ import (
 	"hostgate/internal/coord"
 	"hostgate/internal/coord/coordtest"
 	"hostgate/internal/coord/redis"
+	"hostgate/internal/eventually"
 	"hostgate/internal/redistest"
 )
 
@@ -85,8 +86,14 @@ func TestPresenceSetPruned(t *testing.T) {
 	if n, err := rawClient(t).ZCard(ctx, prefix+"presence:z").Result(); err != nil || n != 3 {
 		t.Fatalf("ZCARD presence:z: got %d, %v, want 3, nil", n, err)
 	}
-	time.Sleep(200 * time.Millisecond)
-	if n, err := c.CountPresence(ctx); err != nil || n != 0 {
+	var (
+		n   int64
+		err error
+	)
+	if !eventually.Within(5*time.Second, func() bool {
+		n, err = c.CountPresence(ctx)
+		return err == nil && n == 0
+	}) {
 		t.Fatalf("CountPresence after expiry: got %d, %v, want 0, nil", n, err)
 	}
 	wantKeys(t, prefix)
@@ -136,7 +143,7 @@ func TestRefreshPresenceAfterRestart(t *testing.T) {
 	must(t, c.RefreshPresence(ctx, "inst-a", []string{"h1", "h2"}, time.Minute))
 	stop()
 	startServer(t, bin, addr)
-	waitPing(t, c)
+	eventually.Error(t, 10*time.Second, "Ping after restart", func() error { return ping(t, c) })
 	must(t, c.RefreshPresence(ctx, "inst-a", []string{"h1", "h2", "h3"}, time.Minute))
 	if n, err := c.CountPresence(ctx); err != nil || n != 3 {
 		t.Fatalf("CountPresence: got %d, %v, want 3, nil", n, err)
@@ -154,7 +161,9 @@ func TestSlowSubscriberDrops(t *testing.T) {
 		must(t, c.Publish(t.Context(), "chan", []byte(strconv.Itoa(i))))
 	}
 	d := s.(interface{ Dropped() int64 })
-	waitUntil(t, "messages to be dropped", func() bool { return d.Dropped() == extra })
+	if !eventually.Within(5*time.Second, func() bool { return d.Dropped() == extra }) {
+		t.Fatalf("dropped: got %d, want %d within 5s", d.Dropped(), extra)
+	}
 	if got := len(s.C()); got != redis.SubscriptionBuffer {
 		t.Fatalf("buffered: got %d, want %d", got, redis.SubscriptionBuffer)
 	}
@@ -225,14 +234,18 @@ func TestPubSubSurvivesRestart(t *testing.T) {
 	wantRecv(t, s, "before")
 
 	stop()
-	time.Sleep(200 * time.Millisecond) // let the subscription see the drop
+	// An outage window, not a wait for an event: the server stays down long
+	// enough for the subscription's redial to fail, which happens inside
+	// go-redis with nothing the test can see (its logger is process-wide).
+	time.Sleep(200 * time.Millisecond)
 	startServer(t, bin, addr)
 	start := time.Now()
 	// Messages published before the resubscription are lost, so publish
 	// until one gets through.
-	deadline := time.Now().Add(15 * time.Second)
-	for i := 0; ; i++ {
+	publishes := 0
+	if !eventually.Within(15*time.Second, func() bool {
 		_ = c.Publish(t.Context(), "chan", []byte("after"))
+		publishes++
 		select {
 		case m, ok := <-s.C():
 			if !ok {
@@ -241,17 +254,17 @@ func TestPubSubSurvivesRestart(t *testing.T) {
 			if string(m) != "after" {
 				t.Fatalf("after restart: got %q, want \"after\"", m)
 			}
-			t.Logf("delivering again %v after restart (%d publishes)", time.Since(start), i+1)
-			must(t, s.Close())
-			if _, ok := <-s.C(); ok {
-				t.Fatal("after Close: got a message, want C closed")
-			}
-			return
+			return true
 		case <-time.After(100 * time.Millisecond):
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("after restart: got nothing within 15s, want messages again")
-		}
+	}) {
+		t.Fatal("after restart: got nothing within 15s, want messages again")
+	}
+	t.Logf("delivering again %v after restart (%d publishes)", time.Since(start), publishes)
+	must(t, s.Close())
+	if _, ok := <-s.C(); ok {
+		t.Fatal("after Close: got a message, want C closed")
 	}
 }
 
@@ -272,17 +285,6 @@ func wantRecv(t *testing.T, s coord.Subscription, want string) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatalf("receive: got nothing within 5s, want %q", want)
-	}
-}
-
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited 5s for %s: got still pending, want done", what)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -368,24 +370,14 @@ func TestPingRecovers(t *testing.T) {
 		t.Fatal("Ping with server stopped: got nil, want an error")
 	}
 	startServer(t, bin, addr)
-	waitPing(t, c)
+	eventually.Error(t, 10*time.Second, "Ping after restart", func() error { return ping(t, c) })
 }
 
-func waitPing(t *testing.T, c *redis.Coord) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
-		err := c.Ping(ctx)
-		cancel()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("Ping after restart: got %v, want nil within 10s", err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+// ping is c.Ping, given at most 3s.
+func ping(t *testing.T, c *redis.Coord) error {
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
+	defer cancel()
+	return c.Ping(ctx)
 }
 
 // startServer runs a throwaway, non-persistent redis-server on addr and
@@ -405,24 +397,14 @@ func startServer(t *testing.T, bin, addr string) (stop func()) {
 		}
 	}
 	t.Cleanup(stop)
-	waitListening(t, addr)
-	return stop
-}
-
-func waitListening(t *testing.T, addr string) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	eventually.Error(t, 5*time.Second, "redis-server on "+addr+" listening", func() error {
 		conn, err := net.DialTimeout("tcp", addr, 100*time.Millisecond)
 		if err == nil {
 			_ = conn.Close()
-			return
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("redis-server on %s: got %v, want listening within 5s", addr, err)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return err
+	})
+	return stop
 }
 
 // closedAddr returns a local address that nothing listens on, by taking a
