@@ -47,7 +47,9 @@ func TestAgentLifecycle(t *testing.T) {
 		t.Fatalf("rotate: %d", s)
 	}
 	eventually.True(t, 5*time.Second, "dropped after rotate", func() bool { return !cust.Connected(hub, creds.HostID) })
-	time.Sleep(3 * time.Second) // give the old agent time to try to return
+	// An observation window: the old agent retries within its backoff
+	// (the first retry comes within 1 s) and must stay refused.
+	time.Sleep(3 * time.Second)
 	if cust.Connected(hub, creds.HostID) {
 		t.Fatal("the agent came back with rotated-away credentials")
 	}

@@ -102,7 +102,9 @@ func TestWebhookSurvivesHubKill(t *testing.T) {
 		rs := history(h2)
 		return len(rs) == 1 && rs[0].Status == "success"
 	})
-	time.Sleep(2 * time.Second) // room for a duplicate to show up
+	// An observation window, not a wait: a duplicate would be a second
+	// attempt, which no event of the hub announces ahead of it.
+	time.Sleep(2 * time.Second)
 	mu.Lock()
 	defer mu.Unlock()
 	if byID[put.DeliveryID] != 1 || len(byID) != 1 || bad != 0 {
@@ -145,7 +147,7 @@ func TestWebhooksAcrossInstances(t *testing.T) {
 		}
 		inFlight[id] = true
 		mu.Unlock()
-		time.Sleep(2 * time.Millisecond) // widen the window a concurrent duplicate would hit
+		time.Sleep(2 * time.Millisecond) // the receiver's work: widens the window a concurrent duplicate would hit
 		mu.Lock()
 		defer mu.Unlock()
 		delete(inFlight, id)
@@ -217,7 +219,7 @@ func TestWebhooksAcrossInstances(t *testing.T) {
 		return len(seen) >= hosts*changes || len(problems) > 0
 	})
 	t.Logf("%d deliveries through two instances in %v", hosts*changes, time.Since(start).Round(time.Millisecond))
-	time.Sleep(time.Second) // room for a duplicate to show up
+	time.Sleep(time.Second) // an observation window for a duplicate, as above
 	mu.Lock()
 	defer mu.Unlock()
 	if len(problems) > 0 {
