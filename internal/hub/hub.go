@@ -169,7 +169,12 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 		Local: func(hostID string) bool { return h.Dispatch.Local(hostID) != nil },
 		Open: func(ctx context.Context, hostID string, cols, rows int) (terminals.Terminal, error) {
 			p, err := h.gw.OpenPTY(ctx, hostID, cols, rows)
-			if err != nil {
+			switch {
+			case errors.Is(err, agentgw.ErrNotLocal):
+				return nil, terminals.ErrNotLocal
+			case errors.Is(err, agentgw.ErrNoStreams):
+				return nil, terminals.ErrNoStreams
+			case err != nil:
 				return nil, err
 			}
 			return p, nil

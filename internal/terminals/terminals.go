@@ -22,7 +22,6 @@ import (
 	"sync"
 	"time"
 
-	"hostgate/internal/agentgw"
 	"hostgate/internal/agentproto"
 	"hostgate/internal/apperr"
 	"hostgate/internal/coord"
@@ -39,6 +38,14 @@ const (
 	// CodeInvalidTicket: a terminal ticket that is unknown, used, expired,
 	// or for another host or console.
 	CodeInvalidTicket = "invalid_ticket"
+)
+
+// Errors Config.Open reports (the gateway's, translated by the wiring).
+var (
+	// ErrNotLocal: the host's agent is not connected to this instance.
+	ErrNotLocal = errors.New("terminals: the host's agent is not connected to this instance")
+	// ErrNoStreams: the agent predates streams; it needs an upgrade.
+	ErrNoStreams = errors.New("terminals: the agent does not support streams")
 )
 
 // Limits and defaults.
@@ -86,7 +93,7 @@ type Config struct {
 	// Local reports whether this instance holds hostID's agent.
 	Local func(hostID string) bool
 	// Open starts a terminal on an agent this instance holds; its errors
-	// are agentgw's (ErrNotLocal, ErrNoStreams) or the dispatcher's.
+	// are ErrNotLocal, ErrNoStreams or the dispatcher's.
 	Open func(ctx context.Context, hostID string, cols, rows int) (Terminal, error)
 	// Charge charges one call of a client API principal (APIKeyID set).
 	Charge func(ctx context.Context, p Principal, hostID string) error
@@ -254,9 +261,9 @@ func (s *Service) open(ctx context.Context, r request) (reply, error) {
 	}
 	term, err := s.cfg.Open(ctx, r.HostID, r.Cols, r.Rows)
 	switch {
-	case errors.Is(err, agentgw.ErrNotLocal):
+	case errors.Is(err, ErrNotLocal):
 		return reply{}, hostOffline()
-	case errors.Is(err, agentgw.ErrNoStreams):
+	case errors.Is(err, ErrNoStreams):
 		return reply{}, apperr.New(CodeAgentUpgradeRequired, "the host's agent is too old for terminals; upgrade it")
 	case err != nil:
 		return reply{}, err
