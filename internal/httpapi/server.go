@@ -31,7 +31,6 @@ import (
 	"hostgate/internal/billing"
 	"hostgate/internal/console"
 	"hostgate/internal/coord"
-	"hostgate/internal/deliveries"
 	"hostgate/internal/dispatch"
 	"hostgate/internal/hosts"
 	"hostgate/internal/installer"
@@ -61,10 +60,9 @@ type Config struct {
 	Upgrades   *upgrades.Service
 	Gateway    *agentgw.Gateway
 	// L1Config writes L1 configurations; Deliveries is the webhook
-	// history, and DeliveryWorker is woken after a manual retry.
-	L1Config       *l1config.Service
-	Deliveries     deliveries.Store
-	DeliveryWorker interface{ Wake() }
+	// history.
+	L1Config   *l1config.Service
+	Deliveries Deliveries
 	Exe            *installer.ExeSource
 	// Downloads are the agent binaries served at /download/; the one-line
 	// Linux installer downloads its agent from there too.

@@ -191,8 +191,10 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 		Versions:       h.Versions,
 		Upgrades:       h.Upgrades,
 		L1Config:       h.L1Config,
-		Deliveries:     h.store,
-		DeliveryWorker: h.Deliveries,
+		Deliveries: deliveries.NewService(h.store, func(ctx context.Context, userID, hostID string) (string, error) {
+			host, err := h.Hosts.Get(ctx, userID, hostID)
+			return host.ID, err
+		}, h.Deliveries),
 		Payments:       httpapi.Payments{Dummy: cfg.PaymentDummy, EPay: cfg.EPay, PublicURL: cfg.PublicURL.String()},
 		Exe:            exe,
 		Downloads:      dist,
