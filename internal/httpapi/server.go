@@ -63,7 +63,7 @@ type Config struct {
 	// history.
 	L1Config   *l1config.Service
 	Deliveries Deliveries
-	Exe            *installer.ExeSource
+	Exe        *installer.ExeSource
 	// Downloads are the agent binaries served at /download/; the one-line
 	// Linux installer downloads its agent from there too.
 	Downloads *agentdist.Dist
