@@ -30,7 +30,6 @@ import (
 	"hostgate/internal/audit"
 	"hostgate/internal/billing"
 	"hostgate/internal/console"
-	"hostgate/internal/coord"
 	"hostgate/internal/dispatch"
 	"hostgate/internal/hosts"
 	"hostgate/internal/installer"
@@ -64,12 +63,11 @@ type Config struct {
 	L1Config   *l1config.Service
 	Deliveries Deliveries
 	Exe        *installer.ExeSource
-	// Downloads are the agent binaries served at /download/; the one-line
-	// Linux installer downloads its agent from there too.
+	// Downloads are the agent binaries served at /download/; OneLine is
+	// the one-line installer.
 	Downloads *agentdist.Dist
-	// InstallLimit bounds the one-line installer fetches per source address.
-	InstallLimit coord.Limiter
-	L1Gate       *l1gate.Service // POST /gateway; nil answers 404
+	OneLine   OneLine
+	L1Gate    *l1gate.Service // POST /gateway; nil answers 404
 	// Terminals serves shell sessions and the terminal WebSocket, whose
 	// upgrades must come from AllowedOrigins when a browser names one,
 	// and over TLS when RequireTLS.

@@ -29,6 +29,7 @@ import (
 	"hostgate/internal/dispatch"
 	"hostgate/internal/hosts"
 	"hostgate/internal/httpapi"
+	"hostgate/internal/installer"
 	"hostgate/internal/l1config"
 	"hostgate/internal/l1gate"
 	"hostgate/internal/lockout"
@@ -199,8 +200,8 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 		Exe:       exe,
 		Downloads: dist,
 		Console:   console.Files(),
-		InstallLimit: coord.Limiter{Coord: h.coord, Prefix: "install:rate:",
-			Limit: int64(cfg.InstallRatePerMin), Window: time.Minute},
+		OneLine: &installer.OneLine{Hosts: h.Hosts, Downloads: dist, Log: log,
+			Limit: coord.Limiter{Coord: h.coord, Prefix: "install:rate:", Limit: int64(cfg.InstallRatePerMin), Window: time.Minute}},
 		L1Gate:         h.l1gate,
 		Terminals:      h.Terminals,
 		Requests:       h.Metrics,
