@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -75,23 +74,6 @@ func (s *Server) deliveryRoutes() {
 		Path:    "/v1/user/hosts/{id}/webhook-deliveries/{delivery_id}/retry",
 		Summary: "Send a dead_letter delivery again, once (user token or API key)", Tags: tags, Security: userOrKeySecurity},
 		s.retryDelivery)
-}
-
-// keyAllowedUnderUser reports whether an API key may authenticate this
-// /v1/user path: only the webhook history routes (spec 5.9).
-func keyAllowedUnderUser(path string) bool {
-	rest, ok := strings.CutPrefix(path, "/v1/user/hosts/")
-	if !ok {
-		return false
-	}
-	parts := strings.Split(rest, "/")
-	switch len(parts) {
-	case 2:
-		return parts[1] == "webhook-deliveries"
-	case 4:
-		return parts[1] == "webhook-deliveries" && parts[3] == "retry"
-	}
-	return false
 }
 
 // ownerOf is the user behind a request authenticated by a user token or

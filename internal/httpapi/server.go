@@ -110,6 +110,8 @@ type Server struct {
 	handler http.Handler
 	console http.Handler
 
+	guards guards
+
 	mu     sync.Mutex
 	routes []Route
 	policy []AdminRoute
@@ -211,6 +213,7 @@ func (s *Server) raw(pattern string, h http.HandlerFunc, doc huma.Operation) {
 		doc.Responses = map[string]*huma.Response{"200": {Description: "OK"}}
 	}
 	doc.Parameters = withPathParams(doc.Path, doc.Parameters)
+	doc.Security = s.guards.declare(doc.Method, doc.Path, doc.Security)
 	s.api.OpenAPI().AddOperation(&doc)
 	s.record(pattern) // not through recorder: a raw body keeps its Content-Type
 	s.mux.HandleFunc(pattern, h)
@@ -284,6 +287,7 @@ func op[I, O any](s *Server, o huma.Operation, h func(context.Context, *I) (*O, 
 	if o.MaxBodyBytes == 0 {
 		o.MaxBodyBytes = maxBody
 	}
+	o.Security = s.guards.declare(o.Method, o.Path, o.Security)
 	huma.Register(s.api, o, func(ctx context.Context, in *I) (*O, error) {
 		out, err := h(ctx, in)
 		if err != nil {

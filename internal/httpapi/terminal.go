@@ -35,8 +35,10 @@ func (s *Server) terminalRoutes() {
 		Method: http.MethodPost, Path: "/v1/admin/hosts/{id}/terminal/ticket",
 		Summary: "A 30-second, single-use ticket for the terminal WebSocket of any host (audited)", Tags: []string{"terminal"}},
 		s.adminTerminalTicket)
-	wsDoc := func(id, summary string, sec []map[string][]string) huma.Operation {
-		return huma.Operation{OperationID: id, Summary: summary, Tags: []string{"terminal"},
+	// The single-use ticket is the WebSocket's only credential
+	// (terminal_ws.go).
+	wsDoc := func(id, summary string) huma.Operation {
+		return huma.Operation{OperationID: id, Summary: summary, Tags: []string{"terminal"}, Security: noSecurity,
 			Parameters: []*huma.Param{
 				{Name: "id", In: "path", Required: true, Description: "Host id", Schema: &huma.Schema{Type: "string", Format: "uuid"}},
 				{Name: "ticket", In: "query", Required: true, Description: "The ticket from terminal/ticket; consumed by this request", Schema: &huma.Schema{Type: "string"}},
@@ -46,12 +48,12 @@ func (s *Server) terminalRoutes() {
 			Responses: map[string]*huma.Response{"101": {Description: "Switching protocols; framing in docs/terminal.md"}}}
 	}
 	s.raw("GET /v1/user/hosts/{id}/terminal/ws", s.terminalWS(terminals.KindUser),
-		wsDoc("userTerminalWS", "Open the terminal WebSocket with a ticket (no other credential)", nil))
+		wsDoc("userTerminalWS", "Open the terminal WebSocket with a ticket (no other credential)"))
 	s.mu.Lock()
 	s.policy = append(s.policy, AdminRoute{Route: Route{http.MethodGet, "/v1/admin/hosts/{id}/terminal/ws"}, Allowed: terminalAdmins})
 	s.mu.Unlock()
 	s.raw("GET /v1/admin/hosts/{id}/terminal/ws", s.terminalWS(terminals.KindAdmin),
-		wsDoc("adminTerminalWS", "Open the terminal WebSocket of any host with an admin ticket", nil))
+		wsDoc("adminTerminalWS", "Open the terminal WebSocket of any host with an admin ticket"))
 	s.shellSessionRoutes()
 }
 
