@@ -4,10 +4,14 @@ package archtest
 
 import (
 	"encoding/json"
+	"log/slog"
 	"os/exec"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"hostgate/internal/httpapi"
 )
 
 type pkg struct {
@@ -129,6 +133,28 @@ func TestHubBinaryLinksNoBenchSupport(t *testing.T) {
 					t.Errorf("GOOS=%s: cmd/hostgate links %s", goos, d)
 				}
 			}
+		}
+	}
+}
+
+// TestHTTPAPIConfigIsNarrow: the transport's Config is at most 12 fields,
+// and each service it names is an interface httpapi declares (the few
+// methods its handlers call), never a service's or a store's own type.
+func TestHTTPAPIConfigIsNarrow(t *testing.T) {
+	c := reflect.TypeFor[httpapi.Config]()
+	if c.NumField() > 12 {
+		t.Errorf("httpapi.Config has %d fields, want at most 12", c.NumField())
+	}
+	for i := range c.NumField() {
+		f := c.Field(i)
+		if f.Type.Kind() == reflect.Interface && f.Type.PkgPath() != "hostgate/internal/httpapi" {
+			t.Errorf("httpapi.Config.%s is %s, not an interface httpapi declares", f.Name, f.Type)
+		}
+		if f.Type == reflect.TypeFor[*slog.Logger]() {
+			continue
+		}
+		if f.Type.Kind() == reflect.Pointer || strings.Contains(f.Type.PkgPath(), "/store") {
+			t.Errorf("httpapi.Config.%s is %s: a concrete service or store type", f.Name, f.Type)
 		}
 	}
 }

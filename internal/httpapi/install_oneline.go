@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"net/http"
 	"strings"
 
@@ -51,18 +50,13 @@ func (s *Server) oneLineRoutes() {
 	})
 }
 
-// OneLine is the one-line installer's use case (installer.OneLine).
-type OneLine interface {
-	Fetch(ctx context.Context, file, clientIP string) (sc installer.Script, refused bool, err error)
-}
-
 func (s *Server) oneLineInstaller(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodHead {
 		w.Header().Set("Allow", http.MethodGet)
 		writeProblem(w, problemFor(s.log, r, &Problem{Status: 405, Code: "method_not_allowed", Message: "HEAD is not allowed here; allowed: GET"}))
 		return
 	}
-	sc, refused, err := s.cfg.OneLine.Fetch(r.Context(), r.PathValue("file"), clientIP(r.Context()))
+	sc, refused, err := s.cfg.Installs.OneLine(r.Context(), r.PathValue("file"), clientIP(r.Context()))
 	if err != nil {
 		if apperr.Code(err) == apperr.CodeRateLimited {
 			w.Header().Set("Retry-After", "60")

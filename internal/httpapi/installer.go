@@ -55,7 +55,7 @@ func (s *Server) installer(ctx context.Context, owner, id, format string) (*inst
 	var exe []byte
 	if format == installer.EXE || format == "" {
 		var err error
-		if exe, err = s.cfg.Exe.Get(ctx); err != nil {
+		if exe, err = s.cfg.Installs.Exe(ctx); err != nil {
 			return nil, err
 		}
 	}

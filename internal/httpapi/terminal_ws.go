@@ -125,10 +125,10 @@ func (s *Server) redeemTerminalTicket(ctx context.Context, ticket, kind, hostID 
 // from the allowlist (the hub's own origin by default), so a page on
 // another site cannot open a terminal with a ticket it got hold of.
 func (s *Server) terminalWSAllowed(r *http.Request) error {
-	if _, tls := s.clientAddr(r); s.cfg.RequireTLS && !tls {
+	if _, tls := s.clientAddr(r); s.cfg.Options.RequireTLS && !tls {
 		return apperr.New(apperr.CodeForbidden, "the terminal needs wss://")
 	}
-	if o := r.Header.Get("Origin"); o != "" && !slices.Contains(s.cfg.AllowedOrigins, o) {
+	if o := r.Header.Get("Origin"); o != "" && !slices.Contains(s.cfg.Options.AllowedOrigins, o) {
 		return apperr.New(apperr.CodeForbidden, "this origin may not open terminals")
 	}
 	return nil
