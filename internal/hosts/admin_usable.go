@@ -19,3 +19,10 @@ func (s *Service) AdminCommandable(ctx context.Context, id string) (string, erro
 	}
 	return h.ID, nil
 }
+
+// AdminExists returns nil when id is a host (banned or not) an admin may
+// still reach: not_found otherwise.
+func (s *Service) AdminExists(ctx context.Context, id string) error {
+	_, err := s.AdminGet(ctx, id)
+	return err
+}

@@ -41,7 +41,6 @@ type Accounts interface {
 	Logout(ctx context.Context, refreshToken string) error
 	Refresh(ctx context.Context, refreshToken string) (accounts.Auth, error)
 	Register(ctx context.Context, email, password string) (accounts.Auth, error)
-	SessionRevoked(ctx context.Context, sessionID string) (bool, error)
 	SetStatus(ctx context.Context, actor audit.Actor, id string, st accounts.Status) error
 	UpdateDisplayName(ctx context.Context, id, name string) (accounts.User, error)
 }
@@ -49,7 +48,6 @@ type Accounts interface {
 // Admins is the admins' sign-in and step-up (admin.Service) and the
 // audit log they read.
 type Admins interface {
-	Active(ctx context.Context, id string) (bool, error)
 	Authenticate(ctx context.Context, token string) (admin.Principal, error)
 	ConsumeStepUp(ctx context.Context, p admin.Principal, token string) error
 	Login(ctx context.Context, username, password string) (admin.Auth, error)
@@ -151,6 +149,8 @@ type Terminals interface {
 	UserTicket(ctx context.Context, p terminals.Principal, hostID string) (string, error)
 	AdminTicket(ctx context.Context, p terminals.Principal, a audit.Actor, hostID string) (string, error)
 	RedeemTicket(ctx context.Context, t, kind, hostID string) (terminals.Principal, error)
+	Usable(ctx context.Context, p terminals.Principal, hostID string) error
+	LoginEnded(ctx context.Context, p terminals.Principal) (bool, error)
 	Open(ctx context.Context, p terminals.Principal, hostID string, cols, rows int) (string, error)
 	Write(ctx context.Context, p terminals.Principal, hostID, sid string, input []byte) error
 	Read(ctx context.Context, p terminals.Principal, hostID, sid string, o terminals.ReadOptions) (terminals.Chunk, error)

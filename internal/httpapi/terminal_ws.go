@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -70,12 +69,7 @@ func (s *Server) terminalWS(kind string) http.HandlerFunc {
 			err = apperr.New(apperr.CodeInvalidID, "the host id is not a UUID")
 		}
 		if err == nil {
-			err = s.terminalHostUsable(ctx, p, hostID)
-		}
-		if err == nil {
-			if ended, lerr := s.loginEnded(ctx, p); lerr != nil || ended {
-				err = cmp.Or(lerr, error(apperr.New(terminals.CodeInvalidTicket, "the login session that asked for this ticket has ended")))
-			}
+			err = s.cfg.Terminals.Usable(ctx, p, hostID)
 		}
 		var cols, rows int
 		if err == nil {
@@ -132,16 +126,6 @@ func (s *Server) terminalWSAllowed(r *http.Request) error {
 		return apperr.New(apperr.CodeForbidden, "this origin may not open terminals")
 	}
 	return nil
-}
-
-// terminalHostUsable re-checks, at the upgrade, that the ticket's
-// principal may still use the host.
-func (s *Server) terminalHostUsable(ctx context.Context, p terminals.Principal, hostID string) error {
-	if p.Kind == terminals.KindUser {
-		return s.hostCommandable(ctx, p.ID, hostID)
-	}
-	_, err := s.cfg.Hosts.AdminGet(ctx, hostID)
-	return err
 }
 
 func termSize(q url.Values) (cols, rows int, err error) {
@@ -248,7 +232,7 @@ func (t *termConn) watch() {
 		case <-ping.C:
 			_ = t.write(gws.OpcodePing, nil)
 		case <-login.C:
-			if ended, err := t.s.loginEnded(t.ctx, t.p); err == nil && ended {
+			if ended, err := t.s.cfg.Terminals.LoginEnded(t.ctx, t.p); err == nil && ended {
 				t.fail(apperr.New(apperr.CodeInvalidToken, "your login session has ended"))
 				t.cancel()
 				t.closeTerminal()
@@ -256,19 +240,6 @@ func (t *termConn) watch() {
 			}
 		}
 	}
-}
-
-// loginEnded reports whether the console session behind p has ended: the
-// user's session ended, or the admin was disabled.
-func (s *Server) loginEnded(ctx context.Context, p terminals.Principal) (bool, error) {
-	if p.SessionID == "" {
-		return false, nil
-	}
-	if p.Kind == terminals.KindAdmin {
-		active, err := s.cfg.Admins.Active(ctx, p.ID)
-		return !active, err
-	}
-	return s.cfg.Accounts.SessionRevoked(ctx, p.SessionID)
 }
 
 // OnPong implements gws.Event.

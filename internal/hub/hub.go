@@ -167,7 +167,8 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 	ops := operations.NewService(h.Hosts, h.Dispatch, h.Billing)
 	h.Terminals = terminals.New(terminals.Config{
 		Instance: h.Dispatch.Instance(), Coord: h.coord, Log: log, Hosts: h.Hosts, Audit: h.store,
-		Local: func(hostID string) bool { return h.Dispatch.Local(hostID) != nil },
+		Logins: logins{accounts: h.Accounts, admins: h.Admins},
+		Local:  func(hostID string) bool { return h.Dispatch.Local(hostID) != nil },
 		Open: func(ctx context.Context, hostID string, cols, rows int) (terminals.Terminal, error) {
 			p, err := h.gw.OpenPTY(ctx, hostID, cols, rows)
 			switch {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"hostgate/internal/accounts"
 	"hostgate/internal/admin"
 	"hostgate/internal/agentdist"
 	"hostgate/internal/agentgw"
@@ -126,4 +127,18 @@ func (i installs) OpenDownload(name string) (agentdist.File, agentdist.Binary, e
 
 func (i installs) OneLine(ctx context.Context, file, clientIP string) (installer.Script, bool, error) {
 	return i.oneLine.Fetch(ctx, file, clientIP)
+}
+
+// logins is terminals.Logins: the user sessions and the admins.
+type logins struct {
+	accounts *accounts.Service
+	admins   *admin.Service
+}
+
+func (l logins) SessionRevoked(ctx context.Context, sessionID string) (bool, error) {
+	return l.accounts.SessionRevoked(ctx, sessionID)
+}
+
+func (l logins) AdminActive(ctx context.Context, adminID string) (bool, error) {
+	return l.admins.Active(ctx, adminID)
 }

@@ -34,6 +34,25 @@ func (fakeHosts) AdminCommandable(_ context.Context, hostID string) (string, err
 	return "", apperr.NotFound("host")
 }
 
+func (h fakeHosts) AdminExists(ctx context.Context, hostID string) error {
+	if hostID == "host-banned" {
+		return nil
+	}
+	_, err := h.AdminCommandable(ctx, hostID)
+	return err
+}
+
+// fakeLogins: session "ended" is revoked; admin "adm-gone" is disabled.
+type fakeLogins struct{}
+
+func (fakeLogins) SessionRevoked(_ context.Context, sessionID string) (bool, error) {
+	return sessionID == "ended", nil
+}
+
+func (fakeLogins) AdminActive(_ context.Context, adminID string) (bool, error) {
+	return adminID != "adm-gone", nil
+}
+
 type fakeAudit struct {
 	entries []audit.Entry
 	err     error
@@ -50,7 +69,7 @@ func (f *fakeAudit) AppendAudit(_ context.Context, e audit.Entry) error {
 func ticketService(t *testing.T, a *fakeAudit) *Service {
 	co := inproc.New()
 	t.Cleanup(func() { co.Close() })
-	return New(Config{Instance: "inst-a", Coord: co, Hosts: fakeHosts{}, Audit: a, Log: slog.New(slog.DiscardHandler)})
+	return New(Config{Instance: "inst-a", Coord: co, Hosts: fakeHosts{}, Logins: fakeLogins{}, Audit: a, Log: slog.New(slog.DiscardHandler)})
 }
 
 func TestUserTicketChecksTheHost(t *testing.T) {
@@ -100,5 +119,28 @@ func TestAdminTicketIsAudited(t *testing.T) {
 	a.err = errors.New("disk full")
 	if _, err := s.AdminTicket(t.Context(), admin, actor, "host-1"); !errors.Is(err, a.err) {
 		t.Fatalf("audit failure: %v", err)
+	}
+}
+
+func TestUsableRechecksHostAndLogin(t *testing.T) {
+	s := ticketService(t, &fakeAudit{})
+	for _, c := range []struct {
+		p    Principal
+		host string
+		code string
+	}{
+		{Principal{Kind: KindUser, ID: "alice", SessionID: "live"}, "host-1", ""},
+		{Principal{Kind: KindUser, ID: "alice"}, "host-1", ""}, // no login session to end
+		{Principal{Kind: KindUser, ID: "alice", SessionID: "ended"}, "host-1", CodeInvalidTicket},
+		{Principal{Kind: KindUser, ID: "bob", SessionID: "live"}, "host-1", apperr.CodeNotFound},
+		{Principal{Kind: KindUser, ID: "alice", SessionID: "live"}, "host-banned", "host_banned"},
+		{Principal{Kind: KindAdmin, ID: "adm-1", SessionID: "s"}, "host-banned", ""},
+		{Principal{Kind: KindAdmin, ID: "adm-1", SessionID: "s"}, "host-missing", apperr.CodeNotFound},
+		{Principal{Kind: KindAdmin, ID: "adm-gone", SessionID: "s"}, "host-1", CodeInvalidTicket},
+	} {
+		err := s.Usable(t.Context(), c.p, c.host)
+		if got := apperr.Code(err); (c.code == "" && err != nil) || (c.code != "" && got != c.code) {
+			t.Errorf("Usable(%+v, %s) = %v, want %q", c.p, c.host, err, c.code)
+		}
 	}
 }

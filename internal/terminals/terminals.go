@@ -95,10 +95,12 @@ type Config struct {
 	// Open starts a terminal on an agent this instance holds; its errors
 	// are ErrNotLocal, ErrNoStreams or the dispatcher's.
 	Open func(ctx context.Context, hostID string, cols, rows int) (Terminal, error)
-	// Hosts checks, when a ticket is issued, that the host may be used;
-	// Audit records an admin's tickets.
-	Hosts Hosts
-	Audit Auditor
+	// Hosts checks, when a ticket is issued and used, that the host may
+	// be used; Logins, that the ticket's login session still holds; Audit
+	// records an admin's tickets.
+	Hosts  Hosts
+	Logins Logins
+	Audit  Auditor
 	// Charge charges one call of a client API principal (APIKeyID set).
 	Charge func(ctx context.Context, p Principal, hostID string) error
 	// BufferBytes is the output held per terminal (default 256 KiB).
