@@ -85,11 +85,21 @@ const (
 
 func (p Principal) same(q Principal) bool { return p.Kind == q.Kind && p.ID == q.ID }
 
+// Coordination is what terminals use of coordination (coord.Coord):
+// tickets, the agents' presence and request/reply between instances.
+type Coordination interface {
+	PutTicket(ctx context.Context, key string, value []byte, ttl time.Duration) error
+	TakeTicket(ctx context.Context, key string) (value []byte, ok bool, err error)
+	Presence(ctx context.Context, hostID string) (instanceID string, ok bool, err error)
+	Publish(ctx context.Context, channel string, msg []byte) error
+	Subscribe(ctx context.Context, channel string) (coord.Subscription, error)
+}
+
 // Config wires a Service.
 type Config struct {
 	// Instance is this hub instance's id (the dispatcher's).
 	Instance string
-	Coord    coord.Coord
+	Coord    Coordination
 	// Local reports whether this instance holds hostID's agent.
 	Local func(hostID string) bool
 	// Open starts a terminal on an agent this instance holds; its errors
