@@ -150,7 +150,8 @@ type Terminals interface {
 	AdminTicket(ctx context.Context, p terminals.Principal, a audit.Actor, hostID string) (string, error)
 	RedeemTicket(ctx context.Context, t, kind, hostID string) (terminals.Principal, error)
 	Usable(ctx context.Context, p terminals.Principal, hostID string) error
-	LoginEnded(ctx context.Context, p terminals.Principal) (bool, error)
+	// Browser drives a browser terminal over its WebSocket.
+	Browser(ctx context.Context, p terminals.Principal, hostID, sid string, sock terminals.Socket) *terminals.Browser
 	Open(ctx context.Context, p terminals.Principal, hostID string, cols, rows int) (string, error)
 	Write(ctx context.Context, p terminals.Principal, hostID, sid string, input []byte) error
 	Read(ctx context.Context, p terminals.Principal, hostID, sid string, o terminals.ReadOptions) (terminals.Chunk, error)
