@@ -77,7 +77,6 @@ type Hosts interface {
 	Create(ctx context.Context, owner, name string, listenPort *int, withCredentials bool) (hosts.Host, *hosts.Credentials, error)
 	Delete(ctx context.Context, owner, id string) error
 	Events(ctx context.Context, id string, limit int) ([]hosts.Event, error)
-	Exe() (url, sha256 string)
 	Get(ctx context.Context, owner, id string) (hosts.Host, error)
 	List(ctx context.Context, owner string) ([]hosts.Host, error)
 	Metrics(ctx context.Context, id string, limit int) ([]hosts.Metrics, error)
@@ -159,12 +158,12 @@ type Terminals interface {
 	Close(ctx context.Context, p terminals.Principal, hostID, sid string) error
 }
 
-// Installs is what the hub hands out to install agents: the Windows
-// agent for the installer exe, the agent binaries at /download/ and the
-// one-line installer.
+// Installs is what the hub hands out to install agents: installers, the
+// agent binaries at /download/ and the one-line installer.
 type Installs interface {
-	// Exe is the Windows agent executable the .exe installer wraps.
-	Exe(ctx context.Context) ([]byte, error)
+	// Installer renders an installer of format for owner's host id,
+	// issuing new install credentials (installer.Downloads).
+	Installer(ctx context.Context, owner, id, format string) (installer.Script, error)
 	Downloads() []agentdist.Binary
 	SHA256SUMS() []byte
 	OpenDownload(name string) (agentdist.File, agentdist.Binary, error)

@@ -195,7 +195,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 			host, err := h.Hosts.Get(ctx, userID, hostID)
 			return host.ID, err
 		}, h.Deliveries),
-		Installs: installs{exe: exe, dist: dist, oneLine: &installer.OneLine{Hosts: h.Hosts, Downloads: dist, Log: log,
+		Installs: installs{downloads: &installer.Downloads{Hosts: h.Hosts, Exe: exe}, dist: dist, oneLine: &installer.OneLine{Hosts: h.Hosts, Downloads: dist, Log: log,
 			Limit: coord.Limiter{Coord: h.coord, Prefix: "install:rate:", Limit: int64(cfg.InstallRatePerMin), Window: time.Minute}}},
 		Options: httpapi.Options{
 			Payments:       httpapi.Payments{Dummy: cfg.PaymentDummy, EPay: cfg.EPay, PublicURL: cfg.PublicURL.String()},

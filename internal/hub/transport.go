@@ -111,16 +111,18 @@ func (a agents) ServeL1(ctx context.Context, ip, bidParam string, body io.Reader
 
 // installs is httpapi.Installs.
 type installs struct {
-	exe     *installer.ExeSource
-	dist    *agentdist.Dist
-	oneLine *installer.OneLine
+	downloads *installer.Downloads
+	dist      *agentdist.Dist
+	oneLine   *installer.OneLine
 }
 
 var _ httpapi.Installs = installs{}
 
-func (i installs) Exe(ctx context.Context) ([]byte, error) { return i.exe.Get(ctx) }
-func (i installs) Downloads() []agentdist.Binary           { return i.dist.List() }
-func (i installs) SHA256SUMS() []byte                      { return i.dist.SHA256SUMS() }
+func (i installs) Installer(ctx context.Context, owner, id, format string) (installer.Script, error) {
+	return i.downloads.Installer(ctx, owner, id, format)
+}
+func (i installs) Downloads() []agentdist.Binary { return i.dist.List() }
+func (i installs) SHA256SUMS() []byte            { return i.dist.SHA256SUMS() }
 func (i installs) OpenDownload(name string) (agentdist.File, agentdist.Binary, error) {
 	return i.dist.Open(name)
 }
