@@ -3,7 +3,9 @@
 // agent's connection (its stream cannot leave that socket); its id names
 // that instance, and every other instance reaches it with request/reply
 // messages over coordination, as commands are routed. The client API's pull
-// mode and the browser terminal are both clients of this package.
+// mode and the browser terminal are both clients of this package; the
+// browser's is driven by Browser, the one pump between a terminal and its
+// WebSocket, and its tickets (an admin's audited) are issued here too.
 //
 // Output waits on the owning instance in a bounded buffer until a client
 // acknowledges it, so a lost reply between instances is asked for again
