@@ -62,7 +62,7 @@ func (s *Server) adminListHosts(ctx context.Context, in *adminListHostsIn) (*adm
 	if err != nil {
 		return nil, err
 	}
-	on, err := s.cfg.Dispatch.OnlineMany(ctx, hostIDs(res.Items, func(h hosts.AdminHost) string { return h.ID }))
+	on, err := s.cfg.Agents.OnlineMany(ctx, hostIDs(res.Items, func(h hosts.AdminHost) string { return h.ID }))
 	if err != nil {
 		return nil, err
 	}
@@ -81,11 +81,11 @@ func (s *Server) adminGetHost(ctx context.Context, in *HostIDParam) (*adminHostO
 	if err != nil {
 		return nil, err
 	}
-	on, err := s.cfg.Dispatch.Online(ctx, h.ID)
+	on, err := s.cfg.Agents.Online(ctx, h.ID)
 	if err != nil {
 		return nil, err
 	}
-	up, err := s.cfg.Upgrades.Get(ctx, h.ID)
+	up, err := s.cfg.Agents.UpgradeOf(ctx, h.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +152,7 @@ type DashboardSummary struct {
 type dashboardOut struct{ Body DashboardSummary }
 
 func (s *Server) adminDashboard(ctx context.Context, _ *struct{}) (*dashboardOut, error) {
-	online, err := s.cfg.Dispatch.CountOnline(ctx)
+	online, err := s.cfg.Agents.CountOnline(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -51,7 +51,7 @@ type listAuditIn struct {
 
 func (s *Server) adminListAudit(ctx context.Context, in *listAuditIn) (*pagedOut[audit.Entry], error) {
 	p := in.page()
-	items, total, err := s.cfg.Audit.ListAudit(ctx, audit.Filter{AdminID: in.AdminID, Action: in.Action, TargetType: in.TargetType}, p)
+	items, total, err := s.cfg.Admins.ListAudit(ctx, audit.Filter{AdminID: in.AdminID, Action: in.Action, TargetType: in.TargetType}, p)
 	if err != nil {
 		return nil, err
 	}

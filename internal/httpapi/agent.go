@@ -91,14 +91,14 @@ func (s *Server) agentHeartbeat(ctx context.Context, in *heartbeatIn) (*heartbea
 	if err != nil {
 		return nil, err
 	}
-	s.cfg.Liveness.Seen(a.Host.ID)
+	s.cfg.Agents.Seen(a.Host.ID)
 	return &heartbeatOut{Body: agentproto.HeartbeatResponse{OK: true, ServerTime: time.Now().UnixMilli()}}, nil
 }
 
 // agentWS authenticates before upgrading, inside an admission slot, so a
 // reconnect storm is shed with 503 before it costs a database read.
 func (s *Server) agentWS(w http.ResponseWriter, r *http.Request) {
-	release, retry, ok := s.cfg.Gateway.Admit()
+	release, retry, ok := s.cfg.Agents.Admit()
 	if !ok {
 		w.Header().Set(agentproto.RetryAfterHeader, strconv.Itoa(int(retry.Round(time.Second)/time.Second)))
 		writeProblem(w, &Problem{Status: 503, Code: apperr.CodeUnavailable, Message: "too many agents connecting; retry later"})
@@ -114,5 +114,5 @@ func (s *Server) agentWS(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, problemFor(s.log, r, err))
 		return
 	}
-	s.cfg.Gateway.Upgrade(w, r, a, clientIP(r.Context()))
+	s.cfg.Agents.Upgrade(w, r, a, clientIP(r.Context()))
 }

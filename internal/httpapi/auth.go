@@ -20,26 +20,27 @@ const (
 	refreshCookiePath = "/v1/public/auth/"
 )
 
-// publicAdminPaths are the admin paths reachable without an admin token.
-var publicAdminPaths = map[string]bool{"/v1/admin/auth/login": true}
-
-// authenticate guards whole entry groups by path prefix, before any route
-// matching, so a protected prefix never reaches a handler unauthenticated,
-// whatever the route or method.
+// authenticate authenticates every request before its handler runs, as
+// its route declares (guard.go); a route that declares nothing, and a
+// path no route serves, get their entry group's guard, so a protected
+// prefix never reaches a handler unauthenticated, whatever the route or
+// method.
 func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p := r.URL.Path
+		_, pattern := s.mux.Handler(r)
 		var err error
-		switch {
-		case isTerminalWS(p):
-			// The single-use ticket is the credential (terminal_ws.go).
-		case strings.HasPrefix(p, "/v1/user/") && keyAllowedUnderUser(p) && strings.HasPrefix(credential(r, ""), "ak_"):
-			r, err = s.authClient(r)
-		case strings.HasPrefix(p, "/v1/user/"):
+		switch s.guards.of(r, pattern) {
+		case guardUserOrKey:
+			if strings.HasPrefix(credential(r, ""), "ak_") {
+				r, err = s.authClient(r)
+			} else {
+				r, err = s.authUser(r)
+			}
+		case guardUser:
 			r, err = s.authUser(r)
-		case strings.HasPrefix(p, "/v1/admin/") && !publicAdminPaths[p]:
+		case guardAdmin:
 			r, err = s.authAdmin(r)
-		case strings.HasPrefix(p, "/v1/api/"):
+		case guardKey:
 			r, err = s.authClient(r)
 		}
 		if err != nil {
@@ -48,14 +49,6 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// isTerminalWS reports whether path is exactly a terminal WebSocket route,
-// /v1/{user,admin}/hosts/{id}/terminal/ws; any variant of it is not.
-func isTerminalWS(path string) bool {
-	seg := strings.Split(path, "/")
-	return len(seg) == 7 && seg[0] == "" && seg[1] == "v1" && (seg[2] == "user" || seg[2] == "admin") &&
-		seg[3] == "hosts" && seg[4] != "" && seg[5] == "terminal" && seg[6] == "ws"
 }
 
 // credential returns the bearer token, else the named cookie.

@@ -152,7 +152,7 @@ func (s *Server) apiPingHost(ctx context.Context, in *HostIDParam) (*pingOut, er
 		return nil, err
 	}
 	start := time.Now()
-	resp, err := s.cfg.Dispatch.Send(ctx, in.ID, agentproto.OpPing, nil, pingTimeout)
+	resp, err := s.cfg.Agents.Send(ctx, in.ID, agentproto.OpPing, nil, pingTimeout)
 	if err != nil {
 		return nil, err
 	}

@@ -18,7 +18,7 @@ import (
 func consoleServer(fsys fstest.MapFS) *httpapi.Server {
 	cfg := httpapi.Config{Log: slog.New(slog.DiscardHandler)}
 	if fsys != nil {
-		cfg.Console = fsys
+		cfg.Options.Console = fsys
 	}
 	return httpapi.New(cfg)
 }

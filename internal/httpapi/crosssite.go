@@ -67,7 +67,7 @@ func (s *Server) fromOtherSite(r *http.Request) (bool, string) {
 // trustedOrigin reports whether origin is the public URL's origin or one
 // configured in HOSTGATE_ALLOWED_ORIGINS.
 func (s *Server) trustedOrigin(origin string) bool {
-	return slices.Contains(s.cfg.AllowedOrigins, origin)
+	return slices.Contains(s.cfg.Options.AllowedOrigins, origin)
 }
 
 // sameHost reports whether origin names host (the request's Host).

@@ -9,7 +9,7 @@ import (
 // from other sites", case by case.
 func TestRefuseCrossSite(t *testing.T) {
 	s := quietServer()
-	s.cfg.AllowedOrigins = []string{"https://hub.example", "https://console.example"}
+	s.cfg.Options.AllowedOrigins = []string{"https://hub.example", "https://console.example"}
 	const installer = "/v1/user/hosts/7d0c0c8e-93b4-4a5e-9f6e-3b1f2b3c4d5e/installer"
 	for _, tt := range []struct {
 		name, method, path, site, origin, auth string

@@ -2,19 +2,19 @@ package httpapi
 
 import (
 	"context"
-	"errors"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 
-	"hostgate/internal/apperr"
 	"hostgate/internal/deliveries"
 )
 
-// CodeDeliveryNotDead: a manual retry of a delivery that is not dead_letter.
-const CodeDeliveryNotDead = "delivery_not_dead"
+// Deliveries is a host owner's webhook history (deliveries.Service).
+type Deliveries interface {
+	List(ctx context.Context, userID, hostID string, limit int) ([]deliveries.Delivery, error)
+	Retry(ctx context.Context, userID, hostID, deliveryID string) (deliveries.Delivery, error)
+}
 
 // DeliveryRow is the spec's WebhookDeliveryRow, plus format, last_error
 // and next_attempt_at.
@@ -76,23 +76,6 @@ func (s *Server) deliveryRoutes() {
 		s.retryDelivery)
 }
 
-// keyAllowedUnderUser reports whether an API key may authenticate this
-// /v1/user path: only the webhook history routes (spec 5.9).
-func keyAllowedUnderUser(path string) bool {
-	rest, ok := strings.CutPrefix(path, "/v1/user/hosts/")
-	if !ok {
-		return false
-	}
-	parts := strings.Split(rest, "/")
-	switch len(parts) {
-	case 2:
-		return parts[1] == "webhook-deliveries"
-	case 4:
-		return parts[1] == "webhook-deliveries" && parts[3] == "retry"
-	}
-	return false
-}
-
 // ownerOf is the user behind a request authenticated by a user token or
 // an API key.
 func ownerOf(ctx context.Context) string {
@@ -103,11 +86,7 @@ func ownerOf(ctx context.Context) string {
 }
 
 func (s *Server) listDeliveries(ctx context.Context, in *deliveriesIn) (*deliveriesOut, error) {
-	h, err := s.cfg.Hosts.Get(ctx, ownerOf(ctx), in.ID)
-	if err != nil {
-		return nil, err
-	}
-	ds, err := s.cfg.Deliveries.ListDeliveries(ctx, h.ID, in.Limit)
+	ds, err := s.cfg.Deliveries.List(ctx, ownerOf(ctx), in.ID, in.Limit)
 	if err != nil {
 		return nil, err
 	}
@@ -119,22 +98,12 @@ func (s *Server) listDeliveries(ctx context.Context, in *deliveriesIn) (*deliver
 	return out, nil
 }
 
-// retryDelivery revives a dead_letter delivery of the caller's host: it
-// is due at once and gets one more attempt (docs/webhooks.md 6).
+// retryDelivery revives a dead_letter delivery of the caller's host
+// (docs/webhooks.md 6).
 func (s *Server) retryDelivery(ctx context.Context, in *retryDeliveryIn) (*deliveryOut, error) {
-	h, err := s.cfg.Hosts.Get(ctx, ownerOf(ctx), in.ID)
+	d, err := s.cfg.Deliveries.Retry(ctx, ownerOf(ctx), in.ID, in.DeliveryID)
 	if err != nil {
 		return nil, err
 	}
-	d, err := s.cfg.Deliveries.RetryDelivery(ctx, h.ID, in.DeliveryID, time.Now().UTC())
-	switch {
-	case errors.Is(err, deliveries.ErrNotFound):
-		return nil, apperr.NotFound("delivery")
-	case errors.Is(err, deliveries.ErrNotDead):
-		return nil, apperr.New(CodeDeliveryNotDead, "only a dead_letter delivery can be retried")
-	case err != nil:
-		return nil, err
-	}
-	s.cfg.DeliveryWorker.Wake()
 	return &deliveryOut{Body: deliveryRow(d)}, nil
 }

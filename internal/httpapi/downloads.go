@@ -58,7 +58,7 @@ func (s *Server) agentDownloads(context.Context, *struct{}) (*downloadsOut, erro
 	out := &downloadsOut{}
 	out.Body.Items = []AgentDownload{}
 	base := s.cfg.Hosts.APIEndpoint()
-	for _, b := range s.cfg.Downloads.List() {
+	for _, b := range s.cfg.Installs.Downloads() {
 		out.Body.Items = append(out.Body.Items, AgentDownload{OS: b.OS, Arch: b.Arch, Name: b.Name,
 			SHA256: b.SHA256, Size: b.Size, URL: b.URL(base)})
 	}
@@ -67,12 +67,12 @@ func (s *Server) agentDownloads(context.Context, *struct{}) (*downloadsOut, erro
 
 func (s *Server) downloadSums(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	http.ServeContent(&jsonErrors{ResponseWriter: w}, r, "", time.Time{}, bytes.NewReader(s.cfg.Downloads.SHA256SUMS()))
+	http.ServeContent(&jsonErrors{ResponseWriter: w}, r, "", time.Time{}, bytes.NewReader(s.cfg.Installs.SHA256SUMS()))
 }
 
 func (s *Server) download(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	f, b, err := s.cfg.Downloads.Open(name)
+	f, b, err := s.cfg.Installs.OpenDownload(name)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		writeProblem(w, &Problem{Status: 404, Code: apperr.CodeNotFound,

@@ -75,7 +75,7 @@ func viewOf(r billing.Recharge, done bool) checkoutView {
 // dummyOrder is the order of the request's path, or the answer that there
 // is none (or no dummy provider).
 func (s *Server) dummyOrder(w http.ResponseWriter, r *http.Request) (billing.Recharge, bool) {
-	if !s.cfg.Payments.Dummy {
+	if !s.cfg.Options.Payments.Dummy {
 		writeProblem(w, &Problem{Status: 404, Code: apperr.CodeNotFound, Message: "no such route: the dummy payment provider is off (HOSTGATE_PAYMENT_DUMMY)"})
 		return billing.Recharge{}, false
 	}

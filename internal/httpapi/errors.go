@@ -13,6 +13,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"hostgate/internal/apperr"
+	"hostgate/internal/deliveries"
 	"hostgate/internal/operations"
 )
 
@@ -56,17 +57,17 @@ var statusByCode = withOperationFailures(map[string]int{
 
 	"method_not_allowed": 405,
 
-	apperr.CodeConflict:      409,
-	"email_taken":            409,
-	"username_taken":         409,
-	"host_offline":           409,
-	"version_yanked":         409,
-	"version_exists":         409,
-	"bid_collision":          409,
-	"upgrade_in_progress":    409,
-	"version_unsupported":    409,
-	"delivery_not_dead":      409,
-	"agent_upgrade_required": 409,
+	apperr.CodeConflict:            409,
+	"email_taken":                  409,
+	"username_taken":               409,
+	"host_offline":                 409,
+	"version_yanked":               409,
+	"version_exists":               409,
+	"bid_collision":                409,
+	"upgrade_in_progress":          409,
+	"version_unsupported":          409,
+	deliveries.CodeDeliveryNotDead: 409,
+	"agent_upgrade_required":       409,
 
 	"terminal_ended": 410,
 

@@ -7,6 +7,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"hostgate/internal/apperr"
+	"hostgate/internal/l1"
 )
 
 // The legacy L1 entry (spec 4.7, docs/l1.md): POST /gateway?bid=<bid> with
@@ -25,11 +26,16 @@ func (s *Server) gatewayRoutes() {
 }
 
 func (s *Server) gateway(w http.ResponseWriter, r *http.Request) {
-	if s.cfg.L1Gate == nil {
+	var status int
+	var resp l1.Response
+	ok := false
+	if s.cfg.Agents != nil {
+		status, resp, ok = s.cfg.Agents.ServeL1(r.Context(), clientIP(r.Context()), r.URL.Query().Get("bid"), r.Body)
+	}
+	if !ok {
 		writeProblem(w, &Problem{Status: 404, Code: apperr.CodeNotFound, Message: "the L1 gateway is not enabled"})
 		return
 	}
-	status, resp := s.cfg.L1Gate.Serve(r.Context(), clientIP(r.Context()), r.URL.Query().Get("bid"), r.Body)
 	b, err := json.Marshal(resp)
 	if err != nil {
 		writeProblem(w, problemFor(s.log, r, err))

@@ -58,8 +58,8 @@ func (s *Server) healthRoutes() {
 
 func (s *Server) ready(ctx context.Context, _ *struct{}) (*readyOut, error) {
 	out := &readyOut{Status: http.StatusOK}
-	out.Body.Status, out.Body.AgentDownloads = "ok", s.cfg.ReadyDownloads
-	for _, c := range s.cfg.Ready {
+	out.Body.Status, out.Body.AgentDownloads = "ok", s.cfg.Options.ReadyDownloads
+	for _, c := range s.cfg.Options.Ready {
 		v := probe(ctx, c)
 		if v == "" {
 			v = "ok"

@@ -108,7 +108,7 @@ type updateHostIn struct {
 
 // liveItems adds the live connection state to hosts, read in one batch.
 func (s *Server) liveItems(ctx context.Context, hs []hosts.Host) ([]HostListItem, error) {
-	on, err := s.cfg.Dispatch.OnlineMany(ctx, hostIDs(hs, func(h hosts.Host) string { return h.ID }))
+	on, err := s.cfg.Agents.OnlineMany(ctx, hostIDs(hs, func(h hosts.Host) string { return h.ID }))
 	if err != nil {
 		return nil, err
 	}
@@ -205,7 +205,7 @@ func (s *Server) hostWithState(ctx context.Context, owner, id string) (*hostWith
 	if err != nil {
 		return nil, err
 	}
-	on, err := s.cfg.Dispatch.Online(ctx, h.ID)
+	on, err := s.cfg.Agents.Online(ctx, h.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -219,7 +219,7 @@ func (s *Server) userGetHost(ctx context.Context, in *HostIDParam) (*userHostOut
 	if err != nil {
 		return nil, err
 	}
-	up, err := s.cfg.Upgrades.Get(ctx, in.ID)
+	up, err := s.cfg.Agents.UpgradeOf(ctx, in.ID)
 	if err != nil {
 		return nil, err
 	}

@@ -51,84 +51,25 @@ func (s *Server) oneLineRoutes() {
 }
 
 func (s *Server) oneLineInstaller(w http.ResponseWriter, r *http.Request) {
-	if err := s.serveOneLine(w, r); err != nil {
-		writeProblem(w, problemFor(s.log, r, err))
-	}
-}
-
-func (s *Server) serveOneLine(w http.ResponseWriter, r *http.Request) error {
 	if r.Method == http.MethodHead {
 		w.Header().Set("Allow", http.MethodGet)
-		return &Problem{Status: 405, Code: "method_not_allowed", Message: "HEAD is not allowed here; allowed: GET"}
+		writeProblem(w, problemFor(s.log, r, &Problem{Status: 405, Code: "method_not_allowed", Message: "HEAD is not allowed here; allowed: GET"}))
+		return
 	}
-	token, kind, ok := strings.Cut(r.PathValue("file"), ".")
-	if !ok || (kind != installer.PS1 && kind != "sh") {
-		return apperr.NotFound("installer")
-	}
-	ip := clientIP(r.Context())
-	allowed, first, err := s.cfg.InstallLimit.Allow(r.Context(), ip)
+	sc, refused, err := s.cfg.Installs.OneLine(r.Context(), r.PathValue("file"), clientIP(r.Context()))
 	if err != nil {
-		return err
-	}
-	if !allowed {
-		if first {
-			s.log.InfoContext(r.Context(), "one-line installer rate limited", "client_ip", ip)
+		if apperr.Code(err) == apperr.CodeRateLimited {
+			w.Header().Set("Retry-After", "60")
 		}
-		w.Header().Set("Retry-After", "60")
-		return apperr.New(apperr.CodeRateLimited, "too many installer requests from this address; retry in a minute")
+		writeProblem(w, problemFor(s.log, r, err))
+		return
 	}
-	// Check what the script needs before the token is spent.
-	var bins []installer.Binary
-	if kind == "sh" {
-		bins = s.linuxBinaries()
-		err = installer.CheckShell(bins)
-	} else {
-		url, sum := s.cfg.Hosts.Exe()
-		err = installer.Check(installer.PS1, url, sum)
-	}
-	if err != nil {
-		return err
-	}
-	c, err := s.cfg.Hosts.RedeemInstallToken(r.Context(), token, ip)
-	if apperr.Code(err) == apperr.CodeNotFound {
-		s.log.InfoContext(r.Context(), "one-line installer refused: the token is unknown, spent or expired",
-			"client_ip", ip, "script", kind)
-		sc := installer.Refused(kind)
+	if refused {
 		w.Header().Set(installer.HeaderInstall, installer.RefusedValue)
-		w.Header().Set("Content-Type", sc.ContentType)
-		w.Header().Set("Cache-Control", "no-store")
-		_, _ = w.Write(sc.Body)
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	s.log.InfoContext(r.Context(), "one-line installer fetched", "host_id", c.HostID, "client_ip", ip, "script", kind)
-	var sc installer.Script
-	if kind == "sh" {
-		sc, err = installer.Shell(c, bins)
-	} else {
-		sc, err = installer.Piped(c)
-	}
-	if err != nil {
-		return err
 	}
 	w.Header().Set("Content-Type", sc.ContentType)
 	w.Header().Set("Cache-Control", "no-store")
 	_, _ = w.Write(sc.Body)
-	return nil
-}
-
-// linuxBinaries lists the Linux agent binaries the hub serves at
-// /download/, with the addresses the script fetches them from.
-func (s *Server) linuxBinaries() []installer.Binary {
-	var bins []installer.Binary
-	for _, arch := range installer.LinuxArchs {
-		if b, ok := s.cfg.Downloads.Binary("linux", arch); ok {
-			bins = append(bins, installer.Binary{Arch: arch, URL: b.URL(s.cfg.Hosts.APIEndpoint()), SHA256: b.SHA256})
-		}
-	}
-	return bins
 }
 
 // logPath is r's path as the access log shows it: an install token in

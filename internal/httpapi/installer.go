@@ -42,33 +42,10 @@ func (s *Server) apiInstaller(ctx context.Context, in *installerIn) (*installerO
 	return s.installer(ctx, clientOf(ctx).UserID, in.ID, in.Format)
 }
 
-// installer checks first and issues after, so a refused request leaves the
-// host's current credentials working.
+// installer: the installer service checks first and issues after, so a
+// refused request leaves the host's current credentials working.
 func (s *Server) installer(ctx context.Context, owner, id, format string) (*installerOut, error) {
-	if _, err := s.cfg.Hosts.Get(ctx, owner, id); err != nil {
-		return nil, err
-	}
-	url, sum := s.cfg.Hosts.Exe()
-	if err := installer.Check(format, url, sum); err != nil {
-		return nil, err
-	}
-	var exe []byte
-	if format == installer.EXE || format == "" {
-		var err error
-		if exe, err = s.cfg.Exe.Get(ctx); err != nil {
-			return nil, err
-		}
-	}
-	c, err := s.cfg.Hosts.IssueInstallToken(ctx, owner, id)
-	if err != nil {
-		return nil, err
-	}
-	var sc installer.Script
-	if exe != nil {
-		sc, err = installer.RenderExe(exe, c)
-	} else {
-		sc, err = installer.Render(format, c)
-	}
+	sc, err := s.cfg.Installs.Installer(ctx, owner, id, format)
 	if err != nil {
 		return nil, err
 	}

@@ -54,7 +54,7 @@ func (s *Server) userPutL1Config(ctx context.Context, in *l1ConfigIn) (*l1Config
 	u := userOf(ctx)
 	who := l1config.Who{Source: webhooks.SourceWeb,
 		Actor: webhooks.Actor{Kind: webhooks.ActorUser, ID: u.UserID, IP: clientIP(ctx)}}
-	r, err := s.cfg.L1Config.Update(ctx, u.UserID, in.ID, who, in.Body.request())
+	r, err := s.cfg.Agents.UpdateL1Config(ctx, u.UserID, in.ID, who, in.Body.request())
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +66,7 @@ func (s *Server) userPutL1Config(ctx context.Context, in *l1ConfigIn) (*l1Config
 func (s *Server) apiPutL1Config(ctx context.Context, in *l1ConfigIn) (*l1ConfigOut, error) {
 	c := clientOf(ctx)
 	req := in.Body.request()
-	if err := s.cfg.L1Config.Validate(req); err != nil {
+	if err := s.cfg.Agents.ValidateL1Config(req); err != nil {
 		return nil, err
 	}
 	if _, err := s.cfg.Hosts.Get(ctx, c.UserID, in.ID); err != nil {
@@ -77,7 +77,7 @@ func (s *Server) apiPutL1Config(ctx context.Context, in *l1ConfigIn) (*l1ConfigO
 	}
 	who := l1config.Who{Source: webhooks.SourceClientAPI,
 		Actor: webhooks.Actor{Kind: webhooks.ActorAPIKey, ID: c.KeyID, IP: clientIP(ctx)}}
-	r, err := s.cfg.L1Config.Update(ctx, c.UserID, in.ID, who, req)
+	r, err := s.cfg.Agents.UpdateL1Config(ctx, c.UserID, in.ID, who, req)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +96,7 @@ func (s *Server) agentSettings(ctx context.Context, in *agentSettingsIn) (*agent
 	b := in.Body
 	who := l1config.Who{Source: webhooks.SourceAgent,
 		Actor: webhooks.Actor{Kind: webhooks.ActorAgent, ID: a.Host.ID, IP: clientIP(ctx)}}
-	r, err := s.cfg.L1Config.Update(ctx, a.Host.UserID, a.Host.ID, who,
+	r, err := s.cfg.Agents.UpdateL1Config(ctx, a.Host.UserID, a.Host.ID, who,
 		l1config.Request{BID: b.BID, SecretKey: b.SecretKey, URL: b.URL, WebhookFormat: b.WebhookFormat})
 	if err != nil {
 		return nil, err

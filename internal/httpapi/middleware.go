@@ -124,8 +124,8 @@ func (s *Server) outer(next http.Handler) http.Handler {
 			// The query string is never logged: it can carry a terminal ticket.
 			s.log.InfoContext(ctx, "request", "request_id", id, "method", r.Method, "path", logPath(r.URL.Path),
 				"status", sw.status, "duration_ms", took.Milliseconds(), "client_ip", ip)
-			if s.cfg.Requests != nil {
-				s.cfg.Requests.RequestDone(cmp.Or(*route, "unmatched"), sw.status, took)
+			if s.cfg.Options.Requests != nil {
+				s.cfg.Options.Requests.RequestDone(cmp.Or(*route, "unmatched"), sw.status, took)
 			}
 		}()
 		if !isClean(r.URL.Path) {
@@ -226,7 +226,7 @@ func (s *Server) clientAddr(r *http.Request) (string, bool) {
 
 func (s *Server) trusted(a netip.Addr) bool {
 	a = a.Unmap()
-	for _, p := range s.cfg.TrustedProxies {
+	for _, p := range s.cfg.Options.TrustedProxies {
 		if p.Contains(a) {
 			return true
 		}

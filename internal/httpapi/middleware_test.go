@@ -17,7 +17,7 @@ import (
 func quietServer(proxies ...string) *Server {
 	s := &Server{log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	for _, p := range proxies {
-		s.cfg.TrustedProxies = append(s.cfg.TrustedProxies, netip.MustParsePrefix(p))
+		s.cfg.Options.TrustedProxies = append(s.cfg.Options.TrustedProxies, netip.MustParsePrefix(p))
 	}
 	return s
 }

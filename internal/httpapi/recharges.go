@@ -88,7 +88,7 @@ func (s *Server) rechargeRoutes() {
 }
 
 func (s *Server) createRecharge(ctx context.Context, in *rechargeIn) (*rechargeOut, error) {
-	p := s.cfg.Payments
+	p := s.cfg.Options.Payments
 	if !p.EPay.Configured() && !p.Dummy {
 		return nil, apperr.New("payment_not_configured", "no payment provider is configured on this hub")
 	}
@@ -183,7 +183,7 @@ func (s *Server) adminLedgerCheck(ctx context.Context, in *idIn) (*ledgerOut, er
 // (unknown order, bad signature, wrong amount) is logged and refused.
 func (s *Server) paymentWebhook(w http.ResponseWriter, r *http.Request) {
 	provider := r.PathValue("provider")
-	p := s.cfg.Payments
+	p := s.cfg.Options.Payments
 	var n payments.Notification
 	var err error
 	switch {

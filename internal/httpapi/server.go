@@ -8,10 +8,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io/fs"
 	"log/slog"
 	"net/http"
-	"net/netip"
 	"reflect"
 	"slices"
 	"strings"
@@ -22,76 +20,26 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 
-	"hostgate/internal/accounts"
 	"hostgate/internal/admin"
-	"hostgate/internal/agentdist"
-	"hostgate/internal/agentgw"
-	"hostgate/internal/apikeys"
-	"hostgate/internal/audit"
-	"hostgate/internal/billing"
 	"hostgate/internal/console"
-	"hostgate/internal/coord"
-	"hostgate/internal/deliveries"
-	"hostgate/internal/dispatch"
-	"hostgate/internal/hosts"
-	"hostgate/internal/installer"
-	"hostgate/internal/l1config"
-	"hostgate/internal/l1gate"
-	"hostgate/internal/operations"
-	"hostgate/internal/terminals"
-	"hostgate/internal/upgrades"
-	"hostgate/internal/versions"
 )
 
-// Config is what the transport needs from the hub.
+// Config is what the transport needs from the hub: the services its
+// handlers call, as the narrow interfaces of services.go, and its own
+// settings. The hub wiring (internal/hub) builds it.
 type Config struct {
-	Accounts *accounts.Service
-	Admins   *admin.Service
-	Audit    audit.Store
-	Hosts    *hosts.Service
-	Liveness *hosts.Liveness
-	APIKeys  *apikeys.Service
-	Dispatch *dispatch.Dispatcher
-	// Operations carries out the client API's operations; Billing
-	// reports balances and takes admin adjustments.
-	Operations *operations.Service
-	Billing    *billing.Service
-	Payments   Payments
-	Versions   *versions.Service
-	Upgrades   *upgrades.Service
-	Gateway    *agentgw.Gateway
-	// L1Config writes L1 configurations; Deliveries is the webhook
-	// history, and DeliveryWorker is woken after a manual retry.
-	L1Config       *l1config.Service
-	Deliveries     deliveries.Store
-	DeliveryWorker interface{ Wake() }
-	Exe            *installer.ExeSource
-	// Downloads are the agent binaries served at /download/; the one-line
-	// Linux installer downloads its agent from there too.
-	Downloads *agentdist.Dist
-	// InstallLimit bounds the one-line installer fetches per source address.
-	InstallLimit coord.Limiter
-	L1Gate       *l1gate.Service // POST /gateway; nil answers 404
-	// Terminals serves shell sessions and the terminal WebSocket, whose
-	// upgrades must come from AllowedOrigins when a browser names one,
-	// and over TLS when RequireTLS.
-	Terminals      *terminals.Service
-	AllowedOrigins []string
-	RequireTLS     bool
-	// Ready lists the dependencies /readyz probes; ReadyDownloads is its
-	// agent_downloads field.
-	Ready          []ReadyCheck
-	ReadyDownloads string
-	// TrustedProxies may set X-Forwarded-For and X-Forwarded-Proto.
-	TrustedProxies []netip.Prefix
-	// Requests, if set, learns every request (metrics).
-	Requests RequestObserver
-	// Console is the browser console's build (index.html, assets/),
-	// served on every GET path the API does not claim; nil serves the
-	// page saying it is not built (docs/console.md).
-	Console fs.FS
-	Version string
-	Log     *slog.Logger
+	Accounts   Accounts
+	Admins     Admins
+	APIKeys    APIKeys
+	Hosts      Hosts
+	Agents     Agents
+	Billing    Billing
+	Operations Operations
+	Terminals  Terminals
+	Deliveries Deliveries
+	Installs   Installs
+	Options    Options
+	Log        *slog.Logger
 }
 
 // Route is one registered method and path pattern.
@@ -114,6 +62,8 @@ type Server struct {
 	handler http.Handler
 	console http.Handler
 
+	guards guards
+
 	mu     sync.Mutex
 	routes []Route
 	policy []AdminRoute
@@ -126,7 +76,7 @@ type Server struct {
 func New(cfg Config) *Server {
 	useOurErrors()
 	s := &Server{cfg: cfg, log: cfg.Log, mux: http.NewServeMux()}
-	hc := huma.DefaultConfig("hostgate API", cfg.Version)
+	hc := huma.DefaultConfig("hostgate API", cfg.Options.Version)
 	hc.OpenAPIPath, hc.DocsPath, hc.SchemasPath = "", "", ""
 	hc.CreateHooks = nil
 	hc.Formats = map[string]huma.Format{"application/json": strictJSON, "json": strictJSON}
@@ -161,7 +111,7 @@ func New(cfg Config) *Server {
 		OperationID: "openapi", Summary: "This OpenAPI 3.1 document", Tags: []string{"meta"},
 	})
 	s.documentAnswers()
-	s.console = console.Handler(cfg.Console)
+	s.console = console.Handler(cfg.Options.Console)
 	s.mux.HandleFunc(consolePattern, s.serveConsole)
 	s.mux.HandleFunc("/", s.notFound)
 	s.handler = s.outer(tapAnswers(s, chargeHeaders(s.authenticate(noteRoute(s.mux)))))
@@ -215,6 +165,7 @@ func (s *Server) raw(pattern string, h http.HandlerFunc, doc huma.Operation) {
 		doc.Responses = map[string]*huma.Response{"200": {Description: "OK"}}
 	}
 	doc.Parameters = withPathParams(doc.Path, doc.Parameters)
+	doc.Security = s.guards.declare(doc.Method, doc.Path, doc.Security)
 	s.api.OpenAPI().AddOperation(&doc)
 	s.record(pattern) // not through recorder: a raw body keeps its Content-Type
 	s.mux.HandleFunc(pattern, h)
@@ -288,6 +239,7 @@ func op[I, O any](s *Server, o huma.Operation, h func(context.Context, *I) (*O, 
 	if o.MaxBodyBytes == 0 {
 		o.MaxBodyBytes = maxBody
 	}
+	o.Security = s.guards.declare(o.Method, o.Path, o.Security)
 	huma.Register(s.api, o, func(ctx context.Context, in *I) (*O, error) {
 		out, err := h(ctx, in)
 		if err != nil {
@@ -373,7 +325,7 @@ func ok() *OK {
 // what `hostgate openapi` prints and docs/openapi.json holds. It opens
 // nothing: the routes are registered without any service behind them.
 func Document(version string) ([]byte, error) {
-	s := New(Config{Version: version, Log: slog.New(slog.DiscardHandler)})
+	s := New(Config{Options: Options{Version: version}, Log: slog.New(slog.DiscardHandler)})
 	b, err := json.MarshalIndent(s.OpenAPI(), "", "  ")
 	if err != nil {
 		return nil, err

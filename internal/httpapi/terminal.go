@@ -9,9 +9,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"hostgate/internal/admin"
-	"hostgate/internal/apperr"
 	"hostgate/internal/audit"
-	"hostgate/internal/hosts"
 	"hostgate/internal/terminals"
 )
 
@@ -31,17 +29,16 @@ func (s *Server) terminalRoutes() {
 		Tags: []string{"terminal"}, Security: userSecurity},
 		func(ctx context.Context, in *HostIDParam) (*ticketOut, error) {
 			u := userOf(ctx)
-			if err := s.hostCommandable(ctx, u.UserID, in.ID); err != nil {
-				return nil, err
-			}
-			return s.issueTicket(ctx, terminals.Principal{Kind: terminals.KindUser, ID: u.UserID, SessionID: u.SessionID}, in.ID)
+			return ticket(s.cfg.Terminals.UserTicket(ctx, terminals.Principal{Kind: terminals.KindUser, ID: u.UserID, SessionID: u.SessionID}, in.ID))
 		})
 	adminOp(s, terminalAdmins, audit.ActionHostTerminalOpen, huma.Operation{OperationID: "adminTerminalTicket",
 		Method: http.MethodPost, Path: "/v1/admin/hosts/{id}/terminal/ticket",
 		Summary: "A 30-second, single-use ticket for the terminal WebSocket of any host (audited)", Tags: []string{"terminal"}},
 		s.adminTerminalTicket)
-	wsDoc := func(id, summary string, sec []map[string][]string) huma.Operation {
-		return huma.Operation{OperationID: id, Summary: summary, Tags: []string{"terminal"},
+	// The single-use ticket is the WebSocket's only credential
+	// (terminal_ws.go).
+	wsDoc := func(id, summary string) huma.Operation {
+		return huma.Operation{OperationID: id, Summary: summary, Tags: []string{"terminal"}, Security: noSecurity,
 			Parameters: []*huma.Param{
 				{Name: "id", In: "path", Required: true, Description: "Host id", Schema: &huma.Schema{Type: "string", Format: "uuid"}},
 				{Name: "ticket", In: "query", Required: true, Description: "The ticket from terminal/ticket; consumed by this request", Schema: &huma.Schema{Type: "string"}},
@@ -51,20 +48,20 @@ func (s *Server) terminalRoutes() {
 			Responses: map[string]*huma.Response{"101": {Description: "Switching protocols; framing in docs/terminal.md"}}}
 	}
 	s.raw("GET /v1/user/hosts/{id}/terminal/ws", s.terminalWS(terminals.KindUser),
-		wsDoc("userTerminalWS", "Open the terminal WebSocket with a ticket (no other credential)", nil))
+		wsDoc("userTerminalWS", "Open the terminal WebSocket with a ticket (no other credential)"))
 	s.mu.Lock()
 	s.policy = append(s.policy, AdminRoute{Route: Route{http.MethodGet, "/v1/admin/hosts/{id}/terminal/ws"}, Allowed: terminalAdmins})
 	s.mu.Unlock()
 	s.raw("GET /v1/admin/hosts/{id}/terminal/ws", s.terminalWS(terminals.KindAdmin),
-		wsDoc("adminTerminalWS", "Open the terminal WebSocket of any host with an admin ticket", nil))
+		wsDoc("adminTerminalWS", "Open the terminal WebSocket of any host with an admin ticket"))
 	s.shellSessionRoutes()
 }
 
 // terminalAdmins may open terminals on any host.
 var terminalAdmins = admin.Allow(admin.Operator)
 
-func (s *Server) issueTicket(ctx context.Context, p terminals.Principal, hostID string) (*ticketOut, error) {
-	t, err := s.cfg.Terminals.IssueTicket(ctx, p, hostID)
+// ticket answers an issued terminal ticket.
+func ticket(t string, err error) (*ticketOut, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -73,26 +70,11 @@ func (s *Server) issueTicket(ctx context.Context, p terminals.Principal, hostID 
 	return out, nil
 }
 
+// adminTerminalTicket: the terminals service checks the host and writes
+// the audit row before the ticket is usable.
 func (s *Server) adminTerminalTicket(ctx context.Context, in *HostIDParam) (*ticketOut, error) {
-	h, err := s.cfg.Hosts.AdminGet(ctx, in.ID)
-	if err != nil {
-		return nil, err
-	}
-	if h.Status == hosts.StatusBanned {
-		return nil, apperr.New(hosts.CodeHostBanned, "this host is banned")
-	}
-	a := actor(ctx)
 	ap, _ := adminOf(ctx)
-	out, err := s.issueTicket(ctx, terminals.Principal{Kind: terminals.KindAdmin, ID: a.AdminID, SessionID: ap.SessionID}, h.ID)
-	if err != nil {
-		return nil, err
-	}
-	// The ticket is usable only once its audit row is written.
-	if err := s.cfg.Audit.AppendAudit(ctx, a.Entry(audit.ActionHostTerminalOpen, "host", h.ID)); err != nil {
-		_, _ = s.cfg.Terminals.RedeemTicket(context.WithoutCancel(ctx), out.Body.Ticket, terminals.KindAdmin, h.ID)
-		return nil, err
-	}
-	return out, nil
+	return ticket(s.cfg.Terminals.AdminTicket(ctx, terminals.Principal{Kind: terminals.KindAdmin, ID: ap.AdminID, SessionID: ap.SessionID}, actor(ctx), in.ID))
 }
 
 // Pull mode (spec 4.5, shell sessions): each call charged

@@ -1,15 +1,11 @@
 package httpapi
 
 import (
-	"cmp"
 	"context"
-	"encoding/json"
-	"errors"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -20,38 +16,14 @@ import (
 )
 
 // The browser terminal WebSocket (docs/terminal.md, "Browser framing"):
-// binary messages carry terminal bytes both ways; text messages are small
-// JSON control messages — resize (and input as text) from the browser,
-// exit and error from the hub.
+// this file upgrades the request and hands the socket's events to the
+// terminal's driver (terminals.Browser), which pumps output and input.
 
 // Terminal WebSocket timing.
 const (
-	termPingEvery  = 30 * time.Second
-	termLoginCheck = time.Second       // how soon a logout or suspension ends the terminal
-	termReadIdle   = 3 * termPingEvery // no message or pong for this long: gone
-	termWriteLimit = 30 * time.Second  // a browser that takes no output for this long is dropped
-	termReadWait   = 25 * time.Second  // one long-poll for output
-	termChunk      = 32 << 10
+	termReadIdle   = 3 * terminals.BrowserPingEvery // no message or pong for this long: gone
+	termWriteLimit = 30 * time.Second               // a browser that takes no output for this long is dropped
 )
-
-// Close codes the hub uses on the terminal WebSocket.
-const (
-	termCloseNormal = 1000 // the shell exited, or the terminal ended
-	termCloseError  = 1011 // the terminal failed; an error message came first
-	termCloseBadMsg = 1003 // a control message the hub does not understand
-)
-
-// termControl is a JSON control message, either way.
-type termControl struct {
-	Type     string `json:"type"` // browser: resize, input; hub: exit, error
-	Cols     int    `json:"cols,omitempty"`
-	Rows     int    `json:"rows,omitempty"`
-	Data     string `json:"data,omitempty"`
-	ExitCode *int   `json:"exit_code,omitempty"`
-	Reason   string `json:"reason,omitempty"`
-	Error    string `json:"error,omitempty"`
-	Message  string `json:"message,omitempty"`
-}
 
 // terminalWS serves GET …/hosts/{id}/terminal/ws for the console of kind.
 // The ticket is the only credential; everything that can fail is checked
@@ -70,12 +42,7 @@ func (s *Server) terminalWS(kind string) http.HandlerFunc {
 			err = apperr.New(apperr.CodeInvalidID, "the host id is not a UUID")
 		}
 		if err == nil {
-			err = s.terminalHostUsable(ctx, p, hostID)
-		}
-		if err == nil {
-			if ended, lerr := s.loginEnded(ctx, p); lerr != nil || ended {
-				err = cmp.Or(lerr, error(apperr.New(terminals.CodeInvalidTicket, "the login session that asked for this ticket has ended")))
-			}
+			err = s.cfg.Terminals.Usable(ctx, p, hostID)
 		}
 		var cols, rows int
 		if err == nil {
@@ -89,9 +56,9 @@ func (s *Server) terminalWS(kind string) http.HandlerFunc {
 			writeProblem(w, problemFor(s.log, r, err))
 			return
 		}
-		t := &termConn{s: s, p: p, hostID: hostID, sid: sid}
-		t.ctx, t.cancel = context.WithCancel(context.WithoutCancel(ctx))
-		up := gws.NewUpgrader(t, &gws.ServerOption{
+		ws := &termSocket{}
+		ws.b = s.cfg.Terminals.Browser(ctx, p, hostID, sid, ws)
+		up := gws.NewUpgrader(ws, &gws.ServerOption{
 			ReadMaxPayloadSize: terminals.MaxInput + 1024,
 			ParallelEnabled:    false,
 			Recovery:           gws.Recovery,
@@ -99,15 +66,13 @@ func (s *Server) terminalWS(kind string) http.HandlerFunc {
 		socket, err := up.Upgrade(w, r)
 		if err != nil {
 			s.log.InfoContext(ctx, "terminal upgrade failed", "host_id", hostID, "err", err)
-			t.cancel()
-			t.closeTerminal()
+			ws.b.Abandon()
 			return
 		}
-		t.socket = socket
+		ws.conn = socket
 		_ = socket.SetReadDeadline(time.Now().Add(termReadIdle))
 		go socket.ReadLoop()
-		go t.pumpOutput()
-		go t.watch()
+		ws.b.Start()
 	}
 }
 
@@ -125,23 +90,13 @@ func (s *Server) redeemTerminalTicket(ctx context.Context, ticket, kind, hostID 
 // from the allowlist (the hub's own origin by default), so a page on
 // another site cannot open a terminal with a ticket it got hold of.
 func (s *Server) terminalWSAllowed(r *http.Request) error {
-	if _, tls := s.clientAddr(r); s.cfg.RequireTLS && !tls {
+	if _, tls := s.clientAddr(r); s.cfg.Options.RequireTLS && !tls {
 		return apperr.New(apperr.CodeForbidden, "the terminal needs wss://")
 	}
-	if o := r.Header.Get("Origin"); o != "" && !slices.Contains(s.cfg.AllowedOrigins, o) {
+	if o := r.Header.Get("Origin"); o != "" && !slices.Contains(s.cfg.Options.AllowedOrigins, o) {
 		return apperr.New(apperr.CodeForbidden, "this origin may not open terminals")
 	}
 	return nil
-}
-
-// terminalHostUsable re-checks, at the upgrade, that the ticket's
-// principal may still use the host.
-func (s *Server) terminalHostUsable(ctx context.Context, p terminals.Principal, hostID string) error {
-	if p.Kind == terminals.KindUser {
-		return s.hostCommandable(ctx, p.ID, hostID)
-	}
-	_, err := s.cfg.Hosts.AdminGet(ctx, hostID)
-	return err
 }
 
 func termSize(q url.Values) (cols, rows int, err error) {
@@ -163,171 +118,45 @@ func termSize(q url.Values) (cols, rows int, err error) {
 	return cols, rows, err
 }
 
-// termConn is one browser terminal: a WebSocket and the terminal it
-// drives, which may live on another hub instance.
-type termConn struct {
+// termSocket is a browser terminal's WebSocket: terminals.Socket for the
+// terminal's driver, and the socket's events handed on to it.
+type termSocket struct {
 	gws.BuiltinEventHandler
-	s      *Server
-	p      terminals.Principal
-	hostID string
-	sid    string
-	socket *gws.Conn
-	ctx    context.Context
-	cancel context.CancelFunc
-	once   sync.Once
+	conn *gws.Conn
+	b    *terminals.Browser
 }
 
-// pumpOutput long-polls the terminal's output and writes it to the
-// browser. The next read is asked for only when the browser has taken the
-// last chunk, so a slow browser slows its own terminal and nothing else.
-func (t *termConn) pumpOutput() {
-	from := int64(0)
-	for {
-		c, err := t.s.cfg.Terminals.Read(t.ctx, t.p, t.hostID, t.sid,
-			terminals.ReadOptions{From: from, Max: termChunk, Wait: termReadWait})
-		if err != nil {
-			if t.ctx.Err() == nil {
-				t.fail(err)
-			}
-			return
-		}
-		if len(c.Data) > 0 {
-			if t.write(gws.OpcodeBinary, c.Data) != nil {
-				t.socket.NetConn().Close()
-				return
-			}
-			from = c.Offset + int64(len(c.Data))
-		}
-		if c.EOF {
-			t.sendControl(termControl{Type: "exit", ExitCode: c.ExitCode, Reason: c.Reason})
-			_ = t.socket.WriteClose(termCloseNormal, nil)
-			return
-		}
-	}
+func (t *termSocket) write(op gws.Opcode, b []byte) error {
+	_ = t.conn.SetWriteDeadline(time.Now().Add(termWriteLimit))
+	return t.conn.WriteMessage(op, b)
 }
 
-func (t *termConn) write(op gws.Opcode, b []byte) error {
-	_ = t.socket.SetWriteDeadline(time.Now().Add(termWriteLimit))
-	return t.socket.WriteMessage(op, b)
-}
+func (t *termSocket) WriteBinary(b []byte) error { return t.write(gws.OpcodeBinary, b) }
+func (t *termSocket) WriteText(b []byte) error   { return t.write(gws.OpcodeText, b) }
+func (t *termSocket) WritePing() error           { return t.write(gws.OpcodePing, nil) }
+func (t *termSocket) Drop()                      { t.conn.NetConn().Close() }
 
-func (t *termConn) sendControl(c termControl) {
-	b, _ := json.Marshal(c)
-	_ = t.write(gws.OpcodeText, b)
-}
-
-// fail tells the browser why the terminal broke and closes the socket.
-func (t *termConn) fail(err error) {
-	code, msg := apperr.CodeInternal, "internal error"
-	if e, ok := errors.AsType[*apperr.Error](err); ok {
-		code, msg = e.Code, e.Message
-	} else {
-		t.s.log.Error("terminal failed", "host_id", t.hostID, "err", err)
-	}
-	if code == terminals.CodeTerminalEnded {
-		t.sendControl(termControl{Type: "exit"})
-		_ = t.socket.WriteClose(termCloseNormal, nil)
-		return
-	}
-	t.sendControl(termControl{Type: "error", Error: code, Message: msg})
-	_ = t.socket.WriteClose(termCloseError, []byte(code))
-}
-
-// watch pings, which keeps proxies from cutting an idle terminal and
-// finds dead peers, and ends the terminal once the console login session
-// it was opened from has ended (logout, suspension), on any instance.
-func (t *termConn) watch() {
-	ping := time.NewTicker(termPingEvery)
-	defer ping.Stop()
-	login := time.NewTicker(termLoginCheck)
-	defer login.Stop()
-	for {
-		select {
-		case <-t.ctx.Done():
-			return
-		case <-ping.C:
-			_ = t.write(gws.OpcodePing, nil)
-		case <-login.C:
-			if ended, err := t.s.loginEnded(t.ctx, t.p); err == nil && ended {
-				t.fail(apperr.New(apperr.CodeInvalidToken, "your login session has ended"))
-				t.cancel()
-				t.closeTerminal()
-				return
-			}
-		}
-	}
-}
-
-// loginEnded reports whether the console session behind p has ended: the
-// user's session ended, or the admin was disabled.
-func (s *Server) loginEnded(ctx context.Context, p terminals.Principal) (bool, error) {
-	if p.SessionID == "" {
-		return false, nil
-	}
-	if p.Kind == terminals.KindAdmin {
-		active, err := s.cfg.Admins.Active(ctx, p.ID)
-		return !active, err
-	}
-	return s.cfg.Accounts.SessionRevoked(ctx, p.SessionID)
+func (t *termSocket) WriteClose(code uint16, reason []byte) error {
+	return t.conn.WriteClose(code, reason)
 }
 
 // OnPong implements gws.Event.
-func (t *termConn) OnPong(c *gws.Conn, _ []byte) { _ = c.SetReadDeadline(time.Now().Add(termReadIdle)) }
+func (t *termSocket) OnPong(c *gws.Conn, _ []byte) {
+	_ = c.SetReadDeadline(time.Now().Add(termReadIdle))
+}
 
 // OnMessage implements gws.Event: input and control from the browser,
-// handled in order on the read loop, so input backs up into the browser's
-// socket when the shell does not take it.
-func (t *termConn) OnMessage(c *gws.Conn, m *gws.Message) {
+// handled in order on the read loop.
+func (t *termSocket) OnMessage(c *gws.Conn, m *gws.Message) {
 	defer m.Close()
 	_ = c.SetReadDeadline(time.Now().Add(termReadIdle))
-	var err error
 	switch m.Opcode {
 	case gws.OpcodeBinary:
-		if m.Data.Len() > 0 {
-			err = t.s.cfg.Terminals.Write(t.ctx, t.p, t.hostID, t.sid, m.Bytes())
-		}
+		t.b.Message(true, m.Bytes())
 	case gws.OpcodeText:
-		var ctl termControl
-		if json.Unmarshal(m.Bytes(), &ctl) != nil {
-			t.sendControl(termControl{Type: "error", Error: apperr.CodeInvalidBody, Message: "a text message must be a JSON control message"})
-			_ = c.WriteClose(termCloseBadMsg, nil)
-			return
-		}
-		switch ctl.Type {
-		case "resize":
-			err = t.s.cfg.Terminals.Resize(t.ctx, t.p, t.hostID, t.sid, ctl.Cols, ctl.Rows)
-		case "input":
-			if ctl.Data != "" {
-				err = t.s.cfg.Terminals.Write(t.ctx, t.p, t.hostID, t.sid, []byte(ctl.Data))
-			}
-		default:
-			t.sendControl(termControl{Type: "error", Error: apperr.CodeInvalidBody, Message: "unknown control message type"})
-		}
-	}
-	switch {
-	case err == nil || t.ctx.Err() != nil:
-	case apperr.Is(err, apperr.CodeInvalidBody):
-		// A bad resize costs nothing but an error message.
-		e, _ := errors.AsType[*apperr.Error](err)
-		t.sendControl(termControl{Type: "error", Error: e.Code, Message: e.Message})
-	default:
-		t.fail(err)
+		t.b.Message(false, m.Bytes())
 	}
 }
 
 // OnClose implements gws.Event: the browser left or the socket broke.
-func (t *termConn) OnClose(*gws.Conn, error) {
-	t.cancel()
-	t.closeTerminal()
-}
-
-// closeTerminal ends the terminal once; the agent kills its processes.
-func (t *termConn) closeTerminal() {
-	t.once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := t.s.cfg.Terminals.Close(ctx, t.p, t.hostID, t.sid); err != nil && !apperr.Is(err, apperr.CodeNotFound) {
-			t.s.log.Info("terminal close failed", "host_id", t.hostID, "err", err)
-		}
-	})
-}
+func (t *termSocket) OnClose(*gws.Conn, error) { t.b.Closed() }

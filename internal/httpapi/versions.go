@@ -25,7 +25,7 @@ type versionParam struct {
 }
 
 func (s *Server) adminListVersions(ctx context.Context, in *listVersionsIn) (*pagedOut[versions.Version], error) {
-	res, err := s.cfg.Versions.List(ctx, versions.Filter{Channel: in.Channel, IncludeYanked: in.IncludeYanked}, in.page())
+	res, err := s.cfg.Agents.ListVersions(ctx, versions.Filter{Channel: in.Channel, IncludeYanked: in.IncludeYanked}, in.page())
 	if err != nil {
 		return nil, err
 	}
@@ -33,7 +33,7 @@ func (s *Server) adminListVersions(ctx context.Context, in *listVersionsIn) (*pa
 }
 
 func (s *Server) adminPublishVersion(ctx context.Context, in *publishVersionIn) (*versionOut, error) {
-	v, err := s.cfg.Versions.Publish(ctx, actor(ctx), in.Body)
+	v, err := s.cfg.Agents.PublishVersion(ctx, actor(ctx), in.Body)
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +41,7 @@ func (s *Server) adminPublishVersion(ctx context.Context, in *publishVersionIn) 
 }
 
 func (s *Server) adminYankVersion(ctx context.Context, in *versionParam) (*OK, error) {
-	if _, err := s.cfg.Versions.Yank(ctx, actor(ctx), in.Ver); err != nil {
+	if _, err := s.cfg.Agents.YankVersion(ctx, actor(ctx), in.Ver); err != nil {
 		return nil, err
 	}
 	return ok(), nil
@@ -60,7 +60,7 @@ func (s *Server) adminPushUpgrade(ctx context.Context, in *pushUpgradeIn) (*push
 	if in.Body.Version == "" {
 		return nil, apperr.New(versions.CodeVersionRequired, "version is required")
 	}
-	res, err := s.cfg.Upgrades.Push(ctx, actor(ctx), in.ID, in.Body.Version)
+	res, err := s.cfg.Agents.PushUpgrade(ctx, actor(ctx), in.ID, in.Body.Version)
 	if err != nil {
 		return nil, err
 	}

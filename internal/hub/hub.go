@@ -29,6 +29,7 @@ import (
 	"hostgate/internal/dispatch"
 	"hostgate/internal/hosts"
 	"hostgate/internal/httpapi"
+	"hostgate/internal/installer"
 	"hostgate/internal/l1config"
 	"hostgate/internal/l1gate"
 	"hostgate/internal/lockout"
@@ -165,11 +166,17 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 	h.gw = agentgw.New(h.bg, h.Hosts, h.Upgrades, h.L1Config, h.live, h.Dispatch, h.admit, log)
 	ops := operations.NewService(h.Hosts, h.Dispatch, h.Billing)
 	h.Terminals = terminals.New(terminals.Config{
-		Instance: h.Dispatch.Instance(), Coord: h.coord, Log: log,
-		Local: func(hostID string) bool { return h.Dispatch.Local(hostID) != nil },
+		Instance: h.Dispatch.Instance(), Coord: h.coord, Log: log, Hosts: h.Hosts, Audit: h.store,
+		Logins: logins{accounts: h.Accounts, admins: h.Admins},
+		Local:  func(hostID string) bool { return h.Dispatch.Local(hostID) != nil },
 		Open: func(ctx context.Context, hostID string, cols, rows int) (terminals.Terminal, error) {
 			p, err := h.gw.OpenPTY(ctx, hostID, cols, rows)
-			if err != nil {
+			switch {
+			case errors.Is(err, agentgw.ErrNotLocal):
+				return nil, terminals.ErrNotLocal
+			case errors.Is(err, agentgw.ErrNoStreams):
+				return nil, terminals.ErrNoStreams
+			case err != nil:
 				return nil, err
 			}
 			return p, nil
@@ -180,30 +187,28 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 	})
 	h.l1gate = l1gate.New(h.store, keys, ops, h.coord, cfg.L1RatePerMin, log)
 	h.server = httpapi.New(httpapi.Config{
-		Accounts: h.Accounts, Admins: h.Admins, Audit: h.store,
-		Hosts: h.Hosts, Liveness: h.live, APIKeys: h.APIKeys, Dispatch: h.Dispatch, Gateway: h.gw,
-		Billing: h.Billing, Operations: ops,
-		Versions:       h.Versions,
-		Upgrades:       h.Upgrades,
-		L1Config:       h.L1Config,
-		Deliveries:     h.store,
-		DeliveryWorker: h.Deliveries,
-		Payments:       httpapi.Payments{Dummy: cfg.PaymentDummy, EPay: cfg.EPay, PublicURL: cfg.PublicURL.String()},
-		Exe:            exe,
-		Downloads:      dist,
-		Console:        console.Files(),
-		InstallLimit: coord.Limiter{Coord: h.coord, Prefix: "install:rate:",
-			Limit: int64(cfg.InstallRatePerMin), Window: time.Minute},
-		L1Gate:         h.l1gate,
-		Terminals:      h.Terminals,
-		Requests:       h.Metrics,
-		AllowedOrigins: cfg.Origins(),
-		RequireTLS:     cfg.PublicURL.Scheme == "https",
-		Ready:          h.readyChecks(),
-		ReadyDownloads: downloadsReady(dist),
-		TrustedProxies: cfg.TrustedProxies,
-		Version:        Version,
-		Log:            log,
+		Accounts: h.Accounts, Admins: adminConsole{Service: h.Admins, audit: h.store},
+		APIKeys: h.APIKeys, Hosts: h.Hosts, Billing: h.Billing, Operations: ops, Terminals: h.Terminals,
+		Agents: agents{dispatch: h.Dispatch, live: h.live, gw: h.gw, upgrades: h.Upgrades, versions: h.Versions,
+			l1config: h.L1Config, l1gate: h.l1gate},
+		Deliveries: deliveries.NewService(h.store, func(ctx context.Context, userID, hostID string) (string, error) {
+			host, err := h.Hosts.Get(ctx, userID, hostID)
+			return host.ID, err
+		}, h.Deliveries),
+		Installs: installs{downloads: &installer.Downloads{Hosts: h.Hosts, Exe: exe}, dist: dist, oneLine: &installer.OneLine{Hosts: h.Hosts, Downloads: dist, Log: log,
+			Limit: coord.Limiter{Coord: h.coord, Prefix: "install:rate:", Limit: int64(cfg.InstallRatePerMin), Window: time.Minute}}},
+		Options: httpapi.Options{
+			Payments:       httpapi.Payments{Dummy: cfg.PaymentDummy, EPay: cfg.EPay, PublicURL: cfg.PublicURL.String()},
+			Console:        console.Files(),
+			Requests:       h.Metrics,
+			AllowedOrigins: cfg.Origins(),
+			RequireTLS:     cfg.PublicURL.Scheme == "https",
+			Ready:          h.readyChecks(),
+			ReadyDownloads: downloadsReady(dist),
+			TrustedProxies: cfg.TrustedProxies,
+			Version:        Version,
+		},
+		Log: log,
 	})
 	h.instrument()
 	return h, nil

@@ -14,8 +14,8 @@ import (
 	"hostgate/internal/streams"
 )
 
-// Terminal is a terminal on an agent this instance holds: what
-// agentgw.PTY provides.
+// Terminal is a terminal on an agent this instance holds: what the
+// agent gateway's PTY provides.
 type Terminal interface {
 	ReadContext(ctx context.Context, p []byte) (int, error)
 	WriteContext(ctx context.Context, p []byte) (int, error)

@@ -3,7 +3,9 @@
 // agent's connection (its stream cannot leave that socket); its id names
 // that instance, and every other instance reaches it with request/reply
 // messages over coordination, as commands are routed. The client API's pull
-// mode and the browser terminal are both clients of this package.
+// mode and the browser terminal are both clients of this package; the
+// browser's is driven by Browser, the one pump between a terminal and its
+// WebSocket, and its tickets (an admin's audited) are issued here too.
 //
 // Output waits on the owning instance in a bounded buffer until a client
 // acknowledges it, so a lost reply between instances is asked for again
@@ -22,7 +24,6 @@ import (
 	"sync"
 	"time"
 
-	"hostgate/internal/agentgw"
 	"hostgate/internal/agentproto"
 	"hostgate/internal/apperr"
 	"hostgate/internal/coord"
@@ -39,6 +40,14 @@ const (
 	// CodeInvalidTicket: a terminal ticket that is unknown, used, expired,
 	// or for another host or console.
 	CodeInvalidTicket = "invalid_ticket"
+)
+
+// Errors Config.Open reports (the gateway's, translated by the wiring).
+var (
+	// ErrNotLocal: the host's agent is not connected to this instance.
+	ErrNotLocal = errors.New("terminals: the host's agent is not connected to this instance")
+	// ErrNoStreams: the agent predates streams; it needs an upgrade.
+	ErrNoStreams = errors.New("terminals: the agent does not support streams")
 )
 
 // Limits and defaults.
@@ -78,16 +87,32 @@ const (
 
 func (p Principal) same(q Principal) bool { return p.Kind == q.Kind && p.ID == q.ID }
 
+// Coordination is what terminals use of coordination (coord.Coord):
+// tickets, the agents' presence and request/reply between instances.
+type Coordination interface {
+	PutTicket(ctx context.Context, key string, value []byte, ttl time.Duration) error
+	TakeTicket(ctx context.Context, key string) (value []byte, ok bool, err error)
+	Presence(ctx context.Context, hostID string) (instanceID string, ok bool, err error)
+	Publish(ctx context.Context, channel string, msg []byte) error
+	Subscribe(ctx context.Context, channel string) (coord.Subscription, error)
+}
+
 // Config wires a Service.
 type Config struct {
 	// Instance is this hub instance's id (the dispatcher's).
 	Instance string
-	Coord    coord.Coord
+	Coord    Coordination
 	// Local reports whether this instance holds hostID's agent.
 	Local func(hostID string) bool
 	// Open starts a terminal on an agent this instance holds; its errors
-	// are agentgw's (ErrNotLocal, ErrNoStreams) or the dispatcher's.
+	// are ErrNotLocal, ErrNoStreams or the dispatcher's.
 	Open func(ctx context.Context, hostID string, cols, rows int) (Terminal, error)
+	// Hosts checks, when a ticket is issued and used, that the host may
+	// be used; Logins, that the ticket's login session still holds; Audit
+	// records an admin's tickets.
+	Hosts  Hosts
+	Logins Logins
+	Audit  Auditor
 	// Charge charges one call of a client API principal (APIKeyID set).
 	Charge func(ctx context.Context, p Principal, hostID string) error
 	// BufferBytes is the output held per terminal (default 256 KiB).
@@ -254,9 +279,9 @@ func (s *Service) open(ctx context.Context, r request) (reply, error) {
 	}
 	term, err := s.cfg.Open(ctx, r.HostID, r.Cols, r.Rows)
 	switch {
-	case errors.Is(err, agentgw.ErrNotLocal):
+	case errors.Is(err, ErrNotLocal):
 		return reply{}, hostOffline()
-	case errors.Is(err, agentgw.ErrNoStreams):
+	case errors.Is(err, ErrNoStreams):
 		return reply{}, apperr.New(CodeAgentUpgradeRequired, "the host's agent is too old for terminals; upgrade it")
 	case err != nil:
 		return reply{}, err

@@ -1,0 +1,76 @@
+package deliveries
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"hostgate/internal/apperr"
+)
+
+// CodeDeliveryNotDead: a manual retry of a delivery that is not
+// dead_letter (409).
+const CodeDeliveryNotDead = "delivery_not_dead"
+
+// History is what the Service reads and revives: the part of the Store
+// the host owner's webhook history uses.
+type History interface {
+	ListDeliveries(ctx context.Context, hostID string, limit int) ([]Delivery, error)
+	RetryDelivery(ctx context.Context, hostID, id string, now time.Time) (Delivery, error)
+}
+
+// OwnedHost resolves hostID for userID: the host's id when userID owns
+// it, else an error (not_found for another user's host, as for a missing
+// one).
+type OwnedHost func(ctx context.Context, userID, hostID string) (string, error)
+
+// Service is a host owner's webhook history: the latest deliveries of
+// one of their hosts, and the manual retry of a dead one. Another user's
+// host, and so its deliveries, read as not found.
+type Service struct {
+	store History
+	owned OwnedHost
+	// wake is the worker, woken after a manual retry; nil for none.
+	wake interface{ Wake() }
+	now  func() time.Time
+}
+
+// NewService returns the history service over store; wake (the Worker)
+// is woken after each manual retry.
+func NewService(store History, owned OwnedHost, wake interface{ Wake() }) *Service {
+	return &Service{store: store, owned: owned, wake: wake, now: time.Now}
+}
+
+// List returns the latest limit deliveries of userID's host hostID,
+// newest first.
+func (s *Service) List(ctx context.Context, userID, hostID string, limit int) ([]Delivery, error) {
+	id, err := s.owned(ctx, userID, hostID)
+	if err != nil {
+		return nil, err
+	}
+	return s.store.ListDeliveries(ctx, id, limit)
+}
+
+// Retry revives the dead_letter delivery deliveryID of userID's host
+// hostID: it is due at once and gets one more attempt (docs/webhooks.md
+// 6). A delivery of another host is not_found; one in any other state is
+// delivery_not_dead.
+func (s *Service) Retry(ctx context.Context, userID, hostID, deliveryID string) (Delivery, error) {
+	id, err := s.owned(ctx, userID, hostID)
+	if err != nil {
+		return Delivery{}, err
+	}
+	d, err := s.store.RetryDelivery(ctx, id, deliveryID, s.now().UTC())
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return Delivery{}, apperr.NotFound("delivery")
+	case errors.Is(err, ErrNotDead):
+		return Delivery{}, apperr.New(CodeDeliveryNotDead, "only a dead_letter delivery can be retried")
+	case err != nil:
+		return Delivery{}, err
+	}
+	if s.wake != nil {
+		s.wake.Wake()
+	}
+	return d, nil
+}
