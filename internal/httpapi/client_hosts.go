@@ -3,13 +3,10 @@ package httpapi
 import (
 	"context"
 	"net/http"
-	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 
-	"hostgate/internal/agentproto"
 	"hostgate/internal/apikeys"
-	"hostgate/internal/apperr"
 	"hostgate/internal/billing"
 	"hostgate/internal/hosts"
 	"hostgate/internal/webhooks"
@@ -65,8 +62,6 @@ type pingOut struct {
 	}
 }
 
-// pingTimeout bounds a ping round trip.
-const pingTimeout = 10 * time.Second
 
 func (s *Server) clientHostRoutes() {
 	tags := []string{"client-api"}
@@ -145,23 +140,11 @@ func (s *Server) apiRotateSecret(ctx context.Context, in *HostIDParam) (*credent
 
 func (s *Server) apiPingHost(ctx context.Context, in *HostIDParam) (*pingOut, error) {
 	c := clientOf(ctx)
-	if err := s.hostCommandable(ctx, c.UserID, in.ID); err != nil {
-		return nil, err
-	}
-	if err := s.cfg.Operations.Charge(ctx, c.UserID, c.KeyID, in.ID, billing.RuleHostQuery); err != nil {
-		return nil, err
-	}
-	start := time.Now()
-	resp, err := s.cfg.Agents.Send(ctx, in.ID, agentproto.OpPing, nil, pingTimeout)
+	pong, err := s.cfg.Operations.Ping(ctx, c.UserID, c.KeyID, in.ID)
 	if err != nil {
 		return nil, err
 	}
-	if !resp.OK || resp.Error != nil {
-		return nil, apperr.New("agent_error", "the agent refused the ping")
-	}
-	var pong agentproto.Pong
-	_ = jsonUnmarshal(resp.Result, &pong)
 	out := &pingOut{}
-	out.Body.OK, out.Body.RTTMs, out.Body.AgentVersion = true, time.Since(start).Milliseconds(), pong.Version
+	out.Body.OK, out.Body.RTTMs, out.Body.AgentVersion = true, pong.RTT.Milliseconds(), pong.AgentVersion
 	return out, nil
 }

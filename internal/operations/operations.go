@@ -110,3 +110,42 @@ func messageOf(err error) string {
 	}
 	return err.Error()
 }
+
+// pingTimeout bounds a ping's round trip.
+const pingTimeout = 10 * time.Second
+
+// Pong is a ping's answer: the round trip as the hub measured it and the
+// agent's version.
+type Pong struct {
+	RTT          time.Duration
+	AgentVersion string
+}
+
+// Ping sends a ping to the caller's host, charged as a host query
+// (billing.RuleHostQuery), in the order Run checks a call: the host the
+// caller's and not banned, its agent connected, then the charge and the
+// round trip. An agent that answers with an error is agent_error.
+func (s *Service) Ping(ctx context.Context, userID, apiKeyID, hostID string) (Pong, error) {
+	if err := s.hosts.Commandable(ctx, userID, hostID); err != nil {
+		return Pong{}, err
+	}
+	if online, err := s.dispatch.Online(ctx, hostID); err != nil {
+		return Pong{}, err
+	} else if !online {
+		return Pong{}, apperr.New("host_offline", "the host's agent is not connected")
+	}
+	if _, err := s.billing.ChargeCall(ctx, userID, apiKeyID, hostID, billing.RuleHostQuery); err != nil {
+		return Pong{}, err
+	}
+	start := time.Now()
+	resp, err := s.dispatch.Send(ctx, hostID, agentproto.OpPing, nil, pingTimeout)
+	if err != nil {
+		return Pong{}, err
+	}
+	if !resp.OK || resp.Error != nil {
+		return Pong{}, apperr.New("agent_error", "the agent refused the ping")
+	}
+	var pong agentproto.Pong
+	_ = json.Unmarshal(resp.Result, &pong)
+	return Pong{RTT: time.Since(start), AgentVersion: pong.Version}, nil
+}
