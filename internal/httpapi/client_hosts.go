@@ -62,7 +62,6 @@ type pingOut struct {
 	}
 }
 
-
 func (s *Server) clientHostRoutes() {
 	tags := []string{"client-api"}
 	api := func(method, path, id, summary string) huma.Operation {
