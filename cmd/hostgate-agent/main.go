@@ -35,7 +35,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -47,7 +46,6 @@ import (
 	"runtime"
 	"strings"
 	"syscall"
-	"time"
 
 	"hostgate/internal/agent"
 	"hostgate/internal/agent/firstboot"
@@ -158,56 +156,12 @@ func runForeground(cfg agent.Config, log *slog.Logger) error {
 	return agent.Run(ctx, cfg, log)
 }
 
-// fileConfig is the JSON config file.
-type fileConfig struct {
-	HostID           string `json:"host_id"`
-	BID              int64  `json:"bid"`
-	SecretKey        string `json:"secret_key"`
-	InstallToken     string `json:"install_token"`
-	AgentPrivkeySeed string `json:"agent_privkey_seed"`
-	AgentPubkey      string `json:"agent_pubkey"`
-	WSURL            string `json:"ws_url"`
-	APIEndpoint      string `json:"api_endpoint"`
-	StateDir         string `json:"state_dir"`
-	ReportURL        string `json:"report_url"`
-	ListenPort       int    `json:"listen_port"`
-	L1Listen         string `json:"l1_listen"`
-	// The seed as the agent sealed it at its first start (Windows key
-	// protection); only ever in the file.
-	AgentPrivkeySealed string `json:"agent_privkey_sealed"`
-	KeyProtection      string `json:"key_protection"`
-
-	UpgradeConfirmTimeout duration `json:"upgrade_confirm_timeout"`
-}
-
-// duration is a time.Duration written the Go way ("90s", "5m") in the
-// config file and on the command line.
-type duration time.Duration
-
-// UnmarshalText implements encoding.TextUnmarshaler for the config file.
-func (d *duration) UnmarshalText(b []byte) error {
-	v, err := time.ParseDuration(string(b))
-	if err != nil {
-		return err
-	}
-	if v < 0 {
-		return errors.New("must not be negative")
-	}
-	*d = duration(v)
-	return nil
-}
-
-// Set implements flag.Value.
-func (d *duration) Set(s string) error { return d.UnmarshalText([]byte(s)) }
-
-func (d duration) String() string { return time.Duration(d).String() }
-
 // parseRun reads the run flags and the config file they name; flags that
 // were given override the file.
 func parseRun(args []string, stderr io.Writer) (agent.Config, slog.Level, error) {
 	fs := flag.NewFlagSet("hostgate-agent run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var f fileConfig
+	var f agentproto.Setup
 	configPath := fs.String("config", "", "JSON config `file` (snake_case keys as the flags)")
 	logLevel := fs.String("log-level", "info", "log `level`: debug, info, warn or error")
 	fs.StringVar(&f.HostID, "host-id", "", "host `uuid`")
@@ -235,7 +189,7 @@ func parseRun(args []string, stderr io.Writer) (agent.Config, slog.Level, error)
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 		return agent.Config{}, 0, fmt.Errorf("--log-level: %w", err)
 	}
-	merged := fileConfig{}
+	merged := agentproto.Setup{}
 	if *configPath != "" {
 		var err error
 		if merged, err = readConfigFile(*configPath); err != nil {
@@ -243,7 +197,7 @@ func parseRun(args []string, stderr io.Writer) (agent.Config, slog.Level, error)
 		}
 	}
 	overrideSet(fs, &merged, f)
-	cfg := merged.agentConfig()
+	cfg := agent.ConfigFrom(merged)
 	var err error
 	cfg.SettingsFile, err = settingsFile(fs, *configPath)
 	if *configPath != "" && err == nil {
@@ -276,22 +230,22 @@ func settingsFile(fs *flag.FlagSet, configPath string) (string, error) {
 	return abs, nil
 }
 
-func readConfigFile(path string) (fileConfig, error) {
+func readConfigFile(path string) (agentproto.Setup, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return fileConfig{}, fmt.Errorf("config file: %w", err)
+		return agentproto.Setup{}, fmt.Errorf("config file: %w", err)
 	}
 	// Unknown keys are allowed, so the hub's install credentials (which
 	// carry more fields) can serve as the file as they are.
-	var f fileConfig
-	if err := json.Unmarshal(b, &f); err != nil {
-		return fileConfig{}, fmt.Errorf("config file %s: %w", path, err)
+	f, err := agentproto.ParseSetup(b)
+	if err != nil {
+		return agentproto.Setup{}, fmt.Errorf("config file %s: %w", path, err)
 	}
 	return f, nil
 }
 
 // overrideSet copies into dst the flags that were given on the command line.
-func overrideSet(fs *flag.FlagSet, dst *fileConfig, flags fileConfig) {
+func overrideSet(fs *flag.FlagSet, dst *agentproto.Setup, flags agentproto.Setup) {
 	fs.Visit(func(fl *flag.Flag) {
 		switch fl.Name {
 		case "host-id":
@@ -322,15 +276,4 @@ func overrideSet(fs *flag.FlagSet, dst *fileConfig, flags fileConfig) {
 			dst.UpgradeConfirmTimeout = flags.UpgradeConfirmTimeout
 		}
 	})
-}
-
-func (f fileConfig) agentConfig() agent.Config {
-	return agent.Config{
-		HostID: f.HostID, BID: f.BID, SecretKey: f.SecretKey, InstallToken: f.InstallToken,
-		AgentPrivkeySeed: f.AgentPrivkeySeed, AgentPubkey: f.AgentPubkey,
-		AgentPrivkeySealed: f.AgentPrivkeySealed, KeyProtection: f.KeyProtection,
-		WSURL: f.WSURL, APIEndpoint: f.APIEndpoint, StateDir: f.StateDir,
-		ReportURL: f.ReportURL, ListenPort: f.ListenPort, L1Listen: f.L1Listen,
-		UpgradeConfirmTimeout: time.Duration(f.UpgradeConfirmTimeout),
-	}
 }

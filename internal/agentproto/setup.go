@@ -60,8 +60,9 @@ type Setup struct {
 	// hub before it rolls back (0 the default).
 	UpgradeConfirmTimeout Duration `json:"upgrade_confirm_timeout,omitempty"`
 
-	// extra holds the members of the file Setup does not know.
-	extra map[string]json.RawMessage
+	// extra holds the members Setup does not know, as the text of a JSON
+	// object ("" none), so that Setup values compare with ==.
+	extra string
 }
 
 // legacyReportURL is the older spelling of report_url: the install
@@ -100,35 +101,58 @@ func (d Duration) String() string { return time.Duration(d).String() }
 var ErrInvalidSetup = errors.New("invalid agent setup")
 
 // ParseSetup reads a setup file's contents (an optional UTF-8 byte order
-// mark first, as PowerShell writes one). Unknown members are kept.
+// mark first, as PowerShell writes one), as UnmarshalJSON does.
 func ParseSetup(b []byte) (Setup, error) {
-	b = bytes.TrimPrefix(b, []byte(utf8BOM))
+	var s Setup
+	err := json.Unmarshal(bytes.TrimPrefix(b, []byte(utf8BOM)), &s)
+	return s, err
+}
+
+// UnmarshalJSON reads a setup file's JSON object. Members Setup does not
+// know are kept, and written back by MarshalJSON; "url" is read as
+// report_url when there is no report_url (legacyReportURL).
+func (s *Setup) UnmarshalJSON(b []byte) error {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(b, &m); err != nil {
-		return Setup{}, err
+		return err
 	}
 	if m == nil {
-		return Setup{}, errors.New("not a JSON object")
+		return errors.New("agent setup: not a JSON object")
 	}
-	var s Setup
-	if err := json.Unmarshal(b, &s); err != nil {
-		return Setup{}, err
+	type plain Setup
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
 	}
+	*s = Setup(p)
 	if _, ok := m["report_url"]; !ok {
 		if raw, ok := present(m, legacyReportURL); ok {
 			if err := json.Unmarshal(raw, &s.ReportURL); err != nil {
-				return Setup{}, fmt.Errorf("url: must be a string")
+				return errors.New("agent setup: url must be a string")
 			}
 		}
 	}
 	for k := range s.members() {
 		delete(m, k)
 	}
-	if len(m) > 0 {
-		s.extra = m
-	}
-	return s, nil
+	s.extra = extra(m)
+	return nil
 }
+
+// MarshalJSON writes the setup with the members it did not know.
+func (s Setup) MarshalJSON() ([]byte, error) {
+	type plain Setup
+	b, err := json.Marshal(plain(s))
+	if err != nil {
+		return nil, err
+	}
+	return withExtra(b, s.extra)
+}
+
+// DropUnknown forgets the members Setup does not know, for an installer
+// that writes a new setup file from the install credentials (which carry
+// more members than the file keeps).
+func (s *Setup) DropUnknown() { s.extra = "" }
 
 // Load reads the setup file at path.
 func Load(path string) (Setup, error) {
@@ -152,22 +176,12 @@ func (s Setup) members() map[string]json.RawMessage {
 	return m
 }
 
-// Encode is s as a setup file: indented JSON with a final newline, its
-// unknown members after the known ones.
+// Encode is s as a setup file: indented JSON with a final newline, the
+// members it did not know after the others.
 func (s Setup) Encode() ([]byte, error) {
-	type plain Setup
-	b, err := json.Marshal(plain(s))
+	b, err := s.MarshalJSON()
 	if err != nil {
 		return nil, err
-	}
-	if len(s.extra) > 0 {
-		ex, err := json.Marshal(s.extra)
-		if err != nil {
-			return nil, err
-		}
-		if b, err = withExtra(b, string(ex)); err != nil {
-			return nil, err
-		}
 	}
 	var out bytes.Buffer
 	if err := json.Indent(&out, b, "", "  "); err != nil {

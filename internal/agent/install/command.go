@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"hostgate/internal/agentproto"
 )
 
 // ErrUnsupported is NewSystem's error outside Windows.
@@ -67,27 +69,6 @@ func Command(args []string, deps Deps, stderr io.Writer) int {
 // Command, which has standard input.
 func ParseArgs(args []string) (Options, error) { return parseArgs(args, nil) }
 
-// setupFrom is the JSON --setup-from reads: the install credentials'
-// keys, at the top level (InstallCredentials, a setup file) or under
-// "hub" (a provisioning payload).
-type setupFrom struct {
-	setupFields
-	Hub *setupFields `json:"hub"`
-}
-
-type setupFields struct {
-	HostID           string `json:"host_id"`
-	BID              *int64 `json:"bid"`
-	SecretKey        string `json:"secret_key"`
-	InstallToken     string `json:"install_token"`
-	AgentPrivkeySeed string `json:"agent_privkey_seed"`
-	AgentPubkey      string `json:"agent_pubkey"`
-	WSURL            string `json:"ws_url"`
-	APIEndpoint      string `json:"api_endpoint"`
-	ListenPort       int    `json:"listen_port"`
-	ReportURL        string `json:"report_url"`
-}
-
 // maxSetupFrom bounds what --setup-from reads.
 const maxSetupFrom = 64 << 10
 
@@ -106,26 +87,36 @@ func readSetupFrom(path string, stdin io.Reader, o *Options) (bidSet bool, err e
 	if err != nil {
 		return false, fail("invalid_argument", ExitInternal, hint, "read --setup-from", err)
 	}
-	var in setupFrom
-	// Strip a UTF-8 byte order mark (PowerShell may write one).
-	if err := json.Unmarshal(bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")), &in); err != nil {
+	// The install credentials' keys are at the top level
+	// (InstallCredentials, a setup file) or under "hub" (a provisioning
+	// payload). A UTF-8 byte order mark is skipped (PowerShell may write
+	// one).
+	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+	var top struct {
+		Hub json.RawMessage `json:"hub"`
+	}
+	if json.Unmarshal(b, &top) != nil {
 		// Not quoted: the text may hold secrets.
 		return false, fail("invalid_argument", ExitInternal, hint, "--setup-from is not valid JSON", nil)
 	}
-	f := in.setupFields
-	if in.Hub != nil {
-		f = *in.Hub
+	if len(top.Hub) > 0 && string(top.Hub) != "null" {
+		b = top.Hub
+	}
+	var bid struct {
+		BID *int64 `json:"bid"`
+	}
+	f, err := agentproto.ParseSetup(b)
+	if err != nil || json.Unmarshal(b, &bid) != nil {
+		return false, fail("invalid_argument", ExitInternal, hint, "--setup-from is not valid JSON", nil)
 	}
 	o.HostID, o.SecretKey, o.InstallToken = f.HostID, f.SecretKey, f.InstallToken
 	o.AgentPrivkeySeed, o.AgentPubkey, o.WSURL, o.APIEndpoint = f.AgentPrivkeySeed, f.AgentPubkey, f.WSURL, f.APIEndpoint
 	o.ReportURL = f.ReportURL
-	if f.BID != nil {
-		o.BID = *f.BID
-	}
+	o.BID = f.BID
 	if f.ListenPort != 0 {
 		o.ListenPort = f.ListenPort
 	}
-	return f.BID != nil, nil
+	return bid.BID != nil, nil
 }
 
 func parseArgs(args []string, stdin io.Reader) (Options, error) {
