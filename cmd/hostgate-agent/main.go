@@ -164,21 +164,11 @@ func parseRun(args []string, stderr io.Writer) (agent.Config, slog.Level, error)
 	var f agentproto.Setup
 	configPath := fs.String("config", "", "JSON config `file` (snake_case keys as the flags)")
 	logLevel := fs.String("log-level", "info", "log `level`: debug, info, warn or error")
-	fs.StringVar(&f.HostID, "host-id", "", "host `uuid`")
-	fs.Int64Var(&f.BID, "bid", 0, "host business id")
-	fs.StringVar(&f.SecretKey, "secret-key", "", "host secret key")
-	fs.StringVar(&f.InstallToken, "install-token", "", "one-time install `token`")
-	fs.StringVar(&f.AgentPrivkeySeed, "agent-privkey-seed", "", "base64 ed25519 `seed`")
-	fs.StringVar(&f.AgentPubkey, "agent-pubkey", "", "ed25519:<base64> public `key`")
-	fs.StringVar(&f.WSURL, "ws-url", "", "hub agent WebSocket `url` (wss://…)")
-	fs.StringVar(&f.APIEndpoint, "api-endpoint", "", "hub API base `url` (https://…)")
-	fs.StringVar(&f.StateDir, "state-dir", "", "state `directory` (default "+agent.DefaultStateDir()+")")
-	fs.StringVar(&f.ReportURL, "report-url", "", "L1 reverse reporting `url` (http or https; default none)")
-	fs.IntVar(&f.ListenPort, "listen-port", 0, "the host's listen_port: the local L1 listener's `port` on 127.0.0.1 (default 23456)")
-	fs.StringVar(&f.L1Listen, "l1-listen", "", "local L1 listener `address` host:port, or off (default 127.0.0.1:<listen-port>)")
-	fs.Var(&f.UpgradeConfirmTimeout, "upgrade-confirm-timeout",
-		"after an upgrade, how long the new version waits for the hub before it rolls back (default "+
-			agent.DefaultUpgradeConfirmTimeout.String()+")")
+	agentproto.RegisterFlags(fs, &f, map[string]string{
+		"state-dir": "state `directory` (default " + agent.DefaultStateDir() + ")",
+		"upgrade-confirm-timeout": "after an upgrade, how long the new version waits for the hub before it rolls back (default " +
+			agent.DefaultUpgradeConfirmTimeout.String() + ")",
+	})
 	if err := fs.Parse(args); err != nil {
 		return agent.Config{}, 0, err
 	}
@@ -196,7 +186,7 @@ func parseRun(args []string, stderr io.Writer) (agent.Config, slog.Level, error)
 			return agent.Config{}, 0, err
 		}
 	}
-	overrideSet(fs, &merged, f)
+	agentproto.Override(fs, &merged, f)
 	cfg := agent.ConfigFrom(merged)
 	var err error
 	cfg.SettingsFile, err = settingsFile(fs, *configPath)
@@ -242,38 +232,4 @@ func readConfigFile(path string) (agentproto.Setup, error) {
 		return agentproto.Setup{}, fmt.Errorf("config file %s: %w", path, err)
 	}
 	return f, nil
-}
-
-// overrideSet copies into dst the flags that were given on the command line.
-func overrideSet(fs *flag.FlagSet, dst *agentproto.Setup, flags agentproto.Setup) {
-	fs.Visit(func(fl *flag.Flag) {
-		switch fl.Name {
-		case "host-id":
-			dst.HostID = flags.HostID
-		case "bid":
-			dst.BID = flags.BID
-		case "secret-key":
-			dst.SecretKey = flags.SecretKey
-		case "install-token":
-			dst.InstallToken = flags.InstallToken
-		case "agent-privkey-seed":
-			dst.AgentPrivkeySeed = flags.AgentPrivkeySeed
-		case "agent-pubkey":
-			dst.AgentPubkey = flags.AgentPubkey
-		case "ws-url":
-			dst.WSURL = flags.WSURL
-		case "api-endpoint":
-			dst.APIEndpoint = flags.APIEndpoint
-		case "state-dir":
-			dst.StateDir = flags.StateDir
-		case "report-url":
-			dst.ReportURL = flags.ReportURL
-		case "listen-port":
-			dst.ListenPort = flags.ListenPort
-		case "l1-listen":
-			dst.L1Listen = flags.L1Listen
-		case "upgrade-confirm-timeout":
-			dst.UpgradeConfirmTimeout = flags.UpgradeConfirmTimeout
-		}
-	})
 }
