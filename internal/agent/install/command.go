@@ -144,7 +144,7 @@ func parseArgs(args []string, stdin io.Reader) (Options, error) {
 		agentproto.Override(fs, &setup, flags)
 		setup.StateDir = flags.StateDir
 	}
-	o = optionsOf(setup)
+	o = Options{Setup: setup}
 	fs.Visit(func(f *flag.Flag) { bidSet = bidSet || f.Name == "bid" })
 	if !bidSet {
 		return o, fail("missing_argument", ExitInternal, "pass every install credential", "missing --bid", nil)
@@ -159,15 +159,6 @@ func parseArgs(args []string, stdin io.Reader) (Options, error) {
 // (agentproto.SetupOptions).
 var installFlags = []string{"host-id", "bid", "secret-key", "install-token", "agent-privkey-seed", "agent-pubkey",
 	"ws-url", "api-endpoint", "listen-port", "state-dir"}
-
-// optionsOf is the install of s.
-func optionsOf(s agentproto.Setup) Options {
-	return Options{
-		HostID: s.HostID, BID: s.BID, SecretKey: s.SecretKey, InstallToken: s.InstallToken,
-		AgentPrivkeySeed: s.AgentPrivkeySeed, AgentPubkey: s.AgentPubkey, WSURL: s.WSURL, APIEndpoint: s.APIEndpoint,
-		ListenPort: s.ListenPort, ReportURL: s.ReportURL, StateDir: s.StateDir,
-	}
-}
 
 // report writes err to w as one JSON object {code, exit, msg, hint}, with
 // any secret of opts that might have slipped into the text masked.

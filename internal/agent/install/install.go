@@ -79,24 +79,14 @@ const (
 	ExitFirewall = 32
 )
 
-// Options are the installer's arguments.
+// Options are the installer's arguments: the agent setup it writes
+// (agentproto.Setup) and where the executable goes. Setup.ListenPort is
+// opened by the firewall rule (0 means DefaultListenPort); Setup.StateDir
+// holds the setup file and the marker ("" means agent.DefaultStateDir());
+// members only --setup-from carries (report_url, l1_listen) pass into
+// the setup file.
 type Options struct {
-	HostID           string
-	BID              int64
-	SecretKey        string
-	InstallToken     string
-	AgentPrivkeySeed string
-	AgentPubkey      string
-	WSURL            string
-	APIEndpoint      string
-	// ListenPort is opened by the firewall rule; 0 means DefaultListenPort.
-	ListenPort int
-	// ReportURL is the host's L1 reverse reporting target ("" none); only
-	// --setup-from carries it.
-	ReportURL string
-	// StateDir holds the setup file and the marker; "" means
-	// agent.DefaultStateDir().
-	StateDir string
+	agentproto.Setup
 	// InstallPath is where the executable is installed; "" means
 	// DefaultInstallPath().
 	InstallPath string
@@ -326,16 +316,14 @@ func Run(opts Options, deps Deps) error {
 	return nil
 }
 
-// setup is the setup file opts write.
+// setup is the setup file opts write: their setup, without the members
+// it does not know (the install credentials carry more) and without a
+// sealed seed.
 func (o Options) setup() agentproto.Setup {
-	return agentproto.Setup{
-		Issued: agentproto.Issued{
-			HostID: o.HostID, BID: o.BID, SecretKey: o.SecretKey, InstallToken: o.InstallToken,
-			AgentPrivkeySeed: o.AgentPrivkeySeed, AgentPubkey: o.AgentPubkey,
-			WSURL: o.WSURL, APIEndpoint: o.APIEndpoint, ListenPort: o.ListenPort,
-		},
-		StateDir: o.StateDir, ReportURL: o.ReportURL,
-	}
+	s := o.Setup
+	s.DropUnknown()
+	s.AgentPrivkeySealed, s.KeyProtection = "", "" // the agent's own, never an installer's
+	return s
 }
 
 // setupIdentity is what tells one issue of install credentials from

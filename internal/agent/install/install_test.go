@@ -471,7 +471,7 @@ func TestHelp(t *testing.T) {
 
 func TestRedactsSecretsThatSlipIntoMessages(t *testing.T) {
 	var errb bytes.Buffer
-	opts := Options{SecretKey: testSecretKey, InstallToken: testToken, AgentPrivkeySeed: testSeed}
+	opts := Options{Setup: agentproto.Setup{Issued: agentproto.Issued{SecretKey: testSecretKey, InstallToken: testToken, AgentPrivkeySeed: testSeed}}}
 	report(&errb, fail("x", ExitInternal, "hint "+testSeed, "msg "+testToken+" "+testSecretKey, nil), opts)
 	s := errb.String()
 	if strings.Contains(s, testToken) || strings.Contains(s, testSecretKey) || strings.Contains(s, testSeed) {
@@ -489,16 +489,16 @@ func TestRedactsSecretsThatSlipIntoMessages(t *testing.T) {
 }
 
 func TestNoSystemIsInternal(t *testing.T) {
-	if err := Run(Options{StateDir: t.TempDir()}, Deps{}); ExitCode(err) != ExitInternal {
+	if err := Run(Options{Setup: agentproto.Setup{StateDir: t.TempDir()}}, Deps{}); ExitCode(err) != ExitInternal {
 		t.Errorf("%v", err)
 	}
 }
 
 func TestOptionsViaRunDefaultPort(t *testing.T) {
 	sys := &fakeSystem{}
-	err := Run(Options{HostID: testHostID, BID: 1, SecretKey: testSecretKey, InstallToken: testToken,
+	err := Run(Options{Setup: agentproto.Setup{Issued: agentproto.Issued{HostID: testHostID, BID: 1, SecretKey: testSecretKey, InstallToken: testToken,
 		AgentPrivkeySeed: testSeed, AgentPubkey: testPubkey, WSURL: "ws://127.0.0.1:1/ws",
-		APIEndpoint: "http://127.0.0.1:1", StateDir: t.TempDir(), InstallPath: "/opt/x/agent"}, Deps{System: sys})
+		APIEndpoint: "http://127.0.0.1:1"}, StateDir: t.TempDir()}, InstallPath: "/opt/x/agent"}, Deps{System: sys})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -118,7 +118,7 @@ func LinuxCommand(args []string, stdin io.Reader, m Machine, stdout, stderr io.W
 	}
 	if err != nil {
 		s, _ := agentproto.ParseSetup(opts.Setup)
-		report(stderr, err, Options{SecretKey: s.SecretKey, InstallToken: s.InstallToken, AgentPrivkeySeed: s.AgentPrivkeySeed})
+		report(stderr, err, Options{Setup: s})
 	}
 	return ExitCode(err)
 }
@@ -192,7 +192,7 @@ func LinuxInstall(opts LinuxOptions, m Machine, out io.Writer) error {
 	// new credentials replace it, and the agent's saved token, bound to
 	// the old key, is ignored from then on.
 	cur, _, err := readSetupIdentity(p.setup)
-	if err != nil || cur == nil || !cur.same(Options{HostID: s.HostID, InstallToken: s.InstallToken, AgentPubkey: s.AgentPubkey}) {
+	if err != nil || cur == nil || !cur.same(Options{Setup: s}) {
 		if err := writeLinuxSetup(s, p.setup); err != nil {
 			return err
 		}
