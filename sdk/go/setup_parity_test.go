@@ -108,6 +108,21 @@ func TestSetupParityWithTheHub(t *testing.T) {
 	}
 	sameMembers(t, "agentproto.PayloadHub", hub, issued)
 
+	// Of the setup file's members, exactly the issued ones cross the API.
+	setup := jsonMembers(reflect.TypeFor[agentproto.Setup]())
+	for _, m := range []struct {
+		where   string
+		members []string
+	}{{"hosts.Credentials", creds}, {"agentproto.PayloadHub", hub}} {
+		var shared []string
+		for _, name := range m.members {
+			if slices.Contains(setup, name) {
+				shared = append(shared, name)
+			}
+		}
+		sameMembers(t, m.where+" (its agent setup members)", shared, issued)
+	}
+
 	sameMembers(t, "Go SDK Credentials", jsonMembers(reflect.TypeFor[Credentials]()), creds)
 	sameMembers(t, "Go SDK PayloadHub", jsonMembers(reflect.TypeFor[PayloadHub]()), hub)
 	sameMembers(t, "Python SDK Credentials ("+pyTypesFile+")", pyDataclassFields(t, pyTypesFile, "Credentials"), creds)
