@@ -21,9 +21,12 @@ import (
 // section, and the one-line installer hands it to the agent. Setup is the
 // agent's per-machine setup file (the --config format, docs/agent.md):
 // Issued plus what is set on the machine. Installers write the file
-// through Setup (Encode, Save) and the agent rewrites it through Rewrite.
-// internal/archtest lists the places where these fields may appear; the
-// SDKs mirror Issued under a parity test (setup_parity_test.go).
+// through Setup (Encode, Save) and the agent rewrites it through Rewrite;
+// SetupOptions (setup_flags.go) are the flags that set it. A new agent
+// setting is a field here (and a row there when a flag sets it):
+// internal/archtest/setup_test.go lists where the setup's members appear
+// and refuses a second declaration, and sdk/go/setup_parity_test.go keeps
+// the SDKs' mirrors of Issued in step.
 
 // Issued is the part of the agent setup the hub issues: every field of
 // the install credentials the agent needs.
