@@ -35,7 +35,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -47,7 +46,6 @@ import (
 	"runtime"
 	"strings"
 	"syscall"
-	"time"
 
 	"hostgate/internal/agent"
 	"hostgate/internal/agent/firstboot"
@@ -158,73 +156,19 @@ func runForeground(cfg agent.Config, log *slog.Logger) error {
 	return agent.Run(ctx, cfg, log)
 }
 
-// fileConfig is the JSON config file.
-type fileConfig struct {
-	HostID           string `json:"host_id"`
-	BID              int64  `json:"bid"`
-	SecretKey        string `json:"secret_key"`
-	InstallToken     string `json:"install_token"`
-	AgentPrivkeySeed string `json:"agent_privkey_seed"`
-	AgentPubkey      string `json:"agent_pubkey"`
-	WSURL            string `json:"ws_url"`
-	APIEndpoint      string `json:"api_endpoint"`
-	StateDir         string `json:"state_dir"`
-	ReportURL        string `json:"report_url"`
-	ListenPort       int    `json:"listen_port"`
-	L1Listen         string `json:"l1_listen"`
-	// The seed as the agent sealed it at its first start (Windows key
-	// protection); only ever in the file.
-	AgentPrivkeySealed string `json:"agent_privkey_sealed"`
-	KeyProtection      string `json:"key_protection"`
-
-	UpgradeConfirmTimeout duration `json:"upgrade_confirm_timeout"`
-}
-
-// duration is a time.Duration written the Go way ("90s", "5m") in the
-// config file and on the command line.
-type duration time.Duration
-
-// UnmarshalText implements encoding.TextUnmarshaler for the config file.
-func (d *duration) UnmarshalText(b []byte) error {
-	v, err := time.ParseDuration(string(b))
-	if err != nil {
-		return err
-	}
-	if v < 0 {
-		return errors.New("must not be negative")
-	}
-	*d = duration(v)
-	return nil
-}
-
-// Set implements flag.Value.
-func (d *duration) Set(s string) error { return d.UnmarshalText([]byte(s)) }
-
-func (d duration) String() string { return time.Duration(d).String() }
-
 // parseRun reads the run flags and the config file they name; flags that
 // were given override the file.
 func parseRun(args []string, stderr io.Writer) (agent.Config, slog.Level, error) {
 	fs := flag.NewFlagSet("hostgate-agent run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var f fileConfig
+	var f agentproto.Setup
 	configPath := fs.String("config", "", "JSON config `file` (snake_case keys as the flags)")
 	logLevel := fs.String("log-level", "info", "log `level`: debug, info, warn or error")
-	fs.StringVar(&f.HostID, "host-id", "", "host `uuid`")
-	fs.Int64Var(&f.BID, "bid", 0, "host business id")
-	fs.StringVar(&f.SecretKey, "secret-key", "", "host secret key")
-	fs.StringVar(&f.InstallToken, "install-token", "", "one-time install `token`")
-	fs.StringVar(&f.AgentPrivkeySeed, "agent-privkey-seed", "", "base64 ed25519 `seed`")
-	fs.StringVar(&f.AgentPubkey, "agent-pubkey", "", "ed25519:<base64> public `key`")
-	fs.StringVar(&f.WSURL, "ws-url", "", "hub agent WebSocket `url` (wss://…)")
-	fs.StringVar(&f.APIEndpoint, "api-endpoint", "", "hub API base `url` (https://…)")
-	fs.StringVar(&f.StateDir, "state-dir", "", "state `directory` (default "+agent.DefaultStateDir()+")")
-	fs.StringVar(&f.ReportURL, "report-url", "", "L1 reverse reporting `url` (http or https; default none)")
-	fs.IntVar(&f.ListenPort, "listen-port", 0, "the host's listen_port: the local L1 listener's `port` on 127.0.0.1 (default 23456)")
-	fs.StringVar(&f.L1Listen, "l1-listen", "", "local L1 listener `address` host:port, or off (default 127.0.0.1:<listen-port>)")
-	fs.Var(&f.UpgradeConfirmTimeout, "upgrade-confirm-timeout",
-		"after an upgrade, how long the new version waits for the hub before it rolls back (default "+
-			agent.DefaultUpgradeConfirmTimeout.String()+")")
+	agentproto.RegisterFlags(fs, &f, map[string]string{
+		"state-dir": "state `directory` (default " + agent.DefaultStateDir() + ")",
+		"upgrade-confirm-timeout": "after an upgrade, how long the new version waits for the hub before it rolls back (default " +
+			agent.DefaultUpgradeConfirmTimeout.String() + ")",
+	})
 	if err := fs.Parse(args); err != nil {
 		return agent.Config{}, 0, err
 	}
@@ -235,15 +179,15 @@ func parseRun(args []string, stderr io.Writer) (agent.Config, slog.Level, error)
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 		return agent.Config{}, 0, fmt.Errorf("--log-level: %w", err)
 	}
-	merged := fileConfig{}
+	merged := agentproto.Setup{}
 	if *configPath != "" {
 		var err error
 		if merged, err = readConfigFile(*configPath); err != nil {
 			return agent.Config{}, 0, err
 		}
 	}
-	overrideSet(fs, &merged, f)
-	cfg := merged.agentConfig()
+	agentproto.Override(fs, &merged, f)
+	cfg := agent.ConfigFrom(merged)
 	var err error
 	cfg.SettingsFile, err = settingsFile(fs, *configPath)
 	if *configPath != "" && err == nil {
@@ -276,61 +220,16 @@ func settingsFile(fs *flag.FlagSet, configPath string) (string, error) {
 	return abs, nil
 }
 
-func readConfigFile(path string) (fileConfig, error) {
+func readConfigFile(path string) (agentproto.Setup, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return fileConfig{}, fmt.Errorf("config file: %w", err)
+		return agentproto.Setup{}, fmt.Errorf("config file: %w", err)
 	}
 	// Unknown keys are allowed, so the hub's install credentials (which
 	// carry more fields) can serve as the file as they are.
-	var f fileConfig
-	if err := json.Unmarshal(b, &f); err != nil {
-		return fileConfig{}, fmt.Errorf("config file %s: %w", path, err)
+	f, err := agentproto.ParseSetup(b)
+	if err != nil {
+		return agentproto.Setup{}, fmt.Errorf("config file %s: %w", path, err)
 	}
 	return f, nil
-}
-
-// overrideSet copies into dst the flags that were given on the command line.
-func overrideSet(fs *flag.FlagSet, dst *fileConfig, flags fileConfig) {
-	fs.Visit(func(fl *flag.Flag) {
-		switch fl.Name {
-		case "host-id":
-			dst.HostID = flags.HostID
-		case "bid":
-			dst.BID = flags.BID
-		case "secret-key":
-			dst.SecretKey = flags.SecretKey
-		case "install-token":
-			dst.InstallToken = flags.InstallToken
-		case "agent-privkey-seed":
-			dst.AgentPrivkeySeed = flags.AgentPrivkeySeed
-		case "agent-pubkey":
-			dst.AgentPubkey = flags.AgentPubkey
-		case "ws-url":
-			dst.WSURL = flags.WSURL
-		case "api-endpoint":
-			dst.APIEndpoint = flags.APIEndpoint
-		case "state-dir":
-			dst.StateDir = flags.StateDir
-		case "report-url":
-			dst.ReportURL = flags.ReportURL
-		case "listen-port":
-			dst.ListenPort = flags.ListenPort
-		case "l1-listen":
-			dst.L1Listen = flags.L1Listen
-		case "upgrade-confirm-timeout":
-			dst.UpgradeConfirmTimeout = flags.UpgradeConfirmTimeout
-		}
-	})
-}
-
-func (f fileConfig) agentConfig() agent.Config {
-	return agent.Config{
-		HostID: f.HostID, BID: f.BID, SecretKey: f.SecretKey, InstallToken: f.InstallToken,
-		AgentPrivkeySeed: f.AgentPrivkeySeed, AgentPubkey: f.AgentPubkey,
-		AgentPrivkeySealed: f.AgentPrivkeySealed, KeyProtection: f.KeyProtection,
-		WSURL: f.WSURL, APIEndpoint: f.APIEndpoint, StateDir: f.StateDir,
-		ReportURL: f.ReportURL, ListenPort: f.ListenPort, L1Listen: f.L1Listen,
-		UpgradeConfirmTimeout: time.Duration(f.UpgradeConfirmTimeout),
-	}
 }

@@ -154,3 +154,22 @@ func TestSettingsFileChoice(t *testing.T) {
 		t.Errorf("report_url %q, l1_listen %q", cfg.ReportURL, cfg.L1Listen)
 	}
 }
+
+// A setup file made from the install credentials as they are names the
+// report URL "url": the agent reads it as report_url (agentproto.Setup),
+// and report_url wins when the file has both.
+func TestConfigFileOlderURLSpelling(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "agent.json")
+	for doc, want := range map[string]string{
+		`{"url":"https://old.example/r","l1_listen":"off"}`:                                      "https://old.example/r",
+		`{"url":"https://old.example/r","report_url":"https://new.example/r","l1_listen":"off"}`: "https://new.example/r",
+	} {
+		if err := os.WriteFile(path, []byte(doc), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cfg, _, err := parseRun([]string{"--config", path}, &bytes.Buffer{})
+		if err != nil || cfg.ReportURL != want || cfg.L1Listen != "off" {
+			t.Errorf("%s: report_url %q l1_listen %q (%v), want %q", doc, cfg.ReportURL, cfg.L1Listen, err, want)
+		}
+	}
+}

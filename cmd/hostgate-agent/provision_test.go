@@ -24,10 +24,10 @@ func TestPayloadArgs(t *testing.T) {
 		t.Errorf("a plain executable: err %v, want ErrNoPayload", err)
 	}
 	seed, pub := testKeyPair()
-	p := agentproto.Payload{SchemaVersion: 1, Hub: agentproto.PayloadHub{
+	p := agentproto.Payload{SchemaVersion: 1, Hub: agentproto.PayloadHub{Issued: agentproto.Issued{
 		HostID: "0b8f6a52-2d0e-4d3e-9a57-1f8c2d9e7b11", BID: 7, SecretKey: "00112233445566778899aabbccddeeff",
 		InstallToken: "tok", AgentPrivkeySeed: seed, AgentPubkey: pub, APIEndpoint: "https://hub.example.com", ListenPort: 24000,
-	}}
+	}}}
 	b, err := agentproto.Bundle(make([]byte, 20000), p)
 	if err != nil {
 		t.Fatal(err)

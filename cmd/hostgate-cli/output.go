@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -51,13 +53,9 @@ func (a *app) hostDetails(h hostgate.Host) error {
 // credentials writes install credentials; their secrets are shown once.
 func (a *app) credentials(c hostgate.Credentials) error {
 	t := newTable(a.stdout)
-	for _, f := range [][2]string{
-		{"host_id", c.HostID}, {"bid", strconv.FormatInt(c.BID, 10)}, {"secret_key", c.SecretKey},
-		{"install_token", c.InstallToken}, {"install_token_expires_at", stamp(c.InstallTokenExpiresAt)},
-		{"agent_privkey_seed", c.AgentPrivkeySeed}, {"agent_pubkey", c.AgentPubkey},
-		{"api_endpoint", c.APIEndpoint}, {"ws_url", c.WSURL}, {"listen_port", strconv.Itoa(c.ListenPort)},
-		{"install (Linux)", c.InstallCommand.Shell}, {"install (Windows)", c.InstallCommand.PowerShell},
-	} {
+	rows := append(credentialRows(c),
+		[2]string{"install (Linux)", c.InstallCommand.Shell}, [2]string{"install (Windows)", c.InstallCommand.PowerShell})
+	for _, f := range rows {
 		if f[1] != "" {
 			row(t, f[0]+":", f[1])
 		}
@@ -67,6 +65,36 @@ func (a *app) credentials(c hostgate.Credentials) error {
 	}
 	fmt.Fprintln(a.stderr, "hostgate-cli: the secret key and install token are shown only this once")
 	return nil
+}
+
+// credentialsNotShown are the members of the credentials the table
+// leaves out: the report URL (hosts show it), the executable (the install
+// lines fetch it) and the install lines, shown by name after the rest.
+var credentialsNotShown = []string{"url", "exe_url", "exe_sha256", "install_command"}
+
+// credentialRows are c's members as name and value, in the order of the
+// SDK's Credentials, so that a member added to the agent setup (and, by
+// the SDK parity test, to the SDK) is shown without a change here.
+func credentialRows(c hostgate.Credentials) [][2]string {
+	var rows [][2]string
+	v := reflect.ValueOf(c)
+	for _, f := range reflect.VisibleFields(v.Type()) {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" || name == "-" || slices.Contains(credentialsNotShown, name) {
+			continue
+		}
+		switch x := v.FieldByIndex(f.Index).Interface().(type) {
+		case string:
+			rows = append(rows, [2]string{name, x})
+		case int:
+			rows = append(rows, [2]string{name, strconv.Itoa(x)})
+		case int64:
+			rows = append(rows, [2]string{name, strconv.FormatInt(x, 10)})
+		case time.Time:
+			rows = append(rows, [2]string{name, stamp(x)})
+		}
+	}
+	return rows
 }
 
 func (a *app) deliveryTable(ds []hostgate.WebhookDelivery) error {

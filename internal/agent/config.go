@@ -19,6 +19,7 @@ import (
 	"github.com/google/uuid"
 
 	"hostgate/internal/agent/upgrade"
+	"hostgate/internal/agentproto"
 )
 
 // Config is the agent's setup: the install credentials the hub issued for
@@ -123,6 +124,20 @@ type Config struct {
 	l1ReportRetry time.Duration
 	// watchPoll, when positive, replaces DefaultWatchPoll (tests).
 	watchPoll time.Duration
+}
+
+// ConfigFrom is the configuration of the agent setup s (its setup file,
+// the --config format): every setting of s, and the defaults of the
+// tuning fields.
+func ConfigFrom(s agentproto.Setup) Config {
+	return Config{
+		HostID: s.HostID, BID: s.BID, SecretKey: s.SecretKey, InstallToken: s.InstallToken,
+		AgentPrivkeySeed: s.AgentPrivkeySeed, AgentPubkey: s.AgentPubkey,
+		AgentPrivkeySealed: s.AgentPrivkeySealed, KeyProtection: s.KeyProtection,
+		WSURL: s.WSURL, APIEndpoint: s.APIEndpoint, StateDir: s.StateDir,
+		ReportURL: s.ReportURL, ListenPort: s.ListenPort, L1Listen: s.L1Listen,
+		UpgradeConfirmTimeout: time.Duration(s.UpgradeConfirmTimeout),
+	}
 }
 
 // Defaults of the tuning fields.

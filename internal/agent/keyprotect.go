@@ -3,11 +3,11 @@ package agent
 import (
 	"bytes"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
+
+	"hostgate/internal/agentproto"
 )
 
 // Key protection (interface specification, rules for template images,
@@ -26,13 +26,6 @@ import (
 // KeyProtectionDPAPI is the key_protection of a seed sealed with DPAPI in
 // machine scope (CryptProtectData with CRYPTPROTECT_LOCAL_MACHINE).
 const KeyProtectionDPAPI = "dpapi-machine"
-
-// Setup file keys of the sealed seed.
-const (
-	keySeed       = "agent_privkey_seed"
-	keySealed     = "agent_privkey_sealed"
-	keyProtection = "key_protection"
-)
 
 // KeySealer seals the agent's private key seed to this machine.
 type KeySealer interface {
@@ -119,45 +112,31 @@ func (s *settings) protectKey(log *slog.Logger) {
 var errSeedElsewhere = errors.New("the setup file does not hold the seed in use")
 
 // sealSetupFile replaces the plaintext seed in the setup file at path by
-// its sealed form, keeping every other key, through writeFileAtomic. It
-// checks that the sealed form unseals to seed before it writes.
+// its sealed form, keeping every other key, through agentproto.Rewrite.
+// It checks that the sealed form unseals to seed before it writes.
 func sealSetupFile(path, hostID string, seed []byte, sealer KeySealer) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("read setup file: %w", err)
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(b, &m); err != nil || m == nil {
-		return errors.New("the setup file is not a JSON object")
-	}
-	var inFile string
-	if err := json.Unmarshal(m[keySeed], &inFile); err != nil || inFile == "" {
-		return errSeedElsewhere
-	}
-	fileSeed, err := decodeBase64(inFile)
-	if err != nil || !bytes.Equal(fileSeed, seed) {
-		return errSeedElsewhere
-	}
-	clear(fileSeed)
-	entropy := keyEntropy(hostID)
-	sealed, err := sealer.Seal(seed, entropy)
-	if err != nil {
-		return fmt.Errorf("seal: %w", err)
-	}
-	back, err := sealer.Unseal(sealed, entropy)
-	if err != nil || !bytes.Equal(back, seed) {
-		return errors.New("the sealed seed does not unseal to the seed")
-	}
-	clear(back)
-	delete(m, keySeed)
-	m[keySealed], _ = json.Marshal(base64.StdEncoding.EncodeToString(sealed))
-	m[keyProtection], _ = json.Marshal(sealer.Scheme())
-	out, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := writeFileAtomic(path, append(out, '\n')); err != nil {
-		return fmt.Errorf("rewrite setup file: %w", err)
-	}
-	return nil
+	return agentproto.Rewrite(path, func(s *agentproto.Setup) error {
+		if s.AgentPrivkeySeed == "" {
+			return errSeedElsewhere
+		}
+		fileSeed, err := decodeBase64(s.AgentPrivkeySeed)
+		if err != nil || !bytes.Equal(fileSeed, seed) {
+			return errSeedElsewhere
+		}
+		clear(fileSeed)
+		entropy := keyEntropy(hostID)
+		sealed, err := sealer.Seal(seed, entropy)
+		if err != nil {
+			return fmt.Errorf("seal: %w", err)
+		}
+		back, err := sealer.Unseal(sealed, entropy)
+		if err != nil || !bytes.Equal(back, seed) {
+			return errors.New("the sealed seed does not unseal to the seed")
+		}
+		clear(back)
+		s.AgentPrivkeySeed = ""
+		s.AgentPrivkeySealed = base64.StdEncoding.EncodeToString(sealed)
+		s.KeyProtection = sealer.Scheme()
+		return nil
+	}, keepACL(path))
 }

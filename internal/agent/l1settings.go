@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -106,59 +105,24 @@ func (s *settings) persistSettings(l l1Settings, now time.Time) error {
 }
 
 // rewriteSetupFile sets bid, secret_key and report_url in the JSON setup
-// file at path, keeping every other key as it is.
+// file at path, keeping every other key as it is (agentproto.Rewrite).
 func rewriteSetupFile(path string, l l1Settings) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("setup file: %w", err)
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(b, &m); err != nil {
-		return fmt.Errorf("setup file %s: %w", path, err)
-	}
-	if m == nil {
-		m = map[string]json.RawMessage{}
-	}
-	for k, v := range map[string]any{"bid": l.BID, "secret_key": l.SecretKey, "report_url": l.ReportURL} {
-		m[k], _ = json.Marshal(v)
-	}
-	out, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return fmt.Errorf("setup file: %w", err)
-	}
-	if err := writeFileAtomic(path, append(out, '\n')); err != nil {
-		return fmt.Errorf("setup file: %w", err)
-	}
-	return nil
+	return agentproto.Rewrite(path, func(s *agentproto.Setup) error {
+		s.BID, s.SecretKey, s.ReportURL = l.BID, l.SecretKey, l.ReportURL
+		return nil
+	}, keepACL(path))
 }
 
-// writeFileAtomic replaces path with data: a temporary file in the same
-// directory (mode 0600; on Windows with the old file's ACL), synced, then
-// renamed over path. A crash leaves the old file or the new one.
+// writeFileAtomic replaces path with data (agentproto.WriteFileAtomic),
+// on Windows with the old file's ACL.
 func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // no-op after a successful rename
-	err = f.Chmod(0o600)
-	if err == nil {
-		err = copyACL(path, tmp)
-	}
-	if err == nil {
-		_, err = f.Write(data)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return os.Rename(tmp, path)
+	return agentproto.WriteFileAtomic(path, data, keepACL(path))
+}
+
+// keepACL gives a file replacing path the ACL of path (Windows; on Unix
+// the new file's mode is 0600).
+func keepACL(path string) func(tmp string) error {
+	return func(tmp string) error { return copyACL(path, tmp) }
 }
 
 // applySavedSettings makes settings.json, when the agent runs without a

@@ -63,21 +63,19 @@ type Payload struct {
 	Extra string `json:"-"`
 }
 
-// PayloadHub is the payload's required hub section. WSURL, APIEndpoint
-// and ListenPort are optional: "" or 0 means the defaults.
+// PayloadHub is the payload's required hub section: the issued agent
+// setup. WSURL, APIEndpoint and ListenPort are optional: "" or 0 means the
+// defaults, and MarshalJSON leaves them out then, as the spec's payload
+// does.
 type PayloadHub struct {
-	HostID           string `json:"host_id"`
-	BID              int64  `json:"bid"`
-	SecretKey        string `json:"secret_key"`
-	InstallToken     string `json:"install_token"`
-	AgentPrivkeySeed string `json:"agent_privkey_seed"`
-	AgentPubkey      string `json:"agent_pubkey"`
-	WSURL            string `json:"ws_url,omitempty"`
-	APIEndpoint      string `json:"api_endpoint,omitempty"`
-	ListenPort       int    `json:"listen_port,omitempty"`
+	Issued
 	// Extra holds the section's unknown members, as Payload.Extra.
 	Extra string `json:"-"`
 }
+
+// payloadOptional are the hub section's optional members, left out when
+// zero.
+var payloadOptional = map[string]string{"ws_url": `""`, "api_endpoint": `""`, "listen_port": "0"}
 
 // PayloadAutologon is the optional autologon section: the account the
 // self-managed-logon variant logs on automatically.
@@ -435,14 +433,52 @@ func (p Payload) MarshalJSON() ([]byte, error) {
 	return withExtra(b, p.Extra)
 }
 
-// MarshalJSON writes the section with its Extra members.
+// MarshalJSON writes the section without its zero optional members and
+// with its Extra members.
 func (h PayloadHub) MarshalJSON() ([]byte, error) {
-	type plain PayloadHub
-	b, err := json.Marshal(plain(h))
+	b, err := json.Marshal(h.Issued)
 	if err != nil {
 		return nil, err
 	}
+	if b, err = dropMembers(b, payloadOptional); err != nil {
+		return nil, err
+	}
 	return withExtra(b, h.Extra)
+}
+
+// dropMembers removes from obj (a JSON object's encoding) each member
+// whose key is in drop with the value drop[key], keeping the order of the
+// others.
+func dropMembers(obj []byte, drop map[string]string) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	if _, err := dec.Token(); err != nil { // {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		k, _ := tok.(string)
+		if z, ok := drop[k]; ok && string(v) == z {
+			continue
+		}
+		if buf.Len() > 1 {
+			buf.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		buf.Write(kb)
+		buf.WriteByte(':')
+		buf.Write(v)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
 }
 
 // MarshalJSON writes the section with its Extra members.

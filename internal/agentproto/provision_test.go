@@ -54,9 +54,9 @@ func TestParsePayloadAccepts(t *testing.T) {
 		check func(t *testing.T, p Payload)
 	}{
 		{name: "as the hub makes it", check: func(t *testing.T, p Payload) {
-			want := PayloadHub{HostID: "0b8f6a52-2d0e-4d3e-9a57-1f8c2d9e7b11", BID: 42, SecretKey: "00112233445566778899aabbccddeeff",
+			want := PayloadHub{Issued: Issued{HostID: "0b8f6a52-2d0e-4d3e-9a57-1f8c2d9e7b11", BID: 42, SecretKey: "00112233445566778899aabbccddeeff",
 				InstallToken: "Yt3ZDoZ1m0w8kq1Y2gQv0r2Xw5wV9b5gq8jv2kH4f1A", AgentPrivkeySeed: testSeed, AgentPubkey: testPub,
-				WSURL: "wss://hub.example.com/v1/internal/agent/ws", APIEndpoint: "https://hub.example.com"}
+				WSURL: "wss://hub.example.com/v1/internal/agent/ws", APIEndpoint: "https://hub.example.com"}}
 			if p.SchemaVersion != 1 || p.Hub != want || p.Autologon != nil || p.Extra != "" {
 				t.Errorf("got %+v", p)
 			}

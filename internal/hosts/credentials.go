@@ -8,22 +8,19 @@ import (
 	"encoding/hex"
 	"math/big"
 	"time"
+
+	"hostgate/internal/agentproto"
 )
 
 // Credentials is the spec's InstallCredentials: everything an installer
 // needs, shown once. The secret key and the seed appear nowhere else.
 type Credentials struct {
-	HostID                string    `json:"host_id"`
-	BID                   int64     `json:"bid"`
-	SecretKey             string    `json:"secret_key" doc:"32 hexadecimal characters; plaintext only in this response"`
+	// Issued is the agent setup the hub issues (agentproto.Issued):
+	// host_id, bid, secret_key, install_token, agent_privkey_seed,
+	// agent_pubkey, ws_url, api_endpoint and listen_port.
+	agentproto.Issued
 	URL                   string    `json:"url" doc:"Host report URL; empty when unset"`
-	InstallToken          string    `json:"install_token" doc:"One-time, URL-safe base64"`
 	InstallTokenExpiresAt time.Time `json:"install_token_expires_at"`
-	AgentPrivkeySeed      string    `json:"agent_privkey_seed" doc:"Base64 of the raw 32-byte ed25519 seed"`
-	AgentPubkey           string    `json:"agent_pubkey" doc:"ed25519: followed by base64 of the public key"`
-	APIEndpoint           string    `json:"api_endpoint"`
-	WSURL                 string    `json:"ws_url"`
-	ListenPort            int       `json:"listen_port"`
 	ExeURL                string    `json:"exe_url"`
 	ExeSHA256             string    `json:"exe_sha256"`
 	// InstallCommand is a hostgate addition: the one-line installs that

@@ -199,11 +199,13 @@ func (s *Service) newIssuance(sealed []byte) (Issuance, []byte, string) {
 
 func (s *Service) credentials(h Host, secret string, seed []byte, token string, iss *Issuance) Credentials {
 	return Credentials{
-		HostID: h.ID, BID: h.BID, SecretKey: secret, URL: h.ReportURL,
-		InstallToken: token, InstallTokenExpiresAt: iss.InstallExpiresAt,
-		AgentPrivkeySeed: base64.StdEncoding.EncodeToString(seed),
-		AgentPubkey:      FormatPubKey(iss.AgentPubKey),
-		APIEndpoint:      s.APIEndpoint(), WSURL: s.WSURL(), ListenPort: h.ListenPort,
+		Issued: agentproto.Issued{
+			HostID: h.ID, BID: h.BID, SecretKey: secret, InstallToken: token,
+			AgentPrivkeySeed: base64.StdEncoding.EncodeToString(seed),
+			AgentPubkey:      FormatPubKey(iss.AgentPubKey),
+			APIEndpoint:      s.APIEndpoint(), WSURL: s.WSURL(), ListenPort: h.ListenPort,
+		},
+		URL: h.ReportURL, InstallTokenExpiresAt: iss.InstallExpiresAt,
 		ExeURL: s.cfg.ExeURL, ExeSHA256: s.cfg.ExeSHA256,
 		InstallCommand: s.InstallCommand(token),
 	}

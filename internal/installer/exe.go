@@ -23,11 +23,11 @@ const maxExe = 256 << 20
 
 // PayloadFor builds the provisioning payload of c.
 func PayloadFor(c hosts.Credentials) agentproto.Payload {
-	return agentproto.Payload{SchemaVersion: 1, Hub: agentproto.PayloadHub{
+	return agentproto.Payload{SchemaVersion: 1, Hub: agentproto.PayloadHub{Issued: agentproto.Issued{
 		HostID: c.HostID, BID: c.BID, SecretKey: c.SecretKey, InstallToken: c.InstallToken,
 		AgentPrivkeySeed: c.AgentPrivkeySeed, AgentPubkey: strings.TrimPrefix(c.AgentPubkey, "ed25519:"),
 		WSURL: c.WSURL, APIEndpoint: c.APIEndpoint, ListenPort: c.ListenPort,
-	}}
+	}}}
 }
 
 // ExeSource fetches the agent executable from GATEWAY_EXE_URL once,

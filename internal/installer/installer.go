@@ -138,11 +138,7 @@ func powerShell(c hosts.Credentials, piped bool) string {
 // setupJSON is c as the JSON the agent's --setup-from reads, in ASCII
 // (Windows PowerShell 5.1 pipes text to a program as ASCII).
 func setupJSON(c hosts.Credentials) string {
-	b, _ := json.Marshal(shellConfig{
-		HostID: c.HostID, BID: c.BID, SecretKey: c.SecretKey, InstallToken: c.InstallToken,
-		AgentPrivkeySeed: c.AgentPrivkeySeed, AgentPubkey: c.AgentPubkey, WSURL: c.WSURL,
-		APIEndpoint: c.APIEndpoint, ListenPort: c.ListenPort, ReportURL: c.URL,
-	})
+	b, _ := json.Marshal(agentSetup(c))
 	var out strings.Builder
 	for _, r := range string(b) {
 		if r < 0x80 {
@@ -154,6 +150,12 @@ func setupJSON(c hosts.Credentials) string {
 		}
 	}
 	return out.String()
+}
+
+// agentSetup is the agent setup c installs: the issued part and the
+// host's report URL.
+func agentSetup(c hosts.Credentials) agentproto.Setup {
+	return agentproto.Setup{Issued: c.Issued, ReportURL: c.URL}
 }
 
 // cmdMarker starts the PowerShell script inside the .cmd file. The

@@ -5,16 +5,20 @@ import (
 	"strings"
 	"testing"
 
+	"hostgate/internal/agentproto"
 	"hostgate/internal/apperr"
 	"hostgate/internal/hosts"
 )
 
 func creds() hosts.Credentials {
 	return hosts.Credentials{
-		HostID: "0b8f6a52-2d0e-4d3e-9a57-1f8c2d9e7b11", BID: 42, SecretKey: "00112233445566778899aabbccddeeff",
-		InstallToken: "tok-123", AgentPrivkeySeed: "BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=", AgentPubkey: "ed25519:6kpsY+KcUgq+9VB7Ey7F+ZVHdq6+vnuSQh7qaRRG0iw=",
-		APIEndpoint: "https://hub.example.com", WSURL: "wss://hub.example.com/v1/internal/agent/ws",
-		ListenPort: 23456, ExeURL: "https://dl.example.com/a'gent.exe", ExeSHA256: strings.Repeat("AB", 32),
+		Issued: agentproto.Issued{
+			HostID: "0b8f6a52-2d0e-4d3e-9a57-1f8c2d9e7b11", BID: 42, SecretKey: "00112233445566778899aabbccddeeff",
+			InstallToken: "tok-123", AgentPrivkeySeed: "BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=", AgentPubkey: "ed25519:6kpsY+KcUgq+9VB7Ey7F+ZVHdq6+vnuSQh7qaRRG0iw=",
+			APIEndpoint: "https://hub.example.com", WSURL: "wss://hub.example.com/v1/internal/agent/ws",
+			ListenPort: 23456,
+		},
+		ExeURL: "https://dl.example.com/a'gent.exe", ExeSHA256: strings.Repeat("AB", 32),
 	}
 }
 

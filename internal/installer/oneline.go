@@ -41,21 +41,6 @@ func CheckShell(bins []Binary) error {
 	return nil
 }
 
-// shellConfig is the agent's --config file as the shell installer hands
-// it to `hostgate-agent install --config -`.
-type shellConfig struct {
-	HostID           string `json:"host_id"`
-	BID              int64  `json:"bid"`
-	SecretKey        string `json:"secret_key"`
-	InstallToken     string `json:"install_token"`
-	AgentPrivkeySeed string `json:"agent_privkey_seed"`
-	AgentPubkey      string `json:"agent_pubkey"`
-	WSURL            string `json:"ws_url"`
-	APIEndpoint      string `json:"api_endpoint"`
-	ListenPort       int    `json:"listen_port"`
-	ReportURL        string `json:"report_url,omitempty"`
-}
-
 // Shell renders the Linux installer of the one-line install,
 // `curl -fsSL <hub>/install/<token>.sh | sh`: a POSIX sh script that picks
 // the binary of bins for the machine's architecture, downloads it (curl,
@@ -69,11 +54,9 @@ func Shell(c hosts.Credentials, bins []Binary) (Script, error) {
 	if err := CheckShell(bins); err != nil {
 		return Script{}, err
 	}
-	cfg, err := json.Marshal(shellConfig{
-		HostID: c.HostID, BID: c.BID, SecretKey: c.SecretKey, InstallToken: c.InstallToken,
-		AgentPrivkeySeed: c.AgentPrivkeySeed, AgentPubkey: c.AgentPubkey, WSURL: c.WSURL,
-		APIEndpoint: c.APIEndpoint, ListenPort: c.ListenPort, ReportURL: c.URL,
-	})
+	// The agent's --config file, as `hostgate-agent install --config -`
+	// reads it.
+	cfg, err := json.Marshal(agentSetup(c))
 	if err != nil {
 		return Script{}, err
 	}

@@ -7,8 +7,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/danielgtaylor/huma/v2"
 
 	"hostgate/internal/agentproto"
 	"hostgate/internal/apperr"
@@ -41,6 +44,29 @@ type ProvisioningPayload struct {
 	SchemaVersion int                    `json:"schema_version" doc:"Always 1"`
 	Hub           agentproto.PayloadHub  `json:"hub" doc:"The host's install credentials (agent_pubkey as bare base64, without the ed25519: prefix)"`
 	Autologon     *ProvisioningAutologon `json:"autologon,omitempty" doc:"Present when asked for: the Windows account the self-managed-logon installer logs on automatically"`
+}
+
+// TransformSchema documents the hub section (agentproto.PayloadHub, which
+// embeds agentproto.Issued) as the spec's payload has it: ws_url,
+// api_endpoint and listen_port are optional there, and the field notes
+// Issued carries are those of the install credentials.
+func (ProvisioningPayload) TransformSchema(r huma.Registry, s *huma.Schema) *huma.Schema {
+	hub := s.Properties["hub"]
+	if hub == nil || hub.Ref == "" {
+		return s
+	}
+	h := r.SchemaFromRef(hub.Ref)
+	if h == nil {
+		return s
+	}
+	h.Required = slices.DeleteFunc(h.Required, func(name string) bool {
+		return name == "ws_url" || name == "api_endpoint" || name == "listen_port"
+	})
+	for _, p := range h.Properties {
+		p.Description = ""
+	}
+	h.PrecomputeMessages()
+	return s
 }
 
 // ProvisioningAutologon is the payload's autologon section.
@@ -116,11 +142,11 @@ func Provision(ctx context.Context, is Issuer, owner, id string, al *AutologonRe
 // longest is the longest credentials a host can be issued, so the size
 // is checked before anything is issued.
 func longest(is Issuer) hosts.Credentials {
-	return hosts.Credentials{
+	return hosts.Credentials{Issued: agentproto.Issued{
 		HostID: strings.Repeat("0", 36), BID: 1 << 53, SecretKey: strings.Repeat("0", 32),
 		InstallToken: strings.Repeat("0", 43), AgentPrivkeySeed: strings.Repeat("0", 44),
 		AgentPubkey: strings.Repeat("0", 44), WSURL: is.WSURL(), APIEndpoint: is.APIEndpoint(), ListenPort: 65535,
-	}
+	}}
 }
 
 // Resolve checks r and fills in its defaults: nil is no autologon; an

@@ -36,10 +36,13 @@ func (f *fakeIssuer) IssueInstallToken(_ context.Context, owner, id string) (hos
 	sec := make([]byte, 16)
 	rand.Read(sec)
 	return hosts.Credentials{
-		HostID: id, BID: 1<<53 - 1, SecretKey: hex.EncodeToString(sec),
-		InstallToken: base64.RawURLEncoding.EncodeToString(tok), AgentPrivkeySeed: base64.StdEncoding.EncodeToString(seed),
-		AgentPubkey: hosts.FormatPubKey(ed25519.NewKeyFromSeed(seed).Public().(ed25519.PublicKey)),
-		WSURL:       f.ws, APIEndpoint: f.api, ListenPort: 65535, URL: "https://not.in.the.payload/" + strings.Repeat("u", 500),
+		Issued: agentproto.Issued{
+			HostID: id, BID: 1<<53 - 1, SecretKey: hex.EncodeToString(sec),
+			InstallToken: base64.RawURLEncoding.EncodeToString(tok), AgentPrivkeySeed: base64.StdEncoding.EncodeToString(seed),
+			AgentPubkey: hosts.FormatPubKey(ed25519.NewKeyFromSeed(seed).Public().(ed25519.PublicKey)),
+			WSURL:       f.ws, APIEndpoint: f.api, ListenPort: 65535,
+		},
+		URL: "https://not.in.the.payload/" + strings.Repeat("u", 500),
 	}, nil
 }
 

@@ -32,9 +32,9 @@ func TestHKLMSetStrings(t *testing.T) {
 }
 
 func TestTemplateArgs(t *testing.T) {
-	in := Install{StateDir: `C:\ProgramData\hostgate`, Hub: agentproto.PayloadHub{HostID: testHostID, BID: 42,
+	in := Install{StateDir: `C:\ProgramData\hostgate`, Hub: agentproto.PayloadHub{Issued: agentproto.Issued{HostID: testHostID, BID: 42,
 		SecretKey: testSecret, InstallToken: testToken, AgentPrivkeySeed: testSeed, AgentPubkey: testPub,
-		WSURL: "wss://h/v1/internal/agent/ws", APIEndpoint: "https://h", ListenPort: 24000}}
+		WSURL: "wss://h/v1/internal/agent/ws", APIEndpoint: "https://h", ListenPort: 24000}}}
 	want := []string{"--host-id", testHostID, "--bid", "42", "--secret-key", testSecret, "--install-token", testToken,
 		"--agent-privkey-seed", testSeed, "--agent-pubkey", testPub, "--ws-url", "wss://h/v1/internal/agent/ws",
 		"--api-endpoint", "https://h", "--state-dir", `C:\ProgramData\hostgate`, "--listen-port", "24000"}

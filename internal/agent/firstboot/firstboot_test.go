@@ -192,9 +192,9 @@ func TestInstallsOnceThePayloadAppears(t *testing.T) {
 		t.Fatalf("exit %d, %d installs, %d polls; stderr %s", r.code, len(rec.calls), len(src.at), r.stderr)
 	}
 	got := rec.calls[0]
-	want := agentproto.PayloadHub{HostID: testHostID, BID: 42, SecretKey: testSecret, InstallToken: testToken,
+	want := agentproto.PayloadHub{Issued: agentproto.Issued{HostID: testHostID, BID: 42, SecretKey: testSecret, InstallToken: testToken,
 		AgentPrivkeySeed: testSeed, AgentPubkey: testPub, APIEndpoint: "https://hub.example.com",
-		WSURL: "wss://hub.example.com/v1/internal/agent/ws", ListenPort: 24000}
+		WSURL: "wss://hub.example.com/v1/internal/agent/ws", ListenPort: 24000}}
 	if got.Hub != want || got.StateDir != state || got.Prefix != "/opt/x" || got.Service != "detached" {
 		t.Errorf("installer got %+v\nwant hub %+v", got, want)
 	}

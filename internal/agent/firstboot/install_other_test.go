@@ -17,9 +17,9 @@ import (
 )
 
 func TestLinuxInstallRunsTheLinuxInstallThenWritesTheMarker(t *testing.T) {
-	h := agentproto.PayloadHub{HostID: testHostID, BID: 42, SecretKey: testSecret, InstallToken: testToken,
+	h := agentproto.PayloadHub{Issued: agentproto.Issued{HostID: testHostID, BID: 42, SecretKey: testSecret, InstallToken: testToken,
 		AgentPrivkeySeed: testSeed, AgentPubkey: testPub, APIEndpoint: "https://hub.example.com",
-		WSURL: "wss://hub.example.com/v1/internal/agent/ws", ListenPort: 24000}
+		WSURL: "wss://hub.example.com/v1/internal/agent/ws", ListenPort: 24000}}
 	for _, code := range []int{install.ExitOK, install.ExitService} {
 		state := t.TempDir()
 		var gotArgs []string

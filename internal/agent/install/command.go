@@ -8,7 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
+
+	"hostgate/internal/agentproto"
 )
 
 // ErrUnsupported is NewSystem's error outside Windows.
@@ -67,65 +68,47 @@ func Command(args []string, deps Deps, stderr io.Writer) int {
 // Command, which has standard input.
 func ParseArgs(args []string) (Options, error) { return parseArgs(args, nil) }
 
-// setupFrom is the JSON --setup-from reads: the install credentials'
-// keys, at the top level (InstallCredentials, a setup file) or under
-// "hub" (a provisioning payload).
-type setupFrom struct {
-	setupFields
-	Hub *setupFields `json:"hub"`
-}
-
-type setupFields struct {
-	HostID           string `json:"host_id"`
-	BID              *int64 `json:"bid"`
-	SecretKey        string `json:"secret_key"`
-	InstallToken     string `json:"install_token"`
-	AgentPrivkeySeed string `json:"agent_privkey_seed"`
-	AgentPubkey      string `json:"agent_pubkey"`
-	WSURL            string `json:"ws_url"`
-	APIEndpoint      string `json:"api_endpoint"`
-	ListenPort       int    `json:"listen_port"`
-	ReportURL        string `json:"report_url"`
-}
-
 // maxSetupFrom bounds what --setup-from reads.
 const maxSetupFrom = 64 << 10
 
-// readSetupFrom reads the --setup-from JSON from path ("-": stdin) into o.
-func readSetupFrom(path string, stdin io.Reader, o *Options) (bidSet bool, err error) {
+// readSetupFrom reads the --setup-from JSON from path ("-": stdin).
+func readSetupFrom(path string, stdin io.Reader) (setup agentproto.Setup, bidSet bool, err error) {
 	const hint = "pass the install credentials as JSON, exactly as the hub returned them"
 	var b []byte
 	switch {
 	case path == "-" && stdin == nil:
-		return false, fail("invalid_argument", ExitInternal, hint, "--setup-from -: no standard input", nil)
+		return setup, false, fail("invalid_argument", ExitInternal, hint, "--setup-from -: no standard input", nil)
 	case path == "-":
 		b, err = io.ReadAll(io.LimitReader(stdin, maxSetupFrom))
 	default:
 		b, err = os.ReadFile(path)
 	}
 	if err != nil {
-		return false, fail("invalid_argument", ExitInternal, hint, "read --setup-from", err)
+		return setup, false, fail("invalid_argument", ExitInternal, hint, "read --setup-from", err)
 	}
-	var in setupFrom
-	// Strip a UTF-8 byte order mark (PowerShell may write one).
-	if err := json.Unmarshal(bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")), &in); err != nil {
+	// The install credentials' keys are at the top level
+	// (InstallCredentials, a setup file) or under "hub" (a provisioning
+	// payload). A UTF-8 byte order mark is skipped (PowerShell may write
+	// one).
+	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+	var top struct {
+		Hub json.RawMessage `json:"hub"`
+	}
+	if json.Unmarshal(b, &top) != nil {
 		// Not quoted: the text may hold secrets.
-		return false, fail("invalid_argument", ExitInternal, hint, "--setup-from is not valid JSON", nil)
+		return setup, false, fail("invalid_argument", ExitInternal, hint, "--setup-from is not valid JSON", nil)
 	}
-	f := in.setupFields
-	if in.Hub != nil {
-		f = *in.Hub
+	if len(top.Hub) > 0 && string(top.Hub) != "null" {
+		b = top.Hub
 	}
-	o.HostID, o.SecretKey, o.InstallToken = f.HostID, f.SecretKey, f.InstallToken
-	o.AgentPrivkeySeed, o.AgentPubkey, o.WSURL, o.APIEndpoint = f.AgentPrivkeySeed, f.AgentPubkey, f.WSURL, f.APIEndpoint
-	o.ReportURL = f.ReportURL
-	if f.BID != nil {
-		o.BID = *f.BID
+	var bid struct {
+		BID *int64 `json:"bid"`
 	}
-	if f.ListenPort != 0 {
-		o.ListenPort = f.ListenPort
+	f, err := agentproto.ParseSetup(b)
+	if err != nil || json.Unmarshal(b, &bid) != nil {
+		return setup, false, fail("invalid_argument", ExitInternal, hint, "--setup-from is not valid JSON", nil)
 	}
-	return f.BID != nil, nil
+	return f, bid.BID != nil, nil
 }
 
 func parseArgs(args []string, stdin io.Reader) (Options, error) {
@@ -133,16 +116,9 @@ func parseArgs(args []string, stdin io.Reader) (Options, error) {
 	fs.SetOutput(io.Discard)
 	var o Options
 	setupPath := fs.String("setup-from", "", "install credentials JSON file, - for standard input")
-	fs.StringVar(&o.HostID, "host-id", "", "host uuid")
-	fs.Int64Var(&o.BID, "bid", 0, "host business id")
-	fs.StringVar(&o.SecretKey, "secret-key", "", "host secret key")
-	fs.StringVar(&o.InstallToken, "install-token", "", "one-time install token")
-	fs.StringVar(&o.AgentPrivkeySeed, "agent-privkey-seed", "", "base64 ed25519 seed")
-	fs.StringVar(&o.AgentPubkey, "agent-pubkey", "", "ed25519:<base64> public key")
-	fs.StringVar(&o.WSURL, "ws-url", "", "hub agent WebSocket url")
-	fs.StringVar(&o.APIEndpoint, "api-endpoint", "", "hub API base url")
-	fs.IntVar(&o.ListenPort, "listen-port", DefaultListenPort, "TCP port the firewall rule opens")
-	fs.StringVar(&o.StateDir, "state-dir", "", "state directory")
+	var flags agentproto.Setup
+	agentproto.RegisterFlags(fs, &flags, map[string]string{"listen-port": "TCP port the firewall rule opens"}, installFlags...)
+	flags.ListenPort = DefaultListenPort
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return o, err
@@ -155,37 +131,20 @@ func parseArgs(args []string, stdin io.Reader) (Options, error) {
 		return o, fail("invalid_argument", ExitInternal, "see hostgate-agent --install-template --help",
 			fmt.Sprintf("unexpected arguments (%d)", fs.NArg()), nil)
 	}
-	bidSet := false
+	setup, bidSet := flags, false
 	if *setupPath != "" {
 		// The file first, then the flags given beside it.
-		flags := o
 		var err error
-		if bidSet, err = readSetupFrom(*setupPath, stdin, &o); err != nil {
+		if setup, bidSet, err = readSetupFrom(*setupPath, stdin); err != nil {
 			return o, err
 		}
-		fs.Visit(func(f *flag.Flag) {
-			switch f.Name {
-			case "host-id":
-				o.HostID = flags.HostID
-			case "bid":
-				o.BID = flags.BID
-			case "secret-key":
-				o.SecretKey = flags.SecretKey
-			case "install-token":
-				o.InstallToken = flags.InstallToken
-			case "agent-privkey-seed":
-				o.AgentPrivkeySeed = flags.AgentPrivkeySeed
-			case "agent-pubkey":
-				o.AgentPubkey = flags.AgentPubkey
-			case "ws-url":
-				o.WSURL = flags.WSURL
-			case "api-endpoint":
-				o.APIEndpoint = flags.APIEndpoint
-			case "listen-port":
-				o.ListenPort = flags.ListenPort
-			}
-		})
+		if setup.ListenPort == 0 {
+			setup.ListenPort = DefaultListenPort
+		}
+		agentproto.Override(fs, &setup, flags)
+		setup.StateDir = flags.StateDir
 	}
+	o = Options{Setup: setup}
 	fs.Visit(func(f *flag.Flag) { bidSet = bidSet || f.Name == "bid" })
 	if !bidSet {
 		return o, fail("missing_argument", ExitInternal, "pass every install credential", "missing --bid", nil)
@@ -195,6 +154,11 @@ func parseArgs(args []string, stdin io.Reader) (Options, error) {
 	}
 	return o, nil
 }
+
+// installFlags are the setup options --install-template takes as flags
+// (agentproto.SetupOptions).
+var installFlags = []string{"host-id", "bid", "secret-key", "install-token", "agent-privkey-seed", "agent-pubkey",
+	"ws-url", "api-endpoint", "listen-port", "state-dir"}
 
 // report writes err to w as one JSON object {code, exit, msg, hint}, with
 // any secret of opts that might have slipped into the text masked.
@@ -210,12 +174,6 @@ func report(w io.Writer, err error, opts Options) {
 	fmt.Fprintf(w, "%s\n", b)
 }
 
-// redact masks the secret values of opts in s.
-func redact(s string, opts Options) string {
-	for _, secret := range []string{opts.SecretKey, opts.InstallToken, opts.AgentPrivkeySeed} {
-		if secret = strings.TrimSpace(secret); len(secret) >= 4 {
-			s = strings.ReplaceAll(s, secret, "[redacted]")
-		}
-	}
-	return s
-}
+// redact masks the secret values of opts in s (agentproto.SetupOptions
+// says which are secret).
+func redact(s string, opts Options) string { return opts.setup().Redact(s) }

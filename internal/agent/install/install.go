@@ -45,6 +45,7 @@ import (
 	"time"
 
 	"hostgate/internal/agent"
+	"hostgate/internal/agentproto"
 )
 
 // Names used by the installation.
@@ -78,24 +79,14 @@ const (
 	ExitFirewall = 32
 )
 
-// Options are the installer's arguments.
+// Options are the installer's arguments: the agent setup it writes
+// (agentproto.Setup) and where the executable goes. Setup.ListenPort is
+// opened by the firewall rule (0 means DefaultListenPort); Setup.StateDir
+// holds the setup file and the marker ("" means agent.DefaultStateDir());
+// members only --setup-from carries (report_url, l1_listen) pass into
+// the setup file.
 type Options struct {
-	HostID           string
-	BID              int64
-	SecretKey        string
-	InstallToken     string
-	AgentPrivkeySeed string
-	AgentPubkey      string
-	WSURL            string
-	APIEndpoint      string
-	// ListenPort is opened by the firewall rule; 0 means DefaultListenPort.
-	ListenPort int
-	// ReportURL is the host's L1 reverse reporting target ("" none); only
-	// --setup-from carries it.
-	ReportURL string
-	// StateDir holds the setup file and the marker; "" means
-	// agent.DefaultStateDir().
-	StateDir string
+	agentproto.Setup
 	// InstallPath is where the executable is installed; "" means
 	// DefaultInstallPath().
 	InstallPath string
@@ -196,30 +187,7 @@ func ExitCode(err error) int {
 }
 
 // setupFile is the setup file: the agent's --config format.
-type setupFile struct {
-	HostID           string `json:"host_id"`
-	BID              int64  `json:"bid"`
-	SecretKey        string `json:"secret_key"`
-	InstallToken     string `json:"install_token"`
-	AgentPrivkeySeed string `json:"agent_privkey_seed,omitempty"`
-	AgentPubkey      string `json:"agent_pubkey"`
-	WSURL            string `json:"ws_url"`
-	APIEndpoint      string `json:"api_endpoint"`
-	StateDir         string `json:"state_dir"`
-	ListenPort       int    `json:"listen_port"`
-	ReportURL        string `json:"report_url,omitempty"`
-	// The seed as the agent sealed it at its first start (key
-	// protection, Windows); an installer never writes these.
-	AgentPrivkeySealed string `json:"agent_privkey_sealed,omitempty"`
-	KeyProtection      string `json:"key_protection,omitempty"`
-}
-
-func (s setupFile) config() agent.Config {
-	return agent.Config{HostID: s.HostID, BID: s.BID, SecretKey: s.SecretKey, InstallToken: s.InstallToken,
-		AgentPrivkeySeed: s.AgentPrivkeySeed, AgentPubkey: s.AgentPubkey, WSURL: s.WSURL,
-		AgentPrivkeySealed: s.AgentPrivkeySealed, KeyProtection: s.KeyProtection,
-		APIEndpoint: s.APIEndpoint, StateDir: s.StateDir, ListenPort: s.ListenPort, ReportURL: s.ReportURL}
-}
+type setupFile = agentproto.Setup
 
 // marker is the content of install.done.
 type marker struct {
@@ -348,6 +316,16 @@ func Run(opts Options, deps Deps) error {
 	return nil
 }
 
+// setup is the setup file opts write: their setup, without the members
+// it does not know (the install credentials carry more) and without a
+// sealed seed.
+func (o Options) setup() agentproto.Setup {
+	s := o.Setup
+	s.DropUnknown()
+	s.AgentPrivkeySealed, s.KeyProtection = "", "" // the agent's own, never an installer's
+	return s
+}
+
 // setupIdentity is what tells one issue of install credentials from
 // another: every issue has a new install token and key pair.
 type setupIdentity struct {
@@ -383,8 +361,8 @@ func readSetupIdentity(path string) (id *setupIdentity, exists bool, err error) 
 	if err != nil {
 		return nil, true, err
 	}
-	var s setupFile
-	if json.Unmarshal(b, &s) != nil {
+	s, err := agentproto.ParseSetup(b)
+	if err != nil {
 		return nil, true, nil
 	}
 	v := identityOf(s.HostID, s.InstallToken, s.AgentPubkey)
@@ -409,16 +387,11 @@ func writeSetup(sys System, opts Options, path string) error {
 	if _, err := agent.PrepareStateDir(opts.StateDir); err != nil {
 		return fail("setup_write_failed", ExitSetup, hint, "prepare state directory", err)
 	}
-	data, err := json.MarshalIndent(setupFile{
-		HostID: opts.HostID, BID: opts.BID, SecretKey: opts.SecretKey, InstallToken: opts.InstallToken,
-		AgentPrivkeySeed: opts.AgentPrivkeySeed, AgentPubkey: opts.AgentPubkey,
-		WSURL: opts.WSURL, APIEndpoint: opts.APIEndpoint, StateDir: opts.StateDir, ListenPort: opts.ListenPort,
-		ReportURL: opts.ReportURL,
-	}, "", "  ")
+	data, err := opts.setup().Encode()
 	if err != nil {
 		return fail("internal", ExitInternal, "", "encode setup file", err)
 	}
-	if err := sys.WriteSetupFile(path, append(data, '\n')); err != nil {
+	if err := sys.WriteSetupFile(path, data); err != nil {
 		return fail("setup_write_failed", ExitSetup, hint, "write setup file "+path, err)
 	}
 	return nil
@@ -432,13 +405,13 @@ func verify(setupPath, markerPath string, sys System, now func() time.Time, out 
 	if err != nil {
 		return fail("setup_invalid", ExitSetup, hint, "read setup file "+setupPath, err)
 	}
-	var s setupFile
-	if err := json.Unmarshal(b, &s); err != nil {
+	s, err := agentproto.ParseSetup(b)
+	if err != nil {
 		// json errors quote at most a few bytes of syntax, never values of
 		// known keys, but keep the message generic anyway.
 		return fail("setup_invalid", ExitSetup, hint, "setup file "+setupPath+" is not valid JSON", nil)
 	}
-	if err := s.config().Validate(); err != nil {
+	if err := agent.ConfigFrom(s).Validate(); err != nil {
 		return fail("setup_invalid", ExitSetup, hint, "setup file "+setupPath, err)
 	}
 	ok, err := sys.ServiceExists(ServiceName)
@@ -486,10 +459,7 @@ func (o Options) validate() error {
 	if o.ListenPort < 0 || o.ListenPort > 65535 {
 		return fail("invalid_argument", ExitInternal, "", "--listen-port must be 1..65535", nil)
 	}
-	cfg := setupFile{HostID: o.HostID, BID: o.BID, SecretKey: o.SecretKey, InstallToken: o.InstallToken,
-		AgentPrivkeySeed: o.AgentPrivkeySeed, AgentPubkey: o.AgentPubkey, WSURL: o.WSURL,
-		APIEndpoint: o.APIEndpoint, StateDir: o.StateDir, ReportURL: o.ReportURL}.config()
-	if err := cfg.Validate(); err != nil {
+	if err := agent.ConfigFrom(o.setup()).Validate(); err != nil {
 		// Validate never echoes secrets.
 		return fail("invalid_argument", ExitInternal, "use the install credentials exactly as the hub returned them",
 			"invalid arguments", err)

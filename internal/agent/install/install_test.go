@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"hostgate/internal/agentproto"
 )
 
 // fakeSystem records the calls in order and fails the one named in failOn.
@@ -187,9 +189,9 @@ func TestSuccessPathOrderAndFiles(t *testing.T) {
 	if err := json.Unmarshal(b, &s); err != nil {
 		t.Fatal(err)
 	}
-	wantSetup := setupFile{HostID: testHostID, BID: 42, SecretKey: testSecretKey, InstallToken: testToken,
+	wantSetup := setupFile{Issued: agentproto.Issued{HostID: testHostID, BID: 42, SecretKey: testSecretKey, InstallToken: testToken,
 		AgentPrivkeySeed: testSeed, AgentPubkey: testPubkey, WSURL: "wss://hub.example/v1/internal/agent/ws",
-		APIEndpoint: "https://hub.example", StateDir: dir, ListenPort: 24000}
+		APIEndpoint: "https://hub.example", ListenPort: 24000}, StateDir: dir}
 	if s != wantSetup {
 		t.Errorf("setup file %+v, want %+v", s, wantSetup)
 	}
@@ -300,12 +302,12 @@ func TestSecondPassFailures(t *testing.T) {
 		}
 		return dir
 	}
-	valid, _ := json.Marshal(setupFile{HostID: testHostID, BID: 1, SecretKey: testSecretKey, InstallToken: testToken,
-		AgentPrivkeySeed: testSeed, AgentPubkey: testPubkey, WSURL: "wss://h/ws", APIEndpoint: "https://h"})
+	valid, _ := json.Marshal(setupFile{Issued: agentproto.Issued{HostID: testHostID, BID: 1, SecretKey: testSecretKey, InstallToken: testToken,
+		AgentPrivkeySeed: testSeed, AgentPubkey: testPubkey, WSURL: "wss://h/ws", APIEndpoint: "https://h"}})
 	// The same credentials (so a second pass, not new ones) in a setup
 	// file the agent would refuse.
-	invalid, _ := json.Marshal(setupFile{HostID: testHostID, SecretKey: testSecretKey, InstallToken: testToken,
-		AgentPrivkeySeed: testSeed, AgentPubkey: testPubkey, WSURL: "ftp://h/ws", APIEndpoint: "https://h"})
+	invalid, _ := json.Marshal(setupFile{Issued: agentproto.Issued{HostID: testHostID, SecretKey: testSecretKey, InstallToken: testToken,
+		AgentPrivkeySeed: testSeed, AgentPubkey: testPubkey, WSURL: "ftp://h/ws", APIEndpoint: "https://h"}})
 	cases := []struct {
 		name     string
 		content  string
@@ -469,7 +471,7 @@ func TestHelp(t *testing.T) {
 
 func TestRedactsSecretsThatSlipIntoMessages(t *testing.T) {
 	var errb bytes.Buffer
-	opts := Options{SecretKey: testSecretKey, InstallToken: testToken, AgentPrivkeySeed: testSeed}
+	opts := Options{Setup: agentproto.Setup{Issued: agentproto.Issued{SecretKey: testSecretKey, InstallToken: testToken, AgentPrivkeySeed: testSeed}}}
 	report(&errb, fail("x", ExitInternal, "hint "+testSeed, "msg "+testToken+" "+testSecretKey, nil), opts)
 	s := errb.String()
 	if strings.Contains(s, testToken) || strings.Contains(s, testSecretKey) || strings.Contains(s, testSeed) {
@@ -487,16 +489,16 @@ func TestRedactsSecretsThatSlipIntoMessages(t *testing.T) {
 }
 
 func TestNoSystemIsInternal(t *testing.T) {
-	if err := Run(Options{StateDir: t.TempDir()}, Deps{}); ExitCode(err) != ExitInternal {
+	if err := Run(Options{Setup: agentproto.Setup{StateDir: t.TempDir()}}, Deps{}); ExitCode(err) != ExitInternal {
 		t.Errorf("%v", err)
 	}
 }
 
 func TestOptionsViaRunDefaultPort(t *testing.T) {
 	sys := &fakeSystem{}
-	err := Run(Options{HostID: testHostID, BID: 1, SecretKey: testSecretKey, InstallToken: testToken,
+	err := Run(Options{Setup: agentproto.Setup{Issued: agentproto.Issued{HostID: testHostID, BID: 1, SecretKey: testSecretKey, InstallToken: testToken,
 		AgentPrivkeySeed: testSeed, AgentPubkey: testPubkey, WSURL: "ws://127.0.0.1:1/ws",
-		APIEndpoint: "http://127.0.0.1:1", StateDir: t.TempDir(), InstallPath: "/opt/x/agent"}, Deps{System: sys})
+		APIEndpoint: "http://127.0.0.1:1"}, StateDir: t.TempDir()}, InstallPath: "/opt/x/agent"}, Deps{System: sys})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package install
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"strings"
 
 	"hostgate/internal/agent"
+	"hostgate/internal/agentproto"
 )
 
 // The Linux install, `hostgate-agent install` (docs/agent.md, On Linux),
@@ -117,9 +117,8 @@ func LinuxCommand(args []string, stdin io.Reader, m Machine, stdout, stderr io.W
 		err = LinuxInstall(opts, m, stdout)
 	}
 	if err != nil {
-		var s setupFile
-		_ = json.Unmarshal(opts.Setup, &s)
-		report(stderr, err, Options{SecretKey: s.SecretKey, InstallToken: s.InstallToken, AgentPrivkeySeed: s.AgentPrivkeySeed})
+		s, _ := agentproto.ParseSetup(opts.Setup)
+		report(stderr, err, Options{Setup: s})
 	}
 	return ExitCode(err)
 }
@@ -173,13 +172,15 @@ func LinuxInstall(opts LinuxOptions, m Machine, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var s setupFile
-	if err := json.Unmarshal(opts.Setup, &s); err != nil {
+	s, err := agentproto.ParseSetup(opts.Setup)
+	if err != nil {
 		return fail("invalid_argument", ExitInternal, "pass the install credentials exactly as the hub returned them",
 			"--config is not valid JSON", nil)
 	}
+	// The install credentials carry more than the setup file keeps.
+	s.DropUnknown()
 	s.StateDir = p.state
-	if err := s.config().Validate(); err != nil {
+	if err := agent.ConfigFrom(s).Validate(); err != nil {
 		return fail("invalid_argument", ExitInternal, "use the install credentials exactly as the hub returned them",
 			"invalid install credentials", err)
 	}
@@ -191,7 +192,7 @@ func LinuxInstall(opts LinuxOptions, m Machine, out io.Writer) error {
 	// new credentials replace it, and the agent's saved token, bound to
 	// the old key, is ignored from then on.
 	cur, _, err := readSetupIdentity(p.setup)
-	if err != nil || cur == nil || !cur.same(Options{HostID: s.HostID, InstallToken: s.InstallToken, AgentPubkey: s.AgentPubkey}) {
+	if err != nil || cur == nil || !cur.same(Options{Setup: s}) {
 		if err := writeLinuxSetup(s, p.setup); err != nil {
 			return err
 		}
@@ -269,11 +270,11 @@ func writeLinuxSetup(s setupFile, path string) error {
 	if _, err := agent.PrepareStateDir(s.StateDir); err != nil {
 		return fail("setup_write_failed", ExitSetup, hint, "prepare state directory", err)
 	}
-	data, err := json.MarshalIndent(s, "", "  ")
+	data, err := s.Encode()
 	if err != nil {
 		return fail("internal", ExitInternal, "", "encode setup file", err)
 	}
-	if err := writeFileAtomic(path, append(data, '\n'), nil); err != nil {
+	if err := writeFileAtomic(path, data, nil); err != nil {
 		return fail("setup_write_failed", ExitSetup, hint, "write setup file "+path, err)
 	}
 	return nil

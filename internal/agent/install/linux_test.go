@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"hostgate/internal/agent"
 )
 
 // fakeMachine records the Linux install's effects; systemctl fails for
@@ -142,7 +144,7 @@ func TestLinuxInstallWithSystemd(t *testing.T) {
 	}
 	var s setupFile
 	b, _ := os.ReadFile(setup)
-	if err := json.Unmarshal(b, &s); err != nil || s.StateDir != w.state || s.InstallToken != testToken || s.config().Validate() != nil {
+	if err := json.Unmarshal(b, &s); err != nil || s.StateDir != w.state || s.InstallToken != testToken || agent.ConfigFrom(s).Validate() != nil {
 		t.Errorf("setup file %+v (%v) is not a valid config for %s", s, err, w.state)
 	}
 	if !strings.Contains(r.stdout, "enabled and started") || !strings.Contains(r.stdout, "journalctl -u hostgate-agent") {

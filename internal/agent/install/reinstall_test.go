@@ -189,3 +189,31 @@ func TestSetupFromStdin(t *testing.T) {
 		t.Errorf("ParseArgs without stdin: %v", err)
 	}
 }
+
+// The install credentials call the report URL "url" (spec section 2):
+// --setup-from given them as they are keeps it as the setup file's
+// report_url (agentproto.Setup reads the older spelling). An l1_listen
+// passes into the setup file too; a sealed seed never does.
+func TestSetupFromCredentialsKeepsTheReportURL(t *testing.T) {
+	creds := map[string]any{"host_id": testHostID, "bid": 42, "secret_key": testSecretKey, "url": "https://report.example/r",
+		"install_token": testToken, "install_token_expires_at": "2026-01-01T00:00:00Z", "agent_privkey_seed": testSeed,
+		"agent_pubkey": testPubkey, "api_endpoint": "https://hub.example", "ws_url": "wss://hub.example/v1/internal/agent/ws",
+		"listen_port": 24001, "exe_url": "ignored", "exe_sha256": "ignored", "l1_listen": "0.0.0.0:24001",
+		"agent_privkey_sealed": "not an installer's"}
+	in, _ := json.Marshal(creds)
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	code := Command([]string{"--setup-from", "-", "--state-dir", dir},
+		Deps{System: &fakeSystem{}, Stdout: &out, Stdin: bytes.NewReader(in), Now: time.Now}, &errb)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if s := readSetupFile(t, dir); s.ReportURL != "https://report.example/r" || s.ListenPort != 24001 ||
+		s.L1Listen != "0.0.0.0:24001" || s.AgentPrivkeySealed != "" {
+		t.Errorf("setup %+v", s)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, SetupFileName))
+	if !strings.Contains(string(b), `"report_url": "https://report.example/r"`) || strings.Contains(string(b), "exe_url") {
+		t.Errorf("setup file:\n%s", b)
+	}
+}
