@@ -291,8 +291,6 @@ func forbidden() error {
 	return &Problem{Status: 403, Code: "forbidden", Message: "your admin role may not do this"}
 }
 
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
-
 // strictJSON is huma's JSON format, except that a request body that is
 // not valid UTF-8 is refused (400 invalid_body) instead of having its bad
 // bytes silently replaced with U+FFFD, so a name, URL or note is stored
