@@ -679,11 +679,10 @@ func TestAgentWithStaleSettingsIsUpdatedAtConnect(t *testing.T) {
 		}
 		return fmt.Errorf("reloads %d, online %v, settings.json %q", reloads.Load(), on, b)
 	})
-	// Once current, reconnecting sends nothing more. The reload's
-	// reconnection is welcomed; then an observation window, as the hub's
-	// check at connect sends from a goroutine with nothing to wait for.
+	// Once current, reconnecting sends nothing more: the reload's
+	// reconnection is welcomed, and no second update follows.
 	eventually.True(t, 20*time.Second, "the reconnection after the reload", func() bool { return sessions.Load() >= 2 })
-	time.Sleep(300 * time.Millisecond)
+	time.Sleep(300 * time.Millisecond) // an observation window: the check at connect sends from a goroutine, with no event to wait for
 	if n := reloads.Load(); n != 1 {
 		t.Errorf("reloads = %d, want exactly 1", n)
 	}

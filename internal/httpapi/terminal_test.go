@@ -542,7 +542,7 @@ func TestTerminalTicketExpires(t *testing.T) {
 	u := h.Register(t)
 	hostPath := "/v1/user/hosts/" + h.ConnectAgent(t, u.User.ID, nil)
 	tk := ticketFor(t, h, u.AccessToken, hostPath)
-	time.Sleep(ttl) // time must pass: the ticket's lifetime, counted from after it was issued; trying it sooner would spend it
+	time.Sleep(ttl) // time must pass (the ticket's lifetime since its issue); a try sooner would spend the ticket
 	h.Client(t).Do("GET", hostPath+"/terminal/ws?ticket="+tk, nil).Want(t, 401, "invalid_ticket")
 }
 
