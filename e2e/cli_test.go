@@ -285,8 +285,7 @@ func cliTerm(t *testing.T, env []string, id string) {
 	}
 	eventually.True(t, 15*time.Second, "the new size remotely", func() bool {
 		_, _ = ptmx.Write([]byte("stty size\r"))
-		time.Sleep(300 * time.Millisecond)
-		return shown("33 101")()
+		return eventually.Within(300*time.Millisecond, shown("33 101")) // this try's answer, before typing again
 	})
 	if _, err := ptmx.Write([]byte("echo h''i; exit 3\r")); err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 
 	"hostgate/internal/accounts"
 	"hostgate/internal/deliveries"
+	"hostgate/internal/eventually"
 	"hostgate/internal/hosts"
 	"hostgate/internal/keyring"
 	"hostgate/internal/pgtest"
@@ -138,19 +139,17 @@ func (e *env) get(t *testing.T, hostID, id string) deliveries.Delivery {
 	return deliveries.Delivery{}
 }
 
-// await polls until the delivery reaches status.
-func (e *env) await(t *testing.T, hostID, id string, status deliveries.Status) deliveries.Delivery {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		d := e.get(t, hostID, id)
-		if d.Status == status {
-			return d
+// settle is how long a delivery may take to reach a final status.
+const settle = 30 * time.Second
+
+// status is a check for eventually.Error: nil once the delivery id of
+// hostID has status, else what it has instead.
+func (e *env) status(t *testing.T, hostID, id string, status deliveries.Status) func() error {
+	return func() error {
+		if d := e.get(t, hostID, id); d.Status != status {
+			return fmt.Errorf("delivery %s: status %q, want %q (attempts %d, last error %q)", id, d.Status, status, d.Attempts, d.LastError)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("delivery %s: status %q after 30s, want %q (attempts %d, last error %q)", id, d.Status, status, d.Attempts, d.LastError)
-		}
-		time.Sleep(10 * time.Millisecond)
+		return nil
 	}
 }
 
@@ -159,17 +158,18 @@ func (e *env) await(t *testing.T, hostID, id string, status deliveries.Status) d
 type receiver struct {
 	failing atomic.Bool
 	mu      sync.Mutex
-	secrets map[string]string   // host id → secret held
-	seen    map[string]bool     // processed delivery ids
-	hits    map[string]int      // requests per delivery id
-	order   map[string][]string // host id → adopted delivery ids in order
-	busy    map[string]bool     // host id → a request in progress
+	secrets map[string]string    // host id → secret held
+	seen    map[string]bool      // processed delivery ids
+	hits    map[string]int       // requests per delivery id
+	first   map[string]time.Time // delivery id → when its first request came
+	order   map[string][]string  // host id → adopted delivery ids in order
+	busy    map[string]bool      // host id → a request in progress
 	errs    []string
 	srv     *httptest.Server
 }
 
 func newReceiver(t *testing.T) *receiver {
-	rc := &receiver{secrets: map[string]string{}, seen: map[string]bool{}, hits: map[string]int{},
+	rc := &receiver{secrets: map[string]string{}, seen: map[string]bool{}, hits: map[string]int{}, first: map[string]time.Time{},
 		order: map[string][]string{}, busy: map[string]bool{}}
 	rc.srv = httptest.NewServer(rc)
 	t.Cleanup(rc.srv.Close)
@@ -184,12 +184,15 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id := r.Header.Get(webhooks.HeaderDelivery)
 	rc.mu.Lock()
 	rc.hits[id]++
+	if _, ok := rc.first[id]; !ok {
+		rc.first[id] = time.Now()
+	}
 	if rc.busy[hostID] {
 		rc.errs = append(rc.errs, "two concurrent requests for host "+hostID)
 	}
 	rc.busy[hostID] = true
 	rc.mu.Unlock()
-	time.Sleep(time.Millisecond) // widen the window for overlapping sends
+	time.Sleep(time.Millisecond) // the receiver's work: widens the window for overlapping sends
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	rc.busy[hostID] = false
@@ -247,11 +250,17 @@ func TestRetriesUntilDeadLetter(t *testing.T) {
 		h := e.host(t)
 		id := e.queue(t, h, rc.url(h), 0)
 		start(t, e.worker("i1"))
-		d := e.await(t, h, id, deliveries.StatusDeadLetter)
+		eventually.Error(t, settle, "dead letter", e.status(t, h, id, deliveries.StatusDeadLetter))
+		d := e.get(t, h, id)
 		if d.Attempts != 5 || d.HTTPStatus == nil || *d.HTTPStatus != 503 || d.LastError != "receiver answered 503" {
 			t.Errorf("dead letter: %+v", d)
 		}
-		time.Sleep(50 * time.Millisecond) // no automatic retry after dead
+		// No automatic retry after dead: the host's next delivery, sent
+		// only once no earlier one of the host is unfinished, goes out
+		// alone.
+		rc.failing.Store(false)
+		next := e.queue(t, h, rc.url(h), 0)
+		eventually.Error(t, settle, "the next delivery", e.status(t, h, next, deliveries.StatusSuccess))
 		if n := rc.hitsOf(id); n != 5 {
 			t.Errorf("receiver got %d attempts, want 5", n)
 		}
@@ -267,13 +276,10 @@ func TestFailingReceiverHoldsBackLaterDeliveries(t *testing.T) {
 		w := e.worker("i1")
 		w.Scale = 0.00002 // 30 s → 0.6 ms … 30 min → 36 ms: stays under five failures for a while
 		start(t, w)
-		deadline := time.Now().Add(5 * time.Second)
-		for rc.hitsOf(ids[0]) < 2 && time.Now().Before(deadline) {
-			time.Sleep(5 * time.Millisecond)
-		}
+		eventually.True(t, 5*time.Second, "a second attempt at the first delivery", func() bool { return rc.hitsOf(ids[0]) >= 2 })
 		rc.failing.Store(false)
 		for _, id := range ids {
-			e.await(t, h, id, deliveries.StatusSuccess)
+			eventually.Error(t, settle, "success", e.status(t, h, id, deliveries.StatusSuccess))
 		}
 		rc.mu.Lock()
 		defer rc.mu.Unlock()
@@ -293,13 +299,13 @@ func TestManualRetryOfDeadLetter(t *testing.T) {
 		h := e.host(t)
 		id := e.queue(t, h, rc.url(h), 0)
 		start(t, e.worker("i1"))
-		e.await(t, h, id, deliveries.StatusDeadLetter)
+		eventually.Error(t, settle, "dead letter", e.status(t, h, id, deliveries.StatusDeadLetter))
 		rc.failing.Store(false)
 		if _, err := e.s.RetryDelivery(t.Context(), h, id, time.Now()); err != nil {
 			t.Fatal(err)
 		}
-		d := e.await(t, h, id, deliveries.StatusSuccess)
-		if d.Attempts != 6 {
+		eventually.Error(t, settle, "success after the manual retry", e.status(t, h, id, deliveries.StatusSuccess))
+		if d := e.get(t, h, id); d.Attempts != 6 {
 			t.Errorf("attempts after a manual retry: %d, want 6 (kept, plus one)", d.Attempts)
 		}
 	})
@@ -324,7 +330,7 @@ func TestTwoInstancesShareOneQueue(t *testing.T) {
 			start(t, w)
 		}
 		for _, q := range all {
-			e.await(t, q.host, q.id, deliveries.StatusSuccess)
+			eventually.Error(t, settle, "success", e.status(t, q.host, q.id, deliveries.StatusSuccess))
 		}
 		rc.mu.Lock()
 		defer rc.mu.Unlock()
@@ -347,18 +353,23 @@ func TestLeaseExpiryTakesOver(t *testing.T) {
 		rc := newReceiver(t)
 		h := e.host(t)
 		id := e.queue(t, h, rc.url(h), 0)
-		claimed, err := e.s.ClaimDue(t.Context(), "crashed", time.Now(), 300*time.Millisecond, 10)
+		const lease = 300 * time.Millisecond
+		claimedAt := time.Now()
+		claimed, err := e.s.ClaimDue(t.Context(), "crashed", claimedAt, lease, 10)
 		if err != nil || len(claimed) != 1 {
 			t.Fatalf("ClaimDue by the instance that crashes: %v, %v", claimed, err)
 		}
 		start(t, e.worker("survivor"))
-		time.Sleep(100 * time.Millisecond)
-		if n := rc.hitsOf(id); n != 0 {
-			t.Fatalf("sent while another instance held the lease: %d", n)
-		}
-		e.await(t, h, id, deliveries.StatusSuccess)
-		if n := rc.hitsOf(id); n != 1 {
+		eventually.Error(t, settle, "success", e.status(t, h, id, deliveries.StatusSuccess))
+		rc.mu.Lock()
+		n, first := rc.hits[id], rc.first[id]
+		rc.mu.Unlock()
+		if n != 1 {
 			t.Errorf("receiver got %d requests, want 1", n)
+		}
+		// The store keeps microseconds: the lease may end up to 1 µs early.
+		if expiry := claimedAt.Add(lease - time.Microsecond); first.Before(expiry) {
+			t.Errorf("sent %v before the lease of the other instance expired", expiry.Sub(first))
 		}
 		err = e.s.FinishDelivery(t.Context(), id, "crashed", deliveries.Result{Status: deliveries.StatusSuccess, At: time.Now()})
 		if err == nil {

@@ -15,6 +15,7 @@ import (
 	"hostgate/internal/apperr"
 	"hostgate/internal/coord"
 	"hostgate/internal/coord/inproc"
+	"hostgate/internal/eventually"
 )
 
 // fakeAgent answers commands the way an agent would, through Deliver.
@@ -68,17 +69,6 @@ func startDispatcher(t *testing.T, c coord.Coord, name string) *Dispatcher {
 	return d
 }
 
-func waitUntil(t *testing.T, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 5 s")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 func TestSendLocalRemoteOfflineTimeout(t *testing.T) {
 	c := inproc.New()
 	t.Cleanup(func() { c.Close() })
@@ -119,7 +109,12 @@ func TestDisconnectReachesTheHoldingInstance(t *testing.T) {
 	agent := &fakeAgent{d: a}
 	a.Register(ctx, "h1", agent)
 	b.Disconnect(ctx, "h1", "secret rotated")
-	waitUntil(t, func() bool { return agent.closedWith() == "secret rotated" })
+	eventually.Error(t, 5*time.Second, "the agent closed for the rotation", func() error {
+		if got := agent.closedWith(); got != "secret rotated" {
+			return fmt.Errorf("closed with %q", got)
+		}
+		return nil
+	})
 	a.Unregister("h1", agent)
 	if on, _ := b.Online(ctx, "h1"); on {
 		t.Error("h1 still online after disconnect")
@@ -135,7 +130,7 @@ func TestNewConnectionReplacesOldEverywhere(t *testing.T) {
 	a.Register(ctx, "h1", old)
 	fresh := &fakeAgent{d: b}
 	b.Register(ctx, "h1", fresh)
-	waitUntil(t, func() bool { return old.closedWith() != "" })
+	eventually.True(t, 5*time.Second, "the old connection closed", func() bool { return old.closedWith() != "" })
 	// The old connection's late unregister must not erase the new presence.
 	a.Unregister("h1", old)
 	if owner, ok, _ := c.Presence(ctx, "h1"); !ok || owner != "b" {
@@ -177,7 +172,12 @@ func TestPresenceRenewalRetriesSoonAfterAFailure(t *testing.T) {
 	// Three failures, each retried after a millisecond, then a success:
 	// four renewals soon after the first interval, where waiting a whole
 	// interval after each failure would take four.
-	waitUntil(t, func() bool { return f.calls.Load() >= 4 })
+	eventually.Error(t, 5*time.Second, "four renewals", func() error {
+		if n := f.calls.Load(); n < 4 {
+			return fmt.Errorf("%d renewals", n)
+		}
+		return nil
+	})
 	took := time.Since(start)
 	cancel()
 	<-done
@@ -231,13 +231,18 @@ func TestDisconnectsWhileAClearRunsGoTogether(t *testing.T) {
 	}
 	first := make(chan struct{})
 	go func() { defer close(first); d.Unregister("h0", agents[0]) }()
-	waitUntil(t, func() bool { return g.calls() == 1 })
+	eventually.True(t, 5*time.Second, "the first clear under way", func() bool { return g.calls() == 1 })
 	var rest sync.WaitGroup
 	var returned atomic.Int64
 	for i := 1; i <= n; i++ {
 		rest.Go(func() { d.Unregister(fmt.Sprint("h", i), agents[i]); returned.Add(1) })
 	}
-	waitUntil(t, func() bool { return d.clears.Waiting() == n })
+	eventually.Error(t, 5*time.Second, "every other Unregister waiting for the next clear", func() error {
+		if w := d.clears.Waiting(); w != n {
+			return fmt.Errorf("%d waiting, want %d", w, n)
+		}
+		return nil
+	})
 	if got := returned.Load(); got != 0 {
 		t.Fatalf("%d Unregisters returned before their clear ran", got)
 	}

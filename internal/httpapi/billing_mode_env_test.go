@@ -2,7 +2,9 @@ package httpapi_test
 
 import (
 	"testing"
+	"time"
 
+	"hostgate/internal/eventually"
 	"hostgate/internal/hubtest"
 )
 
@@ -41,7 +43,7 @@ func TestBillingModeFromEnvironment(t *testing.T) {
 
 		h.Env["HOSTGATE_BILLING_MODE"] = "charging"
 		h = h.Restart(t)
-		awaitConnected(t, h, id)
+		eventually.Error(t, 20*time.Second, "the agent reconnected", connected(t, h, id))
 		fin, _ = h.Admin(t, "finance")
 		checkFree("restart with charging")
 	})

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"hostgate/internal/agentproto"
+	"hostgate/internal/eventually"
 	"hostgate/internal/hubtest"
 )
 
@@ -119,9 +120,17 @@ func TestAgentDownloads(t *testing.T) {
 	}
 
 	// A file replaced on disk after start is refused, not served under the
-	// checksum of the one it replaced.
-	time.Sleep(10 * time.Millisecond)
-	if err := os.WriteFile(filepath.Join(dir, name), []byte("\x7fELF something else entirely"), 0o755); err != nil {
+	// checksum of the one it replaced. Its modification time is set a
+	// second later, whatever the file system's clock granularity.
+	path := filepath.Join(dir, name)
+	old, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("\x7fELF something else entirely"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, time.Time{}, old.ModTime().Add(time.Second)); err != nil {
 		t.Fatal(err)
 	}
 	c.Do("GET", "/download/"+name, nil).Want(t, 503, "exe_unavailable")
@@ -246,9 +255,7 @@ func TestFirstGatewayVersion(t *testing.T) {
 	sibling := hubtest.StartEnv(t, env)
 	admin, _ := h.Admin(t, "owner")
 	var got []gwVersion
-	for deadline := time.Now().Add(10 * time.Second); len(got) == 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		got = listVersions(t, h, admin)
-	}
+	eventually.True(t, 10*time.Second, "a version published", func() bool { got = listVersions(t, h, admin); return len(got) > 0 })
 	want := gwVersion{Version: "0.9.1-3-gabc1234", Channel: "stable", ExeSHA256: sha(exe), ExeSizeBytes: int64(len(exe)),
 		ExeURL: "https://hub.example.com/download/hostgate-agent-windows-amd64.exe"}
 	if len(got) != 1 || got[0] != want {

@@ -1,9 +1,11 @@
 package httpapi_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
+	"hostgate/internal/eventually"
 	"hostgate/internal/hubtest"
 	"hostgate/internal/store"
 )
@@ -36,22 +38,19 @@ func TestStatusFollowsTheLink(t *testing.T) {
 				t.Fatalf("status after the sweep = %s, want offline", got.Status)
 			}
 		})
-		awaitConnected(t, h, id)
+		eventually.Error(t, 20*time.Second, "the agent reconnected", connected(t, h, id))
 		checkOnline(t, h, u.AccessToken, id, "reconnection")
 	})
 }
 
-func awaitConnected(t *testing.T, h *hubtest.Hub, id string) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if on, err := h.Dispatch.Online(t.Context(), id); err == nil && on {
-			return
+// connected is a check for eventually.Error: nil once h holds host id's
+// agent connected.
+func connected(t *testing.T, h *hubtest.Hub, id string) func() error {
+	return func() error {
+		if on, err := h.Dispatch.Online(t.Context(), id); err != nil || !on {
+			return fmt.Errorf("host %s: online %v (%v)", id, on, err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("host %s not connected within 20 s", id)
-		}
-		time.Sleep(10 * time.Millisecond)
+		return nil
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 
 	"hostgate/internal/agent"
 	"hostgate/internal/agentproto"
+	"hostgate/internal/eventually"
 	"hostgate/internal/hubtest"
 )
 
@@ -207,22 +208,28 @@ func (rc *specReceiver) verifyB(h http.Header, body []byte) (verified, error) {
 		ActorID: b.ChangedBy.ID, BID: b.After.BID, URL: b.After.ReportURL, NewSecret: b.After.SecretKey, BeforeBID: int64(bid)}, nil
 }
 
-// await waits until the receiver has accepted n deliveries.
-func (rc *specReceiver) await(n int) []verified {
-	rc.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+// webhookWait is how long a change may take to reach the receiver, or a
+// delivery its recorded state.
+const webhookWait = 30 * time.Second
+
+// accepted is a check for eventually.Error: nil once the receiver has
+// accepted n deliveries, else how many it has and what it refused.
+func (rc *specReceiver) accepted(n int) func() error {
+	return func() error {
 		rc.mu.Lock()
-		got, errs := append([]verified(nil), rc.got...), append([]string(nil), rc.errs...)
-		rc.mu.Unlock()
-		if len(got) >= n {
-			return got
+		defer rc.mu.Unlock()
+		if len(rc.got) < n {
+			return fmt.Errorf("receiver accepted %d of %d deliveries; refusals: %v", len(rc.got), n, rc.errs)
 		}
-		if time.Now().After(deadline) {
-			rc.t.Fatalf("receiver accepted %d of %d deliveries; refusals: %v", len(got), n, errs)
-		}
-		time.Sleep(20 * time.Millisecond)
+		return nil
 	}
+}
+
+// verified returns the deliveries the receiver has accepted, in order.
+func (rc *specReceiver) verified() []verified {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return append([]verified(nil), rc.got...)
 }
 
 func newSecret() string {
@@ -305,22 +312,27 @@ func (f l1Fixture) history(t *testing.T, cred string) []deliveryRow {
 	return out.Items
 }
 
-// awaitRow waits until the host's delivery id satisfies ok.
-func (f l1Fixture) awaitRow(t *testing.T, id string, ok func(deliveryRow) bool) deliveryRow {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		for _, r := range f.history(t, f.user.AccessToken) {
-			if r.ID == id && ok(r) {
-				return r
+// row is a check for eventually.Error: nil once the host's delivery id
+// is listed and satisfies ok, with the row in *into; else the row as it
+// is, or the whole history if id is not in it.
+func (f l1Fixture) row(t *testing.T, id string, into *deliveryRow, ok func(deliveryRow) bool) func() error {
+	return func() error {
+		rows := f.history(t, f.user.AccessToken)
+		for _, r := range rows {
+			if r.ID == id {
+				if !ok(r) {
+					return fmt.Errorf("delivery %s not in the expected state: %+v", id, r)
+				}
+				*into = r
+				return nil
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("delivery %s never reached the expected state: %+v", id, f.history(t, f.user.AccessToken))
-		}
-		time.Sleep(20 * time.Millisecond)
+		return fmt.Errorf("delivery %s not listed: %+v", id, rows)
 	}
 }
+
+// listed is a row condition that only needs the row to be listed.
+func listed(deliveryRow) bool { return true }
 
 func allowPrivate() hubtest.Option { return hubtest.WithEnv("HOSTGATE_WEBHOOK_ALLOW_PRIVATE", "1") }
 
@@ -346,7 +358,9 @@ func TestL1ConfigWebhooksFromAllSources(t *testing.T) {
 				t.Fatalf("%s answer %+v", c.source, out)
 			}
 			ids = append(ids, out.DeliveryID)
-			got := rc.await(i + 1)[i] // one at a time: each verifies with the secret the previous one taught
+			// One at a time: each verifies with the secret the previous one taught.
+			eventually.Error(t, webhookWait, "the change delivered", rc.accepted(i+1))
+			got := rc.verified()[i]
 			wantKind := map[string]string{"web": "user", "client_api": "api_key", "agent": "agent"}[c.source]
 			if c.format == "A" {
 				wantKind = c.source
@@ -364,16 +378,18 @@ func TestL1ConfigWebhooksFromAllSources(t *testing.T) {
 			Credentials creds `json:"credentials"`
 		}
 		h.Client(t).As(f.user.AccessToken).Do("POST", "/v1/user/hosts/"+f.host.ID+"/rotate-secret", nil).Want(t, 200, "").JSON(t, &rotU)
-		if got := rc.await(7)[6]; got.Source != "user" || got.NewSecret != rotU.Credentials.SecretKey || got.BID != f.host.BID+6 {
+		eventually.Error(t, webhookWait, "user rotate-secret delivered", rc.accepted(7))
+		if got := rc.verified()[6]; got.Source != "user" || got.NewSecret != rotU.Credentials.SecretKey || got.BID != f.host.BID+6 {
 			t.Fatalf("user rotate-secret delivered %+v", got)
 		}
 		var rotK creds
 		h.Client(t).As(f.key).Do("POST", "/v1/api/hosts/"+f.host.ID+"/rotate-secret", nil).Want(t, 200, "").JSON(t, &rotK)
-		if got := rc.await(8)[7]; got.Source != "api_key" || got.NewSecret != rotK.SecretKey {
+		eventually.Error(t, webhookWait, "API rotate-secret delivered", rc.accepted(8))
+		if got := rc.verified()[7]; got.Source != "api_key" || got.NewSecret != rotK.SecretKey {
 			t.Fatalf("API rotate-secret delivered %+v", got)
 		}
 		for range 2 {
-			ids = append(ids, rc.await(8)[len(ids)].DeliveryID)
+			ids = append(ids, rc.verified()[len(ids)].DeliveryID)
 		}
 		changes = append(changes, change{"web", "B"}, change{"client_api", "B"})
 		if b := balanceOf(t, h, f.user.AccessToken); b != 8 {
@@ -393,7 +409,8 @@ func TestL1ConfigWebhooksFromAllSources(t *testing.T) {
 		// The receiver has seen every delivery; the worker records each
 		// outcome just after the receiver answers, so wait for that.
 		for _, id := range ids {
-			f.awaitRow(t, id, func(r deliveryRow) bool { return r.Status != "pending" && r.Status != "retrying" })
+			var r deliveryRow
+			eventually.Error(t, webhookWait, "the outcome recorded", f.row(t, id, &r, func(r deliveryRow) bool { return r.Status != "pending" && r.Status != "retrying" }))
 		}
 		for _, cred := range []string{f.user.AccessToken, f.key} {
 			rows := f.history(t, cred)
@@ -429,17 +446,21 @@ func TestL1ConfigDeliveriesInOrderAfterFailures(t *testing.T) {
 				Want(t, 200, "").JSON(t, &out)
 			ids = append(ids, out.DeliveryID)
 		}
-		first := f.awaitRow(t, ids[0], func(r deliveryRow) bool { return r.Attempts >= 2 })
+		var first deliveryRow
+		eventually.Error(t, webhookWait, "a second attempt at the first delivery", f.row(t, ids[0], &first, func(r deliveryRow) bool { return r.Attempts >= 2 }))
 		if first.Status != "retrying" || first.HTTPStatus == nil || *first.HTTPStatus != 500 || first.LastError == "" {
 			t.Fatalf("first delivery while failing: %+v", first)
 		}
 		for _, id := range ids[1:] {
-			if r := f.awaitRow(t, id, func(deliveryRow) bool { return true }); r.Status != "pending" || r.Attempts != 0 {
+			var r deliveryRow
+			eventually.Error(t, webhookWait, "a later delivery listed", f.row(t, id, &r, listed))
+			if r.Status != "pending" || r.Attempts != 0 {
 				t.Fatalf("a later delivery went out before the first: %+v", r)
 			}
 		}
 		rc.setFail(false)
-		got := rc.await(3)
+		eventually.Error(t, webhookWait, "the three deliveries", rc.accepted(3))
+		got := rc.verified()
 		for i, g := range got {
 			if g.DeliveryID != ids[i] {
 				t.Fatalf("delivery %d is %s, want %s (order)", i, g.DeliveryID, ids[i])
@@ -466,7 +487,8 @@ func TestWebhookDeadLetterAndManualRetry(t *testing.T) {
 		var out l1Resp
 		f.put(t, "web", map[string]any{"bid": 7, "secret_key": newSecret(), "url": rc.URL(), "webhook_format": "B"}).
 			Want(t, 200, "").JSON(t, &out)
-		dead := f.awaitRow(t, out.DeliveryID, func(r deliveryRow) bool { return r.Status == "dead_letter" })
+		var dead deliveryRow
+		eventually.Error(t, webhookWait, "dead letter", f.row(t, out.DeliveryID, &dead, func(r deliveryRow) bool { return r.Status == "dead_letter" }))
 		if dead.Attempts != 5 {
 			t.Fatalf("dead after %d attempts, want 5", dead.Attempts)
 		}
@@ -477,8 +499,9 @@ func TestWebhookDeadLetterAndManualRetry(t *testing.T) {
 		if row.Status != "retrying" || row.Attempts != 5 {
 			t.Fatalf("retried row: %+v", row)
 		}
-		rc.await(1)
-		done := f.awaitRow(t, out.DeliveryID, func(r deliveryRow) bool { return r.Status == "success" })
+		eventually.Error(t, webhookWait, "the retried delivery", rc.accepted(1))
+		var done deliveryRow
+		eventually.Error(t, webhookWait, "success after the manual retry", f.row(t, out.DeliveryID, &done, func(r deliveryRow) bool { return r.Status == "success" }))
 		if done.Attempts != 6 {
 			t.Errorf("attempts %d after the manual retry, want 6", done.Attempts)
 		}
@@ -487,7 +510,9 @@ func TestWebhookDeadLetterAndManualRetry(t *testing.T) {
 			"/webhook-deliveries/00000000-0000-4000-8000-000000000000/retry", nil).Want(t, 404, "not_found")
 		// An empty URL clears the report URL: the row is history only.
 		f.put(t, "web", map[string]any{"bid": 8, "secret_key": newSecret(), "url": ""}).Want(t, 200, "").JSON(t, &out)
-		if r := f.awaitRow(t, out.DeliveryID, func(deliveryRow) bool { return true }); r.Status != "skipped_no_url" {
+		var r deliveryRow
+		eventually.Error(t, webhookWait, "the change listed", f.row(t, out.DeliveryID, &r, listed))
+		if r.Status != "skipped_no_url" {
 			t.Errorf("change without url: %+v", r)
 		}
 	})
@@ -620,18 +645,14 @@ func TestL1ConfigAgentOnline(t *testing.T) {
 	if !out.AgentOnline || out.BID != 4242 || out.DeliveryID == "" {
 		t.Fatalf("answer %+v, want agent_online", out)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	eventually.Error(t, 20*time.Second, "the agent applies the settings", func() error {
 		b, _ := os.ReadFile(filepath.Join(stateDir, "settings.json"))
 		on, _ := h.Dispatch.Online(t.Context(), hostID)
 		if reloads.Load() >= 1 && on && strings.Contains(string(b), secret) && strings.Contains(string(b), "4242") {
-			break
+			return nil
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("agent did not apply the settings: reloads %d, online %v, settings.json %q", reloads.Load(), on, b)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return fmt.Errorf("reloads %d, online %v, settings.json %q", reloads.Load(), on, b)
+	})
 }
 
 // TestAgentWithStaleSettingsIsUpdatedAtConnect: an agent that says hello
@@ -641,29 +662,27 @@ func TestAgentWithStaleSettingsIsUpdatedAtConnect(t *testing.T) {
 	h := hubtest.Start(t, hubtest.Embedded)
 	user := h.Register(t)
 	var (
-		stateDir, secret string
-		bid              int64
-		reloads          atomic.Int64
+		stateDir, secret  string
+		bid               int64
+		reloads, sessions atomic.Int64
 	)
 	hostID := h.ConnectAgent(t, user.User.ID, func(c *agent.Config) {
 		stateDir, secret, bid = c.StateDir, c.SecretKey, c.BID
 		c.BID++ // stale: the host's bid is c.BID
-		c.OnStatus = func(st agent.Status) { reloads.Store(int64(st.Reloads)) }
+		c.OnStatus = func(st agent.Status) { reloads.Store(int64(st.Reloads)); sessions.Store(int64(st.Sessions)) }
 	})
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	eventually.Error(t, 20*time.Second, "the stale agent updated", func() error {
 		b, _ := os.ReadFile(filepath.Join(stateDir, "settings.json"))
 		on, _ := h.Dispatch.Online(t.Context(), hostID)
 		if reloads.Load() >= 1 && on && strings.Contains(string(b), secret) && strings.Contains(string(b), strconv.FormatInt(bid, 10)) {
-			break
+			return nil
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("stale agent not updated: reloads %d, online %v, settings.json %q", reloads.Load(), on, b)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	// Once current, reconnecting sends nothing more.
-	time.Sleep(300 * time.Millisecond)
+		return fmt.Errorf("reloads %d, online %v, settings.json %q", reloads.Load(), on, b)
+	})
+	// Once current, reconnecting sends nothing more: the reload's
+	// reconnection is welcomed, and no second update follows.
+	eventually.True(t, 20*time.Second, "the reconnection after the reload", func() bool { return sessions.Load() >= 2 })
+	time.Sleep(300 * time.Millisecond) // an observation window: the check at connect sends from a goroutine, with no event to wait for
 	if n := reloads.Load(); n != 1 {
 		t.Errorf("reloads = %d, want exactly 1", n)
 	}

@@ -1,31 +1,27 @@
 package httpapi_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"hostgate/internal/admin"
 	"hostgate/internal/audit"
+	"hostgate/internal/eventually"
 	"hostgate/internal/hubtest"
 	"hostgate/internal/paging"
 	"hostgate/internal/recent"
 )
 
-// refusedWithin waits at most d for c to refuse tok on a user route with
-// 401 invalid_token.
-func refusedWithin(t *testing.T, c *hubtest.Client, tok, path string, d time.Duration) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		r := c.As(tok).Do("GET", path, nil)
-		if r.Status == 401 && r.Code() == "invalid_token" {
-			return
+// refused is a check for eventually.Error: nil once c refuses tok on
+// path with 401 invalid_token, else what it answered.
+func refused(c *hubtest.Client, tok, path string) func() error {
+	return func() error {
+		if r := c.As(tok).Do("GET", path, nil); r.Status != 401 || r.Code() != "invalid_token" {
+			return fmt.Errorf("GET %s with an ended token: got %d %s, want 401 invalid_token", path, r.Status, r.Body)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("GET %s with an ended token: got %d %s, want 401 invalid_token", path, r.Status, r.Body)
-		}
-		time.Sleep(5 * time.Millisecond)
+		return nil
 	}
 }
 
@@ -82,7 +78,7 @@ func TestEndedSessionsStayEnded(t *testing.T) {
 			for _, x := range hubs {
 				for cause, tok := range ended {
 					t.Logf("%s, %s", when, cause)
-					refusedWithin(t, x.Client(t), tok, "/v1/user/me", 0)
+					x.Client(t).As(tok).Do("GET", "/v1/user/me", nil).Want(t, 401, "invalid_token")
 				}
 				x.Client(t).As(live.AccessToken).Do("GET", "/v1/user/me", nil).Want(t, 200, "")
 			}
@@ -93,7 +89,7 @@ func TestEndedSessionsStayEnded(t *testing.T) {
 			// forget must reach it well before the kept fact expires.
 			for cause, tok := range ended {
 				t.Logf("sibling, %s", cause)
-				refusedWithin(t, b.Client(t), tok, "/v1/user/me", recent.TTL/2)
+				eventually.Error(t, recent.TTL/2, "the sibling refuses the ended token", refused(b.Client(t), tok, "/v1/user/me"))
 			}
 			h.FlushCoordination(t)
 			check("coordination flushed", h, b)
@@ -232,15 +228,15 @@ func TestDisabledAdminRefused(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, x := range hubs {
-			refusedWithin(t, x.Client(t), tok, "/v1/admin/users", recent.TTL+500*time.Millisecond)
+			eventually.Error(t, recent.TTL+500*time.Millisecond, "the disabled admin's token refused", refused(x.Client(t), tok, "/v1/admin/users"))
 			x.Client(t).As(other).Do("GET", "/v1/admin/users", nil).Want(t, 200, "")
 		}
 		if mode == hubtest.Scaled {
 			h.FlushCoordination(t)
-			refusedWithin(t, h.Client(t), tok, "/v1/admin/users", 0)
+			h.Client(t).As(tok).Do("GET", "/v1/admin/users", nil).Want(t, 401, "invalid_token")
 		}
 		h = h.Restart(t)
-		refusedWithin(t, h.Client(t), tok, "/v1/admin/users", 0)
+		h.Client(t).As(tok).Do("GET", "/v1/admin/users", nil).Want(t, 401, "invalid_token")
 		h.Client(t).As(other).Do("GET", "/v1/admin/users", nil).Want(t, 200, "")
 
 		// Enabled again through the service, as the command does: the

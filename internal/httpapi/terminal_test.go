@@ -532,13 +532,17 @@ func TestTerminalTicketSpentByAnyRefusal(t *testing.T) {
 	})
 }
 
+// TestTerminalTicketExpires: a ticket not used within its lifetime is
+// refused. The hub's tickets live a second here instead of
+// terminals.TicketTTL.
 func TestTerminalTicketExpires(t *testing.T) {
 	t.Parallel()
-	h := hubtest.Start(t, hubtest.Embedded)
+	const ttl = time.Second
+	h := hubtest.Start(t, hubtest.Embedded, hubtest.WithTerminalTicketTTL(ttl))
 	u := h.Register(t)
 	hostPath := "/v1/user/hosts/" + h.ConnectAgent(t, u.User.ID, nil)
 	tk := ticketFor(t, h, u.AccessToken, hostPath)
-	time.Sleep(31 * time.Second)
+	time.Sleep(ttl) // time must pass (the ticket's lifetime since its issue); a try sooner would spend the ticket
 	h.Client(t).Do("GET", hostPath+"/terminal/ws?ticket="+tk, nil).Want(t, 401, "invalid_ticket")
 }
 

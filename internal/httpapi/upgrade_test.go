@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"hostgate/internal/eventually"
 	"hostgate/internal/hubtest"
 )
 
@@ -149,13 +150,12 @@ func TestPushUpgradeWrongHashFails(t *testing.T) {
 		close(release)
 
 		var u *upgradeView
-		deadline := time.Now().Add(20 * time.Second)
-		for u = hostUpgrade(t, h, op, hostID); u.State != "failed"; u = hostUpgrade(t, h, op, hostID) {
-			if time.Now().After(deadline) {
-				t.Fatalf("upgrade never failed: %+v", u)
+		eventually.Error(t, 20*time.Second, "the upgrade failed", func() error {
+			if u = hostUpgrade(t, h, op, hostID); u.State != "failed" {
+				return fmt.Errorf("upgrade %+v", u)
 			}
-			time.Sleep(50 * time.Millisecond)
-		}
+			return nil
+		})
 		if !strings.Contains(u.Reason, "sha256") {
 			t.Errorf("reason %q does not name the SHA-256 mismatch", u.Reason)
 		}

@@ -71,6 +71,10 @@ type Config struct {
 	WebhookAllowPrivate bool
 	// WebhookScheduleScale multiplies the webhook retry delays. Test-only.
 	WebhookScheduleScale float64
+	// TerminalTicketTTL is how long a terminal ticket may wait to be
+	// used; zero is terminals.TicketTTL. Test-only and not in the
+	// environment: hubtest shortens it to see a ticket expire.
+	TerminalTicketTTL time.Duration
 
 	// BillingMode ("free", "charging" or "" for the default) is the
 	// billing mode of a new installation; an existing one keeps its own.

@@ -166,7 +166,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 	h.gw = agentgw.New(h.bg, h.Hosts, h.Upgrades, h.L1Config, h.live, h.Dispatch, h.admit, log)
 	ops := operations.NewService(h.Hosts, h.Dispatch, h.Billing)
 	h.Terminals = terminals.New(terminals.Config{
-		Instance: h.Dispatch.Instance(), Coord: h.coord, Log: log, Hosts: h.Hosts, Audit: h.store,
+		Instance: h.Dispatch.Instance(), Coord: h.coord, Log: log, Hosts: h.Hosts, Audit: h.store, TicketTTL: cfg.TerminalTicketTTL,
 		Logins: logins{accounts: h.Accounts, admins: h.Admins},
 		Local:  func(hostID string) bool { return h.Dispatch.Local(hostID) != nil },
 		Open: func(ctx context.Context, hostID string, cols, rows int) (terminals.Terminal, error) {

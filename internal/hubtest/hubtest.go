@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"hostgate/internal/admin"
 	"hostgate/internal/hub"
@@ -97,6 +98,18 @@ type Option func(env map[string]string)
 // WithEnv sets one environment variable.
 func WithEnv(name, value string) Option { return func(env map[string]string) { env[name] = value } }
 
+// WithTerminalTicketTTL makes the hub's terminal tickets expire after d
+// instead of terminals.TicketTTL, for tests that see a ticket expire.
+// Restarts and siblings keep it.
+func WithTerminalTicketTTL(d time.Duration) Option {
+	return func(env map[string]string) { env[ticketTTLKey] = d.String() }
+}
+
+// ticketTTLKey carries WithTerminalTicketTTL in the environment map: it is
+// no environment variable of the hub's, and StartEnv moves it into the
+// hub's Config (hub.Config.TerminalTicketTTL).
+const ticketTTLKey = "hubtest.terminal_ticket_ttl"
+
 // Env returns the environment Start would use for mode, for tests that
 // start hubs themselves (a second instance on the same stores, say).
 func Env(t testing.TB, mode Mode, opts ...Option) map[string]string {
@@ -151,6 +164,11 @@ func StartEnv(t testing.TB, env map[string]string) *Hub {
 	cfg, err := hub.Parse(func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatalf("config: %v", err)
+	}
+	if v, ok := env[ticketTTLKey]; ok {
+		if cfg.TerminalTicketTTL, err = time.ParseDuration(v); err != nil {
+			t.Fatalf("config: %s: %v", ticketTTLKey, err)
+		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	h, err := hub.Open(ctx, cfg, Logger(t))

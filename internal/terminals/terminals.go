@@ -120,7 +120,11 @@ type Config struct {
 	// IdleTimeout closes a terminal nobody has used for that long
 	// (default 15 minutes).
 	IdleTimeout time.Duration
-	Log         *slog.Logger
+	// TicketTTL is how long a ticket may wait to be used (default
+	// TicketTTL, the expires_in the API announces). Only tests set it,
+	// shorter, to see a ticket expire.
+	TicketTTL time.Duration
+	Log       *slog.Logger
 }
 
 // Service is one instance's terminals. Run must be running for terminals
@@ -140,6 +144,9 @@ func New(cfg Config) *Service {
 	}
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = 15 * time.Minute
+	}
+	if cfg.TicketTTL <= 0 {
+		cfg.TicketTTL = TicketTTL
 	}
 	return &Service{cfg: cfg, sessions: map[string]*session{}, waiters: map[string]chan reply{}}
 }

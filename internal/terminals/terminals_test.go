@@ -14,6 +14,7 @@ import (
 	"hostgate/internal/apperr"
 	"hostgate/internal/coord"
 	"hostgate/internal/coord/inproc"
+	"hostgate/internal/eventually"
 	"hostgate/internal/streams"
 )
 
@@ -439,10 +440,7 @@ func TestCloseKeepsUnreadOutput(t *testing.T) {
 	}
 	f := <-c.terms
 	f.out <- []byte("$ ")
-	deadline := time.Now().Add(5 * time.Second)
-	for f.reads.Load() < 2 && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond) // the pump has taken the prompt and waits for more
-	}
+	eventually.True(t, 5*time.Second, "the pump has taken the prompt and waits for more", func() bool { return f.reads.Load() >= 2 })
 	if err := a.Close(t.Context(), alice, "host-1", sid); err != nil {
 		t.Fatal(err)
 	}

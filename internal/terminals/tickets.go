@@ -12,7 +12,8 @@ import (
 	"hostgate/internal/apperr"
 )
 
-// TicketTTL is how long a terminal ticket may wait to be used.
+// TicketTTL is how long a terminal ticket may wait to be used (what
+// Config.TicketTTL defaults to).
 const TicketTTL = 30 * time.Second
 
 // ticketLen is the length of a ticket: 32 random bytes in base64url.
@@ -30,8 +31,9 @@ func ticketKey(t string) string {
 }
 
 // IssueTicket returns a single-use ticket that opens a terminal on hostID
-// for p through the terminal WebSocket, valid for TicketTTL. The caller
-// has checked that p may use the host. Only the ticket's hash is stored.
+// for p through the terminal WebSocket, valid for Config.TicketTTL. The
+// caller has checked that p may use the host. Only the ticket's hash is
+// stored.
 func (s *Service) IssueTicket(ctx context.Context, p Principal, hostID string) (string, error) {
 	b := make([]byte, 32)
 	rand.Read(b)
@@ -40,7 +42,7 @@ func (s *Service) IssueTicket(ctx context.Context, p Principal, hostID string) (
 	if err != nil {
 		return "", err
 	}
-	if err := s.cfg.Coord.PutTicket(ctx, ticketKey(t), v, TicketTTL); err != nil {
+	if err := s.cfg.Coord.PutTicket(ctx, ticketKey(t), v, s.cfg.TicketTTL); err != nil {
 		return "", err
 	}
 	return t, nil
