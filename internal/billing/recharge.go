@@ -98,12 +98,6 @@ type RechargeStore interface {
 	// ExpireRecharges moves pending orders past their expiry to expired
 	// and returns how many.
 	ExpireRecharges(ctx context.Context, now time.Time) (int64, error)
-	// RefundRecharge moves a paid order to refunded and debits what it
-	// credited, with a refund event and the audit entry, in one
-	// transaction. ErrOrderNotFound, ErrNotRefundable, or
-	// ErrInsufficient when the balance no longer covers the debit; all
-	// change nothing.
-	RefundRecharge(ctx context.Context, r Refund) (Recharge, Units, error)
 }
 
 // ParseCNY converts an amount in CNY from the API into fen, refusing more
@@ -187,7 +181,7 @@ func (s *Service) RefundRecharge(ctx context.Context, actor audit.Actor, id, rea
 		return Recharge{}, 0, apperr.New(apperr.CodeInvalidBody, "reason must be 1 to 200 characters")
 	}
 	entry := actor.Entry(audit.ActionRechargeRefund, "recharge", id).WithDetail(map[string]any{"reason": reason})
-	r, after, err := s.recharges.RefundRecharge(ctx, Refund{RechargeID: id, EventID: uuid.NewString(), Reason: reason,
+	r, after, err := s.ledger.RefundRecharge(ctx, Refund{RechargeID: id, EventID: uuid.NewString(), Reason: reason,
 		At: s.now().UTC(), Audit: entry})
 	switch {
 	case errors.Is(err, ErrOrderNotFound):

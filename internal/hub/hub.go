@@ -155,7 +155,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 	h.APIKeys = apikeys.NewService(h.store, h.forgets)
 	h.Accounts.OnStatusChange(h.APIKeys.ForgetUser)
 	h.live = hosts.NewLiveness(h.store)
-	h.Billing = billing.NewService(h.store)
+	h.Billing = billing.NewService(h.store.Billing())
 	if err := h.initBillingMode(ctx); err != nil {
 		return nil, err
 	}

@@ -31,8 +31,6 @@ type Store interface {
 	admin.Store
 	apikeys.Store
 	audit.Store
-	billing.Store
-	billing.RechargeStore
 	deliveries.Store
 	hosts.Store
 	l1gate.Store
@@ -42,6 +40,10 @@ type Store interface {
 	l1config.Store
 	upgrades.Store
 	versions.Store
+
+	// Billing is the billing storage: balances, events, rules, the mode
+	// and recharge orders.
+	Billing() billing.Storage
 
 	// Ping checks the database; /readyz reports its error text.
 	Ping(ctx context.Context) error

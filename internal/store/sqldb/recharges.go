@@ -11,8 +11,6 @@ import (
 	"hostgate/internal/paging"
 )
 
-var _ billing.RechargeStore = (*DB)(nil)
-
 const rechargeCols = "id, order_no, user_id, amount_fen, units, status, provider, created_at, expires_at, paid_at, refunded_at"
 
 func scanRecharge(r rowScanner) (billing.Recharge, error) {
@@ -23,7 +21,8 @@ func scanRecharge(r rowScanner) (billing.Recharge, error) {
 }
 
 // CreateRecharge implements billing.RechargeStore.
-func (d *DB) CreateRecharge(ctx context.Context, r billing.Recharge) error {
+func (b Billing) CreateRecharge(ctx context.Context, r billing.Recharge) error {
+	d := b.d
 	_, err := d.write.ExecContext(ctx, `INSERT INTO recharges (`+rechargeCols+`)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
 		r.ID, r.OrderNo, r.UserID, r.AmountFen, int64(r.Units), r.Status, r.Provider,
@@ -35,7 +34,8 @@ func (d *DB) CreateRecharge(ctx context.Context, r billing.Recharge) error {
 }
 
 // ListRecharges implements billing.RechargeStore.
-func (d *DB) ListRecharges(ctx context.Context, userID, status string, p paging.Page) ([]billing.Recharge, int, error) {
+func (b Billing) ListRecharges(ctx context.Context, userID, status string, p paging.Page) ([]billing.Recharge, int, error) {
+	d := b.d
 	var w where
 	if userID != "" {
 		w.add(`user_id = $%d`, userID)
@@ -47,7 +47,8 @@ func (d *DB) ListRecharges(ctx context.Context, userID, status string, p paging.
 }
 
 // RechargeByOrderNo implements billing.RechargeStore.
-func (d *DB) RechargeByOrderNo(ctx context.Context, orderNo string) (billing.Recharge, error) {
+func (b Billing) RechargeByOrderNo(ctx context.Context, orderNo string) (billing.Recharge, error) {
+	d := b.d
 	r, err := scanRecharge(d.read.QueryRowContext(ctx, `SELECT `+rechargeCols+` FROM recharges WHERE order_no = $1`, orderNo))
 	if errors.Is(err, sql.ErrNoRows) {
 		return billing.Recharge{}, billing.ErrOrderNotFound
@@ -61,7 +62,8 @@ func (d *DB) RechargeByOrderNo(ctx context.Context, orderNo string) (billing.Rec
 // PayRecharge implements billing.RechargeStore. The conditional UPDATE is
 // the once-only gate: of concurrent notifications one moves the order out
 // of pending (or expired) and credits; the others find it paid.
-func (d *DB) PayRecharge(ctx context.Context, p billing.Payment) (billing.Recharge, bool, error) {
+func (b Billing) PayRecharge(ctx context.Context, p billing.Payment) (billing.Recharge, bool, error) {
+	d := b.d
 	var r billing.Recharge
 	credited := false
 	err := d.withTx(ctx, func(tx *sql.Tx) error {
@@ -75,7 +77,7 @@ func (d *DB) PayRecharge(ctx context.Context, p billing.Payment) (billing.Rechar
 		if err != nil {
 			return d.errorf("pay recharge", err)
 		}
-		after, err := d.moveBalance(ctx, tx, r.UserID, r.Units, p.At)
+		after, err := d.credit(ctx, tx, r.UserID, r.Units, p.At)
 		if err != nil {
 			return err
 		}
@@ -105,46 +107,12 @@ func (d *DB) explainUnpaid(ctx context.Context, tx *sql.Tx, p billing.Payment, r
 }
 
 // ExpireRecharges implements billing.RechargeStore.
-func (d *DB) ExpireRecharges(ctx context.Context, now time.Time) (int64, error) {
+func (b Billing) ExpireRecharges(ctx context.Context, now time.Time) (int64, error) {
+	d := b.d
 	res, err := d.write.ExecContext(ctx, `UPDATE recharges SET status = 'expired'
 		WHERE status = 'pending' AND expires_at <= $1`, d.timeArg(now))
 	if err != nil {
 		return 0, d.errorf("expire recharges", err)
 	}
 	return res.RowsAffected()
-}
-
-// RefundRecharge implements billing.RechargeStore.
-func (d *DB) RefundRecharge(ctx context.Context, f billing.Refund) (billing.Recharge, billing.Units, error) {
-	var r billing.Recharge
-	var after billing.Units
-	err := d.withTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		r, err = scanRecharge(tx.QueryRowContext(ctx, `UPDATE recharges SET status = 'refunded', refunded_at = $1
-			WHERE id = $2 AND status = 'paid' RETURNING `+rechargeCols, d.timeArg(f.At), f.RechargeID))
-		if errors.Is(err, sql.ErrNoRows) {
-			var one int
-			err = tx.QueryRowContext(ctx, `SELECT 1 FROM recharges WHERE id = $1`, f.RechargeID).Scan(&one)
-			if errors.Is(err, sql.ErrNoRows) {
-				return billing.ErrOrderNotFound
-			}
-			if err != nil {
-				return d.errorf("read recharge", err)
-			}
-			return billing.ErrNotRefundable
-		}
-		if err != nil {
-			return d.errorf("refund recharge", err)
-		}
-		if after, err = d.moveBalance(ctx, tx, r.UserID, -r.Units, f.At); err != nil {
-			return err
-		}
-		err = d.insertEvent(ctx, tx, billing.Event{ID: f.EventID, UserID: r.UserID, Kind: billing.KindRefund,
-			Units: -r.Units, BalanceAfter: after, Reason: "refund of order " + r.OrderNo + ": " + f.Reason, CreatedAt: f.At})
-		if err != nil {
-			return err
-		}
-		return d.insertAudit(ctx, tx, withAuditDefaults(f.Audit, f.At))
-	})
-	return r, after, err
 }
