@@ -22,6 +22,7 @@ var billingTests = []test{
 	{"FreeModeAndZeroPrice", testFreeModeAndZeroPrice},
 	{"ConcurrentChargesAreExact", testConcurrentCharges},
 	{"ChargeBatches", testChargeBatches},
+	{"ChargesAgreeWithPlan", testChargesAgreeWithPlan},
 	{"EventsPage", testEventsPage},
 	{"SeededRules", testSeededRules},
 	{"RulesTakeEffectAtOnce", testRulesTakeEffect},
