@@ -228,7 +228,7 @@ func TestDisabledAdminRefused(t *testing.T) {
 			x.Client(t).As(tok).Do("GET", "/v1/admin/users", nil).Want(t, 200, "")
 		}
 		rec := audit.CLIActor.Entry(audit.ActionAdminDisable, "admin", id)
-		if err := h.Store().SetAdminStatus(t.Context(), id, admin.StatusDisabled, time.Now(), rec); err != nil {
+		if err := admin.SetAdminStatus(t.Context(), h.Store().Admins(), id, admin.StatusDisabled, time.Now(), rec); err != nil {
 			t.Fatal(err)
 		}
 		for _, x := range hubs {
@@ -245,7 +245,7 @@ func TestDisabledAdminRefused(t *testing.T) {
 
 		// Enabled again through the service, as the command does: the
 		// admin signs in, and both changes are audited.
-		a, err := h.Store().AdminByID(t.Context(), id)
+		a, err := h.Store().Admins().AdminByID(t.Context(), id)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -28,7 +28,6 @@ import (
 // Store is everything the hub keeps durably.
 type Store interface {
 	accounts.Store
-	admin.Store
 	apikeys.Store
 	audit.Store
 	deliveries.Store
@@ -41,6 +40,8 @@ type Store interface {
 	upgrades.Store
 	versions.Store
 
+	// Admins is the admins' storage.
+	Admins() admin.Store
 	// Billing is the billing storage: balances, events, rules, the mode
 	// and recharge orders.
 	Billing() billing.Storage
