@@ -159,7 +159,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 	if err := h.initBillingMode(ctx); err != nil {
 		return nil, err
 	}
-	h.Versions = versions.NewService(h.store)
+	h.Versions = versions.NewService(h.store.Versions())
 	h.admit = agentgw.NewAdmission(cfg.HandshakeConcurrency, cfg.HandshakeRate, int(cfg.HandshakeRate))
 	h.Upgrades = upgrades.NewService(h.store, h.Hosts, h.Versions, h.Dispatch, log)
 	h.gw = agentgw.New(h.bg, h.Hosts, h.Upgrades, h.L1Config, h.live, h.Dispatch, h.admit, log)

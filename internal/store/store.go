@@ -38,13 +38,15 @@ type Store interface {
 	keyring.ResealStore
 	l1config.Store
 	upgrades.Store
-	versions.Store
 
 	// Admins is the admins' storage.
 	Admins() admin.Store
 	// Billing is the billing storage: balances, events, rules, the mode
 	// and recharge orders.
 	Billing() billing.Storage
+
+	// Versions is the published agent versions' storage.
+	Versions() versions.Store
 
 	// Ping checks the database; /readyz reports its error text.
 	Ping(ctx context.Context) error
