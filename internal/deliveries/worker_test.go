@@ -64,7 +64,7 @@ func newEnv(t *testing.T, s store.Store) *env {
 	}
 	u := accounts.User{ID: uuid.NewString(), Email: "ann@example.com", DisplayName: "Ann", Status: accounts.StatusActive, CreatedAt: time.Now()}
 	sess := accounts.Session{ID: uuid.NewString(), UserID: u.ID, CreatedAt: time.Now(), ExpiresAt: time.Now().Add(time.Hour)}
-	if err := s.CreateUser(t.Context(), u, "h", sess, []byte(u.ID)); err != nil {
+	if err := s.Accounts().CreateUser(t.Context(), u, "h", sess, []byte(u.ID)); err != nil {
 		t.Fatal(err)
 	}
 	return &env{s: s, kr: kr, user: u.ID}

@@ -129,7 +129,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 	hasher := passwords.NewHasher(passwords.Default)
 	h.forgets = recent.NewBus(h.coord, log)
 	h.lockouts = []*lockout.Guard{lockout.New(h.store, lockout.Default, "user"), lockout.New(h.store, lockout.Default, "admin")}
-	h.Accounts = accounts.NewService(h.store, h.forgets, keys, hasher, h.lockouts[0], accounts.DefaultPolicy, log)
+	h.Accounts = accounts.NewService(h.store.Accounts(), h.forgets, keys, hasher, h.lockouts[0], accounts.DefaultPolicy, log)
 	h.Admins = admin.NewService(h.store.Admins(), h.coord, h.forgets, keys, hasher, h.lockouts[1])
 	if cfg.AdminUsername != "" {
 		created, err := h.Admins.EnsureOwner(ctx, cfg.AdminUsername, cfg.AdminPassword)

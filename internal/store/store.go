@@ -27,7 +27,6 @@ import (
 
 // Store is everything the hub keeps durably.
 type Store interface {
-	accounts.Store
 	apikeys.Store
 	audit.Store
 	deliveries.Store
@@ -39,6 +38,8 @@ type Store interface {
 	l1config.Store
 	upgrades.Store
 
+	// Accounts is the users' and sessions' storage.
+	Accounts() accounts.Store
 	// Admins is the admins' storage.
 	Admins() admin.Store
 	// Billing is the billing storage: balances, events, rules, the mode

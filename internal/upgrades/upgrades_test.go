@@ -78,7 +78,7 @@ func newFixture(t *testing.T) *fixture {
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	u := accounts.User{ID: uuid.NewString(), Email: "ann@example.com", DisplayName: "ann", Status: accounts.StatusActive, CreatedAt: now}
 	sess := accounts.Session{ID: uuid.NewString(), UserID: u.ID, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
-	if err := st.CreateUser(t.Context(), u, "hash", sess, []byte("refresh")); err != nil {
+	if err := st.Accounts().CreateUser(t.Context(), u, "hash", sess, []byte("refresh")); err != nil {
 		t.Fatal(err)
 	}
 	h := hosts.Host{ID: uuid.NewString(), UserID: u.ID, Name: "web", BID: 7, ListenPort: hosts.DefaultListenPort,

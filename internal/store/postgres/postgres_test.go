@@ -44,10 +44,10 @@ func TestReopen(t *testing.T) {
 	url := pgtest.NewDatabase(t)
 	s := open(t, url)
 	u := accounts.User{ID: "u1", Email: "ann@example.com", DisplayName: "Ann", Status: accounts.StatusActive}
-	if err := s.CreateUser(t.Context(), u, "h", accounts.Session{ID: "s1", UserID: "u1"}, []byte("r1")); err != nil {
+	if err := s.Accounts().CreateUser(t.Context(), u, "h", accounts.Session{ID: "s1", UserID: "u1"}, []byte("r1")); err != nil {
 		t.Fatalf("CreateUser: %v", err)
 	}
-	if _, err := open(t, url).UserByID(t.Context(), "u1"); err != nil {
+	if _, err := open(t, url).Accounts().UserByID(t.Context(), "u1"); err != nil {
 		t.Errorf("UserByID after reopening: %v", err)
 	}
 

@@ -125,7 +125,7 @@ func testKeyForAuth(t *testing.T, s store.Store) {
 func testKeyForAuthSuspended(t *testing.T, s store.Store) {
 	ann := owner(t, s, "ann@example.com")
 	k := createKey(t, s, newKey(ann, "k", t0))
-	_, err := s.SetUserStatus(t.Context(), ann, accounts.StatusSuspended, t0, entry("a", audit.ActionUserSuspend, "user"))
+	_, err := accounts.SetUserStatus(t.Context(), s.Accounts(), ann, accounts.StatusSuspended, t0, entry("a", audit.ActionUserSuspend, "user"))
 	must(t, "suspend", err)
 	_, _, err = s.KeyForAuth(t.Context(), k.ID)
 	checkErr(t, "KeyForAuth of a suspended user's key", err, apikeys.ErrNotFound)
@@ -133,7 +133,7 @@ func testKeyForAuthSuspended(t *testing.T, s store.Store) {
 		t.Errorf("ListKeys of a suspended user: got %d keys, want 1 (suspension deletes nothing)", len(got))
 	}
 
-	_, err = s.SetUserStatus(t.Context(), ann, accounts.StatusActive, t0, entry("a", audit.ActionUserResume, "user"))
+	_, err = accounts.SetUserStatus(t.Context(), s.Accounts(), ann, accounts.StatusActive, t0, entry("a", audit.ActionUserResume, "user"))
 	must(t, "resume", err)
 	user, _, err := s.KeyForAuth(t.Context(), k.ID)
 	must(t, "KeyForAuth after resuming", err)

@@ -19,7 +19,7 @@ func BenchmarkCharge(b *testing.B, s store.Store) {
 	ctx := b.Context()
 	u := accounts.User{ID: newID(), Email: newID() + "@example.com", DisplayName: "bench", Status: accounts.StatusActive, CreatedAt: t0}
 	sess := accounts.Session{ID: newID(), UserID: u.ID, CreatedAt: t0, ExpiresAt: t0.Add(24 * 3600e9)}
-	if err := s.CreateUser(ctx, u, "hash", sess, hashOf(u.ID)); err != nil {
+	if err := s.Accounts().CreateUser(ctx, u, "hash", sess, hashOf(u.ID)); err != nil {
 		b.Fatal(err)
 	}
 	_, err := ledger(s).AdjustBalance(ctx, billing.Adjustment{EventID: newID(), UserID: u.ID, Units: 1 << 50, Reason: "bench",
@@ -60,7 +60,7 @@ func BenchmarkIdleFlush(b *testing.B, s store.Store) {
 	ctx := b.Context()
 	u := accounts.User{ID: newID(), Email: newID() + "@example.com", DisplayName: "bench", Status: accounts.StatusActive, CreatedAt: t0}
 	sess := accounts.Session{ID: newID(), UserID: u.ID, CreatedAt: t0, ExpiresAt: t0.Add(24 * time.Hour)}
-	if err := s.CreateUser(ctx, u, "hash", sess, hashOf(u.ID)); err != nil {
+	if err := s.Accounts().CreateUser(ctx, u, "hash", sess, hashOf(u.ID)); err != nil {
 		b.Fatal(err)
 	}
 	ids := make([]string, flushHosts)
