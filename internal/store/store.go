@@ -36,7 +36,6 @@ type Store interface {
 	keyring.Store
 	keyring.ResealStore
 	l1config.Store
-	upgrades.Store
 
 	// Accounts is the users' and sessions' storage.
 	Accounts() accounts.Store
@@ -46,6 +45,8 @@ type Store interface {
 	// and recharge orders.
 	Billing() billing.Storage
 
+	// Upgrades is the hosts' upgrades' storage.
+	Upgrades() upgrades.Store
 	// Versions is the published agent versions' storage.
 	Versions() versions.Store
 

@@ -56,11 +56,10 @@ type Upgrade struct {
 
 // Store keeps upgrades. Each method is one transaction.
 type Store interface {
-	// StartUpgrade makes u the host's upgrade, appends ev to the host's
-	// events and writes rec. ErrInProgress when the host has an unfinished
-	// upgrade updated at or after busySince; hosts.ErrNotFound for an
-	// unknown or deleted host.
-	StartUpgrade(ctx context.Context, u Upgrade, busySince time.Time, ev hosts.Event, rec audit.Entry) error
+	// Tx runs fn in one unit of work: everything fn does through its Tx
+	// commits when fn returns nil and nothing does when it returns an
+	// error, which Tx returns.
+	Tx(ctx context.Context, fn func(Tx) error) error
 	// AdvanceUpgrade moves the host's upgrade to version into state to,
 	// with reason, when its current state ranks below to, and appends ev.
 	// It returns the upgrade as it is after the call and whether it moved.
@@ -71,6 +70,45 @@ type Store interface {
 	// StaleUpgrades returns up to limit unfinished upgrades last updated
 	// before the given time.
 	StaleUpgrades(ctx context.Context, before time.Time, limit int) ([]Upgrade, error)
+}
+
+// Tx is the plain storage operations of a change to upgrades, inside one
+// unit of work (Store.Tx).
+type Tx interface {
+	audit.Appender
+	// LockHostUpgrade locks the undeleted host until the unit of work ends
+	// and reads its upgrade; found is false when it has none.
+	// hosts.ErrNotFound for an unknown or deleted host.
+	LockHostUpgrade(ctx context.Context, hostID string) (u Upgrade, found bool, err error)
+	// SaveUpgrade makes u its host's upgrade, replacing the one before.
+	SaveUpgrade(ctx context.Context, u Upgrade) error
+	// AppendHostEvent appends e to the host's events, keeping the newest
+	// hosts.KeepEvents.
+	AppendHostEvent(ctx context.Context, hostID string, e hosts.Event) error
+}
+
+// StartUpgrade makes u the host's upgrade, appends ev to the host's events
+// and writes rec (stamped when u was requested), in one unit of work of
+// st. An upgrade replaces only a finished one or one abandoned (not
+// updated since busySince): ErrInProgress otherwise; hosts.ErrNotFound for
+// an unknown or deleted host. Of concurrent starts on one host, one wins.
+func StartUpgrade(ctx context.Context, st Store, u Upgrade, busySince time.Time, ev hosts.Event, rec audit.Entry) error {
+	return st.Tx(ctx, func(tx Tx) error {
+		cur, found, err := tx.LockHostUpgrade(ctx, u.HostID)
+		switch {
+		case err != nil:
+			return err
+		case found && !cur.State.Terminal() && !cur.UpdatedAt.Before(busySince):
+			return ErrInProgress
+		}
+		if err := tx.SaveUpgrade(ctx, u); err != nil {
+			return err
+		}
+		if err := tx.AppendHostEvent(ctx, u.HostID, ev); err != nil {
+			return err
+		}
+		return tx.AppendAudit(ctx, rec.At(u.RequestedAt))
+	})
 }
 
 // Storage errors.
@@ -157,7 +195,7 @@ func (s *Service) Push(ctx context.Context, actor audit.Actor, hostID, version s
 		RequestedBy: actor.AdminID, RequestedAt: now, UpdatedAt: now}
 	rec := actor.Entry(audit.ActionHostPushUpgrade, "host", h.ID).
 		WithDetail(map[string]string{"version": v.Version, "from_version": h.InstalledVersion})
-	err = s.store.StartUpgrade(ctx, u, now.Add(-s.Timeout), event(now, u.State, v.Version, "pushed by admin "+actor.AdminID), rec)
+	err = StartUpgrade(ctx, s.store, u, now.Add(-s.Timeout), event(now, u.State, v.Version, "pushed by admin "+actor.AdminID), rec)
 	switch {
 	case errors.Is(err, ErrInProgress):
 		return Result{}, apperr.New(CodeInProgress, "the host has an upgrade in progress; wait for it to end")

@@ -89,7 +89,7 @@ func newFixture(t *testing.T) *fixture {
 	vs := fakeVersions{"2.0.0": {Version: "2.0.0", ExeURL: "https://dl.example.com/a", ExeSHA256: strings.Repeat("ab", 32),
 		ExeSizeBytes: 10, MinSupportedProtocol: 1}}
 	d := &fakeDispatcher{online: true, resp: agentproto.Response{OK: true, Result: json.RawMessage(`{"state":"downloading"}`)}}
-	return &fixture{svc: upgrades.NewService(st, fakeHosts{st}, vs, d, slog.New(slog.DiscardHandler)), st: st, disp: d, hostID: h.ID}
+	return &fixture{svc: upgrades.NewService(st.Upgrades(), fakeHosts{st}, vs, d, slog.New(slog.DiscardHandler)), st: st, disp: d, hostID: h.ID}
 }
 
 var admin1 = audit.Actor{AdminID: "adm-1", Role: "operator"}
