@@ -81,7 +81,7 @@ func (e *env) host(t *testing.T) string {
 	t.Helper()
 	h := hosts.Host{ID: uuid.NewString(), UserID: e.user, Name: "web", BID: e.bids.Add(1), ListenPort: hosts.DefaultListenPort,
 		Status: hosts.StatusPending, CreatedAt: time.Now()}
-	if err := e.s.CreateHost(t.Context(), h, hosts.Secrets{SecretSealed: []byte("x")}, nil); err != nil {
+	if err := e.s.Hosts().CreateHost(t.Context(), h, hosts.Secrets{SecretSealed: []byte("x")}, nil); err != nil {
 		t.Fatal(err)
 	}
 	return h.ID

@@ -147,14 +147,14 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 	h.Deliveries = &deliveries.Worker{Store: h.store, Sealer: keys, Instance: h.Dispatch.Instance(),
 		AllowPrivate: cfg.WebhookAllowPrivate, Scale: cfg.WebhookScheduleScale, Log: log,
 		Interval: scanInterval(cfg.WebhookScheduleScale)}
-	h.L1Config = l1config.NewService(h.store, keys, h.Dispatch, h.Deliveries, cfg.WebhookAllowPrivate, log)
-	h.Hosts = hosts.NewService(h.store, h.coord, keys, hosts.Config{
+	h.L1Config = l1config.NewService(h.store.L1Config(), keys, h.Dispatch, h.Deliveries, cfg.WebhookAllowPrivate, log)
+	h.Hosts = hosts.NewService(h.store.Hosts(), h.coord, keys, hosts.Config{
 		PublicURL: cfg.PublicURL, InstallTokenTTL: cfg.InstallTokenTTL, AgentTokenTTL: AgentTokenTTL,
 		ExeURL: exeURL, ExeSHA256: exeSHA256,
 	}, h.forgets, h.Dispatch, h.L1Config, log)
 	h.APIKeys = apikeys.NewService(h.store, h.forgets)
 	h.Accounts.OnStatusChange(h.APIKeys.ForgetUser)
-	h.live = hosts.NewLiveness(h.store)
+	h.live = hosts.NewLiveness(h.store.Hosts())
 	h.Billing = billing.NewService(h.store.Billing())
 	if err := h.initBillingMode(ctx); err != nil {
 		return nil, err

@@ -30,12 +30,10 @@ type Store interface {
 	apikeys.Store
 	audit.Store
 	deliveries.Store
-	hosts.Store
 	l1gate.Store
 	lockout.Store
 	keyring.Store
 	keyring.ResealStore
-	l1config.Store
 
 	// Accounts is the users' and sessions' storage.
 	Accounts() accounts.Store
@@ -45,6 +43,10 @@ type Store interface {
 	// and recharge orders.
 	Billing() billing.Storage
 
+	// Hosts is the hosts' storage.
+	Hosts() hosts.Store
+	// L1Config is the storage of the hosts' L1 configuration.
+	L1Config() l1config.Store
 	// Upgrades is the hosts' upgrades' storage.
 	Upgrades() upgrades.Store
 	// Versions is the published agent versions' storage.

@@ -24,7 +24,7 @@ import (
 type fakeHosts struct{ st store.Store }
 
 func (f fakeHosts) AdminGet(ctx context.Context, id string) (hosts.Host, error) {
-	h, _, err := f.st.HostByID(ctx, id)
+	h, _, err := f.st.Hosts().HostByID(ctx, id)
 	if errors.Is(err, hosts.ErrNotFound) {
 		return hosts.Host{}, apperr.NotFound("host") // as hosts.Service answers
 	}
@@ -83,7 +83,7 @@ func newFixture(t *testing.T) *fixture {
 	}
 	h := hosts.Host{ID: uuid.NewString(), UserID: u.ID, Name: "web", BID: 7, ListenPort: hosts.DefaultListenPort,
 		Status: hosts.StatusPending, CreatedAt: now}
-	if err := st.CreateHost(t.Context(), h, hosts.Secrets{SecretSealed: []byte("s")}, nil); err != nil {
+	if err := st.Hosts().CreateHost(t.Context(), h, hosts.Secrets{SecretSealed: []byte("s")}, nil); err != nil {
 		t.Fatal(err)
 	}
 	vs := fakeVersions{"2.0.0": {Version: "2.0.0", ExeURL: "https://dl.example.com/a", ExeSHA256: strings.Repeat("ab", 32),

@@ -154,7 +154,7 @@ func testHostsByBID(t *testing.T, s store.Store) {
 	for _, h := range []hosts.Host{a, b, c, other} {
 		createHost(t, s, h)
 	}
-	must(t, "DeleteHost", s.DeleteHost(ctx, cat, c.ID, t0, nil))
+	must(t, "DeleteHost", hosts.DeleteHost(ctx, s.Hosts(), cat, c.ID, t0, nil))
 
 	got, err := s.HostsByBID(ctx, a.BID)
 	must(t, "HostsByBID", err)

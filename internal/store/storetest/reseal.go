@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"hostgate/internal/hosts"
 	"hostgate/internal/keyring"
 	"hostgate/internal/store"
 )
@@ -59,7 +60,7 @@ func testSealedValuesPaging(t *testing.T, s store.Store) {
 	// A deleted host's secret is still a sealed value to re-seal.
 	for id := range rows[keyring.SealedHostSecret] {
 		h, _ := hostNow(t, s, id)
-		must(t, "DeleteHost", s.DeleteHost(t.Context(), h.UserID, h.ID, t0, nil))
+		must(t, "DeleteHost", hosts.DeleteHost(t.Context(), s.Hosts(), h.UserID, h.ID, t0, nil))
 		break
 	}
 	for kind, want := range rows {

@@ -41,7 +41,7 @@ func startUpgrade(t *testing.T, s store.Store, u upgrades.Upgrade) {
 
 func eventKinds(t *testing.T, s store.Store, hostID string) []string {
 	t.Helper()
-	evs, err := s.ListEvents(t.Context(), hostID, 50)
+	evs, err := s.Hosts().ListEvents(t.Context(), hostID, 50)
 	must(t, "ListEvents", err)
 	var kinds []string
 	for i := len(evs) - 1; i >= 0; i-- {
@@ -136,7 +136,7 @@ func testStartRefusals(t *testing.T, s store.Store) {
 	must(t, "StartUpgrade over an abandoned one", upgrades.StartUpgrade(ctx, s.Upgrades(), again, t0.Add(time.Second),
 		upgradeEvent(t0, "upgrade.requested"), pushEntry(h.ID)))
 
-	must(t, "DeleteHost", s.DeleteHost(ctx, "", h.ID, t0, nil))
+	must(t, "DeleteHost", hosts.DeleteHost(ctx, s.Hosts(), "", h.ID, t0, nil))
 	late := newUpgrade(h.ID, "2.0.2", t0.Add(time.Hour))
 	if err := upgrades.StartUpgrade(ctx, s.Upgrades(), late, late.RequestedAt, upgradeEvent(t0, "upgrade.requested"), pushEntry(h.ID)); !errors.Is(err, hosts.ErrNotFound) {
 		t.Fatalf("start on a deleted host: %v", err)
