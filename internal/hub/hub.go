@@ -122,15 +122,15 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 		return nil, storeError(cfg, err)
 	}
 	h.store = st
-	keys, err := openKeys(ctx, cfg, h.store)
+	keys, err := openKeys(ctx, cfg, h.store.Keys)
 	if err != nil {
 		return nil, err
 	}
 	hasher := passwords.NewHasher(passwords.Default)
 	h.forgets = recent.NewBus(h.coord, log)
-	h.lockouts = []*lockout.Guard{lockout.New(h.store, lockout.Default, "user"), lockout.New(h.store, lockout.Default, "admin")}
-	h.Accounts = accounts.NewService(h.store.Accounts(), h.forgets, keys, hasher, h.lockouts[0], accounts.DefaultPolicy, log)
-	h.Admins = admin.NewService(h.store.Admins(), h.coord, h.forgets, keys, hasher, h.lockouts[1])
+	h.lockouts = []*lockout.Guard{lockout.New(h.store.Lockout, lockout.Default, "user"), lockout.New(h.store.Lockout, lockout.Default, "admin")}
+	h.Accounts = accounts.NewService(h.store.Accounts, h.forgets, keys, hasher, h.lockouts[0], accounts.DefaultPolicy, log)
+	h.Admins = admin.NewService(h.store.Admins, h.coord, h.forgets, keys, hasher, h.lockouts[1])
 	if cfg.AdminUsername != "" {
 		created, err := h.Admins.EnsureOwner(ctx, cfg.AdminUsername, cfg.AdminPassword)
 		if err != nil {
@@ -144,24 +144,24 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 	// service, which takes them: it drops agents through the one and
 	// rotates secrets (with their webhook) through the other.
 	h.Dispatch = dispatch.New(uuid.NewString(), h.coord, log)
-	h.Deliveries = &deliveries.Worker{Store: h.store, Sealer: keys, Instance: h.Dispatch.Instance(),
+	h.Deliveries = &deliveries.Worker{Store: h.store.Deliveries, Sealer: keys, Instance: h.Dispatch.Instance(),
 		AllowPrivate: cfg.WebhookAllowPrivate, Scale: cfg.WebhookScheduleScale, Log: log,
 		Interval: scanInterval(cfg.WebhookScheduleScale)}
-	h.L1Config = l1config.NewService(h.store.L1Config(), keys, h.Dispatch, h.Deliveries, cfg.WebhookAllowPrivate, log)
-	h.Hosts = hosts.NewService(h.store.Hosts(), h.coord, keys, hosts.Config{
+	h.L1Config = l1config.NewService(h.store.L1Config, keys, h.Dispatch, h.Deliveries, cfg.WebhookAllowPrivate, log)
+	h.Hosts = hosts.NewService(h.store.Hosts, h.coord, keys, hosts.Config{
 		PublicURL: cfg.PublicURL, InstallTokenTTL: cfg.InstallTokenTTL, AgentTokenTTL: AgentTokenTTL,
 		ExeURL: exeURL, ExeSHA256: exeSHA256,
 	}, h.forgets, h.Dispatch, h.L1Config, log)
-	h.APIKeys = apikeys.NewService(h.store, h.forgets)
+	h.APIKeys = apikeys.NewService(h.store.APIKeys, h.forgets)
 	h.Accounts.OnStatusChange(h.APIKeys.ForgetUser)
-	h.live = hosts.NewLiveness(h.store.Hosts())
-	h.Billing = billing.NewService(h.store.Billing())
+	h.live = hosts.NewLiveness(h.store.Hosts)
+	h.Billing = billing.NewService(h.store.Billing)
 	if err := h.initBillingMode(ctx); err != nil {
 		return nil, err
 	}
-	h.Versions = versions.NewService(h.store.Versions())
+	h.Versions = versions.NewService(h.store.Versions)
 	h.admit = agentgw.NewAdmission(cfg.HandshakeConcurrency, cfg.HandshakeRate, int(cfg.HandshakeRate))
-	h.Upgrades = upgrades.NewService(h.store.Upgrades(), h.Hosts, h.Versions, h.Dispatch, log)
+	h.Upgrades = upgrades.NewService(h.store.Upgrades, h.Hosts, h.Versions, h.Dispatch, log)
 	h.gw = agentgw.New(h.bg, h.Hosts, h.Upgrades, h.L1Config, h.live, h.Dispatch, h.admit, log)
 	ops := operations.NewService(h.Hosts, h.Dispatch, h.Billing)
 	h.Terminals = terminals.New(terminals.Config{
@@ -178,15 +178,15 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 			return ops.Charge(ctx, p.ID, p.APIKeyID, hostID, billing.RuleShellSession)
 		},
 	})
-	h.l1gate = l1gate.New(h.store, keys, ops, h.coord, cfg.L1RatePerMin, log)
+	h.l1gate = l1gate.New(h.store.L1Gate, keys, ops, h.coord, cfg.L1RatePerMin, log)
 	h.server = httpapi.New(httpapi.Config{
-		Accounts: h.Accounts, Admins: h.Admins, Audit: h.store,
+		Accounts: h.Accounts, Admins: h.Admins, Audit: h.store.Audit,
 		Hosts: h.Hosts, Liveness: h.live, APIKeys: h.APIKeys, Dispatch: h.Dispatch, Gateway: h.gw,
 		Billing: h.Billing, Operations: ops,
 		Versions:       h.Versions,
 		Upgrades:       h.Upgrades,
 		L1Config:       h.L1Config,
-		Deliveries:     h.store,
+		Deliveries:     h.store.Deliveries,
 		DeliveryWorker: h.Deliveries,
 		Payments:       httpapi.Payments{Dummy: cfg.PaymentDummy, EPay: cfg.EPay, PublicURL: cfg.PublicURL.String()},
 		Exe:            exe,
@@ -249,7 +249,7 @@ func (h *Hub) instrument() {
 	m.Gauge("agents_connected", "Agents connected to this instance.", func() float64 { return float64(h.Dispatch.LocalCount()) })
 	m.Gauge("terminals_open", "Terminals held by this instance.", func() float64 { return float64(h.Terminals.Len()) })
 	m.CountGauge("agents_online", "Agents connected to any instance (coordination's presence).", h.Dispatch.CountOnline)
-	m.CountGauge("webhook_queue_depth", "Webhook deliveries pending or retrying, cluster-wide.", h.store.CountUnfinishedDeliveries)
+	m.CountGauge("webhook_queue_depth", "Webhook deliveries pending or retrying, cluster-wide.", h.store.Deliveries.CountUnfinishedDeliveries)
 }
 
 func (h *Hub) readyChecks() []httpapi.ReadyCheck {

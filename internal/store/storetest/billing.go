@@ -36,7 +36,7 @@ func initMode(t *testing.T, s store.Store, mode, want string, wantSet bool) {
 	t.Helper()
 	got, set, err := ledger(s).InitMode(t.Context(), mode, entry("config", audit.ActionBillingModeChange, "billing"))
 	must(t, "InitBillingMode", err)
-	stored, err := s.Billing().BillingMode(t.Context())
+	stored, err := s.Billing.BillingMode(t.Context())
 	must(t, "BillingMode", err)
 	if got != want || set != wantSet || stored != want {
 		t.Errorf("InitBillingMode(%s) = %s, %v (stored %s), want %s, %v", mode, got, set, stored, want, wantSet)
@@ -49,7 +49,7 @@ func testInitBillingMode(t *testing.T, s store.Store) {
 	initMode(t, s, billing.ModeFree, billing.ModeFree, true)
 	initMode(t, s, billing.ModeCharging, billing.ModeFree, false)
 	initMode(t, s, billing.ModeFree, billing.ModeFree, false)
-	_, n, err := s.ListAudit(t.Context(), audit.Filter{Action: audit.ActionBillingModeChange}, paging.Page{Limit: 10})
+	_, n, err := s.Audit.ListAudit(t.Context(), audit.Filter{Action: audit.ActionBillingModeChange}, paging.Page{Limit: 10})
 	must(t, "ListAudit", err)
 	if n != 1 {
 		t.Errorf("%d audit rows, want 1 (the mode set once)", n)
@@ -92,8 +92,8 @@ func testRulesTakeEffect(t *testing.T, s store.Store) {
 	if c, err := charge(s, t, user, billing.RuleDir); err != nil || c.Units != 1000 {
 		t.Fatalf("after end: %+v %v", c, err)
 	}
-	live, _ := s.Billing().ListRules(t.Context(), false, now)
-	all, _ := s.Billing().ListRules(t.Context(), true, now)
+	live, _ := s.Billing.ListRules(t.Context(), false, now)
+	all, _ := s.Billing.ListRules(t.Context(), true, now)
 	if len(all) != len(live)+1 {
 		t.Fatalf("%d rules with expired, %d without; want one more", len(all), len(live))
 	}
@@ -107,7 +107,7 @@ func testRulesTakeEffect(t *testing.T, s store.Store) {
 		adm.Entry(audit.ActionPricingUpdate, "pricing_rule", "x")); !errors.Is(err, billing.ErrRuleNotFound) {
 		t.Fatalf("unknown rule: %v", err)
 	}
-	entries, _, err := s.ListAudit(t.Context(), audit.Filter{Action: audit.ActionPricingUpdate}, paging.Page{Limit: 10})
+	entries, _, err := s.Audit.ListAudit(t.Context(), audit.Filter{Action: audit.ActionPricingUpdate}, paging.Page{Limit: 10})
 	must(t, "ListAudit", err)
 	if len(entries) != 2 {
 		t.Fatalf("%d update audit rows, want 2 (refused updates write none)", len(entries))
@@ -141,9 +141,9 @@ func chargeOne(ctx context.Context, s store.Store, c billing.Charge) (billing.Ch
 // checkLedger fails unless the balance is want and equals the sum of events.
 func checkLedger(t *testing.T, s store.Store, user string, want billing.Units) {
 	t.Helper()
-	bal, err := s.Billing().Balance(t.Context(), user)
+	bal, err := s.Billing.Balance(t.Context(), user)
 	must(t, "Balance", err)
-	sum, err := s.Billing().SumBillingEvents(t.Context(), user)
+	sum, err := s.Billing.SumBillingEvents(t.Context(), user)
 	must(t, "SumBillingEvents", err)
 	if bal != want || sum != bal {
 		t.Fatalf("balance %d, sum of events %d; want both %d", bal, sum, want)
@@ -169,7 +169,7 @@ func testAdjustThenCharge(t *testing.T, s store.Store) {
 	_, err = charge(s, t, user, billing.RuleDir)
 	checkErr(t, "charge past zero", err, billing.ErrInsufficient)
 	checkLedger(t, s, user, 0)
-	evs, total, err := s.Billing().ListBillingEvents(t.Context(), user, paging.Page{Limit: 10})
+	evs, total, err := s.Billing.ListBillingEvents(t.Context(), user, paging.Page{Limit: 10})
 	must(t, "ListBillingEvents", err)
 	if total != 3 || len(evs) != 3 {
 		t.Fatalf("%d events (total %d), want 3", len(evs), total)
@@ -193,7 +193,7 @@ func testAdjustBelowZero(t *testing.T, s store.Store) {
 	if after != 0 {
 		t.Fatalf("after = %d", after)
 	}
-	entries, _, err := s.ListAudit(t.Context(), audit.Filter{Action: audit.ActionUserBalanceAdjust}, paging.Page{Limit: 10})
+	entries, _, err := s.Audit.ListAudit(t.Context(), audit.Filter{Action: audit.ActionUserBalanceAdjust}, paging.Page{Limit: 10})
 	must(t, "ListAudit", err)
 	if len(entries) != 2 {
 		t.Fatalf("%d audit entries, want 2 (the refused adjustment writes none)", len(entries))
@@ -213,7 +213,7 @@ func testFreeModeAndZeroPrice(t *testing.T, s store.Store) {
 	if c.Charged {
 		t.Fatalf("a zero-price rule charged: %+v", c)
 	}
-	mode, err := s.Billing().BillingMode(t.Context())
+	mode, err := s.Billing.BillingMode(t.Context())
 	must(t, "BillingMode", err)
 	if mode != billing.ModeCharging {
 		t.Fatalf("fresh mode %q, want charging", mode)
@@ -257,7 +257,7 @@ func testConcurrentCharges(t *testing.T, s store.Store) {
 		t.Fatalf("%d charged, %d refused; want 37 and 163", ok, refused)
 	}
 	checkLedger(t, s, user, 0)
-	_, total, err := s.Billing().ListBillingEvents(t.Context(), user, paging.Page{Limit: 1})
+	_, total, err := s.Billing.ListBillingEvents(t.Context(), user, paging.Page{Limit: 1})
 	must(t, "ListBillingEvents", err)
 	if total != 38 { // 37 charges and the funding
 		t.Fatalf("%d events, want 38", total)
@@ -295,7 +295,7 @@ func testChargeBatches(t *testing.T, s store.Store) {
 	checkLedger(t, s, bob, 8_900)
 	// Each charge's event says what it was for.
 	for _, u := range []string{ann, bob} {
-		evs, _, err := s.Billing().ListBillingEvents(t.Context(), u, paging.Page{Limit: 10})
+		evs, _, err := s.Billing.ListBillingEvents(t.Context(), u, paging.Page{Limit: 10})
 		must(t, "ListBillingEvents", err)
 		for _, e := range evs {
 			if e.Kind != billing.KindCharge {
@@ -346,13 +346,13 @@ func testEventsPage(t *testing.T, s store.Store) {
 		_, err := charge(s, t, user, billing.RuleDir)
 		must(t, "charge", err)
 	}
-	evs, total, err := s.Billing().ListBillingEvents(t.Context(), user, paging.Page{Limit: 2, Offset: 1})
+	evs, total, err := s.Billing.ListBillingEvents(t.Context(), user, paging.Page{Limit: 2, Offset: 1})
 	must(t, "ListBillingEvents", err)
 	if total != 6 || len(evs) != 2 {
 		t.Fatalf("page of %d, total %d", len(evs), total)
 	}
 	other := fund(t, s, 1)
-	evs, total, err = s.Billing().ListBillingEvents(t.Context(), other, paging.Page{Limit: 10})
+	evs, total, err = s.Billing.ListBillingEvents(t.Context(), other, paging.Page{Limit: 10})
 	must(t, "ListBillingEvents", err)
 	if total != 1 || evs[0].UserID != other || evs[0].Kind != billing.KindAdjust || evs[0].Reason != "funding" {
 		t.Fatalf("other user's events: %+v", evs)
@@ -361,7 +361,7 @@ func testEventsPage(t *testing.T, s store.Store) {
 }
 
 func testSeededRules(t *testing.T, s store.Store) {
-	rules, err := s.Billing().ListRules(t.Context(), false, time.Now())
+	rules, err := s.Billing.ListRules(t.Context(), false, time.Now())
 	must(t, "ListRules", err)
 	want := map[string]billing.Units{
 		billing.RuleDir: 1000, billing.RuleFileRead: 500, billing.RuleFileWrite: 1000, billing.RuleExecShell: 5000,
@@ -383,4 +383,4 @@ func testSeededRules(t *testing.T, s store.Store) {
 }
 
 // ledger is the billing ledger over s's billing storage.
-func ledger(s store.Store) billing.Ledger { return billing.NewLedger(s.Billing()) }
+func ledger(s store.Store) billing.Ledger { return billing.NewLedger(s.Billing) }
