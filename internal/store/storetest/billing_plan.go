@@ -29,7 +29,7 @@ func testChargesAgreeWithPlan(t *testing.T, s store.Store) {
 		must(t, "CreateRule", l.CreateRule(ctx, r, adm.Entry(audit.ActionPricingCreate, "pricing_rule", r.ID)))
 		rules[c] = append(rules[c], r)
 	}
-	for i, start := range rng.Perm(40)[:12] { // distinct starts: one rule in force at a time
+	for i, start := range rng.Perm(40)[:12] { // distinct starts: no tie for the latest started
 		r := billing.Rule{ID: newID(), Code: codes[i%len(codes)], Units: billing.Units(rng.IntN(3) * rng.IntN(5) * 100),
 			ValidFrom: base.Add(time.Duration(start-20) * time.Minute), CreatedAt: base}
 		if rng.IntN(2) == 0 {
