@@ -247,6 +247,12 @@ type Tx interface {
 	ClaimModeChoice(ctx context.Context, by string) (bool, error)
 	// SetMode writes the global mode and records who chose it.
 	SetMode(ctx context.Context, mode, by string) error
+	// LockRecharge reads the recharge order numbered orderNo and locks it
+	// until the unit of work ends; ErrOrderNotFound.
+	LockRecharge(ctx context.Context, orderNo string) (Recharge, error)
+	// MarkPaid moves a recharge order to paid at at by provider and
+	// returns it.
+	MarkPaid(ctx context.Context, id, provider string, at time.Time) (Recharge, error)
 	// MarkRefunded moves a paid recharge order to refunded and returns
 	// it; ErrOrderNotFound, or ErrNotRefundable when it is not paid.
 	MarkRefunded(ctx context.Context, rechargeID string, at time.Time) (Recharge, error)

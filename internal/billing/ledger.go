@@ -2,6 +2,7 @@ package billing
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"hostgate/internal/audit"
@@ -127,6 +128,43 @@ func (l Ledger) AdjustBalance(ctx context.Context, a Adjustment) (Units, error) 
 		return tx.AppendAudit(ctx, a.Audit.At(a.At))
 	})
 	return after, err
+}
+
+// PayRecharge marks the order paid and credits its units with a recharge
+// event in one unit of work; credited is false when it was already paid
+// (nothing changes: a repeated notification). ErrOrderNotFound,
+// ErrAmountMismatch (checked first) and ErrNotPayable (refunded) change
+// nothing. An expired order is paid too: money the provider took is never
+// ignored. Of concurrent notifications one pays and credits; the others
+// find the order paid.
+func (l Ledger) PayRecharge(ctx context.Context, p Payment) (Recharge, bool, error) {
+	var r Recharge
+	credited := false
+	err := l.store.Tx(ctx, func(tx Tx) error {
+		var err error
+		if r, err = tx.LockRecharge(ctx, p.OrderNo); err != nil {
+			return err
+		}
+		switch {
+		case r.AmountFen != p.AmountFen:
+			return fmt.Errorf("%w: paid %d fen, order %d", ErrAmountMismatch, p.AmountFen, r.AmountFen)
+		case r.Status == RechargePaid:
+			return nil
+		case r.Status != RechargePending && r.Status != RechargeExpired:
+			return ErrNotPayable
+		}
+		if r, err = tx.MarkPaid(ctx, r.ID, p.Provider, p.At); err != nil {
+			return err
+		}
+		after, err := tx.Credit(ctx, r.UserID, r.Units, p.At)
+		if err != nil {
+			return err
+		}
+		credited = true
+		return tx.InsertEvents(ctx, []Event{{ID: p.EventID, UserID: r.UserID, Kind: KindRecharge, Units: r.Units,
+			BalanceAfter: after, Reason: "order " + r.OrderNo, CreatedAt: p.At}})
+	})
+	return r, credited, err
 }
 
 // RefundRecharge moves a paid order to refunded and debits what it

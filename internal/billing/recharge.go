@@ -90,11 +90,6 @@ type RechargeStore interface {
 	ListRecharges(ctx context.Context, userID, status string, p paging.Page) ([]Recharge, int, error)
 	// RechargeByOrderNo is the order numbered orderNo; ErrOrderNotFound.
 	RechargeByOrderNo(ctx context.Context, orderNo string) (Recharge, error)
-	// PayRecharge marks the order paid and credits its units with a
-	// recharge event in one transaction; credited is false when it was
-	// already paid (nothing changes). ErrOrderNotFound, ErrAmountMismatch
-	// and ErrNotPayable change nothing.
-	PayRecharge(ctx context.Context, p Payment) (r Recharge, credited bool, err error)
 	// ExpireRecharges moves pending orders past their expiry to expired
 	// and returns how many.
 	ExpireRecharges(ctx context.Context, now time.Time) (int64, error)
@@ -151,7 +146,7 @@ func (s *Service) RechargeByOrderNo(ctx context.Context, orderNo string) (Rechar
 // ApplyPayment credits a paid order once. A repeated notification of a
 // paid order is success with credited false.
 func (s *Service) ApplyPayment(ctx context.Context, provider, orderNo string, amountFen int64) (Recharge, bool, error) {
-	return s.recharges.PayRecharge(ctx, Payment{OrderNo: orderNo, AmountFen: amountFen, Provider: provider,
+	return s.ledger.PayRecharge(ctx, Payment{OrderNo: orderNo, AmountFen: amountFen, Provider: provider,
 		EventID: uuid.NewString(), At: s.now().UTC()})
 }
 

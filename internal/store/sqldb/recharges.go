@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"time"
 
 	"hostgate/internal/billing"
@@ -59,51 +58,31 @@ func (b Billing) RechargeByOrderNo(ctx context.Context, orderNo string) (billing
 	return r, nil
 }
 
-// PayRecharge implements billing.RechargeStore. The conditional UPDATE is
-// the once-only gate: of concurrent notifications one moves the order out
-// of pending (or expired) and credits; the others find it paid.
-func (b Billing) PayRecharge(ctx context.Context, p billing.Payment) (billing.Recharge, bool, error) {
-	d := b.d
-	var r billing.Recharge
-	credited := false
-	err := d.withTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		r, err = scanRecharge(tx.QueryRowContext(ctx, `UPDATE recharges SET status = 'paid', paid_at = $1, provider = $2
-			WHERE order_no = $3 AND amount_fen = $4 AND status IN ('pending', 'expired')
-			RETURNING `+rechargeCols, d.timeArg(p.At), p.Provider, p.OrderNo, p.AmountFen))
-		if errors.Is(err, sql.ErrNoRows) {
-			return d.explainUnpaid(ctx, tx, p, &r)
-		}
-		if err != nil {
-			return d.errorf("pay recharge", err)
-		}
-		after, err := d.credit(ctx, tx, r.UserID, r.Units, p.At)
-		if err != nil {
-			return err
-		}
-		credited = true
-		return d.insertEvent(ctx, tx, billing.Event{ID: p.EventID, UserID: r.UserID, Kind: billing.KindRecharge,
-			Units: r.Units, BalanceAfter: after, Reason: "order " + r.OrderNo, CreatedAt: p.At})
-	})
-	return r, credited, err
-}
+const (
+	selectRecharge          = `SELECT ` + rechargeCols + ` FROM recharges WHERE order_no = $1`
+	selectRechargeForUpdate = selectRecharge + ` FOR UPDATE`
+)
 
-// explainUnpaid tells why an order was not moved to paid: already paid
-// (nil: a repeat), or one of billing's errors.
-func (d *DB) explainUnpaid(ctx context.Context, tx *sql.Tx, p billing.Payment, r *billing.Recharge) error {
-	var err error
-	*r, err = scanRecharge(tx.QueryRowContext(ctx, `SELECT `+rechargeCols+` FROM recharges WHERE order_no = $1`, p.OrderNo))
+// LockRecharge implements billing.Tx.
+func (t billingTx) LockRecharge(ctx context.Context, orderNo string) (billing.Recharge, error) {
+	r, err := scanRecharge(t.tx.tx.QueryRowContext(ctx, t.lock(selectRecharge, selectRechargeForUpdate), orderNo))
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return billing.ErrOrderNotFound
+		return billing.Recharge{}, billing.ErrOrderNotFound
 	case err != nil:
-		return d.errorf("read recharge", err)
-	case r.AmountFen != p.AmountFen:
-		return fmt.Errorf("%w: paid %d fen, order %d", billing.ErrAmountMismatch, p.AmountFen, r.AmountFen)
-	case r.Status == billing.RechargePaid:
-		return nil
+		return billing.Recharge{}, t.d.errorf("read recharge", err)
 	}
-	return billing.ErrNotPayable
+	return r, nil
+}
+
+// MarkPaid implements billing.Tx.
+func (t billingTx) MarkPaid(ctx context.Context, id, provider string, at time.Time) (billing.Recharge, error) {
+	r, err := scanRecharge(t.tx.tx.QueryRowContext(ctx, `UPDATE recharges SET status = 'paid', paid_at = $1, provider = $2
+		WHERE id = $3 RETURNING `+rechargeCols, t.d.timeArg(at), provider, id))
+	if err != nil {
+		return billing.Recharge{}, t.d.errorf("pay recharge", err)
+	}
+	return r, nil
 }
 
 // ExpireRecharges implements billing.RechargeStore.

@@ -180,7 +180,7 @@ func newRecharge(t *testing.T, s store.Store, user string, fen int64, created ti
 }
 
 func pay(s store.Store, t *testing.T, orderNo string, fen int64) (billing.Recharge, bool, error) {
-	return s.Billing.PayRecharge(t.Context(), billing.Payment{OrderNo: orderNo, AmountFen: fen, Provider: "dummy",
+	return ledger(s).PayRecharge(t.Context(), billing.Payment{OrderNo: orderNo, AmountFen: fen, Provider: "dummy",
 		EventID: newID(), At: t0.Add(time.Minute)})
 }
 
