@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"strings"
 	"time"
 
 	"hostgate/internal/agentproto"
@@ -87,58 +86,32 @@ func (t upgradesTx) AppendHostEvent(ctx context.Context, hostID string, e hosts.
 	return t.d.insertHostEvent(ctx, t.tx.tx, hostID, e, hosts.KeepEvents)
 }
 
-// AdvanceUpgrade implements upgrades.Store.
-func (s Upgrades) AdvanceUpgrade(ctx context.Context, hostID, version string, to agentproto.UpgradeState, reason string,
-	at time.Time, ev hosts.Event) (upgrades.Upgrade, bool, error) {
-	d := s.d
-	var (
-		u     upgrades.Upgrade
-		moved bool
-	)
-	err := d.withTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		u, err = scanUpgrade(tx.QueryRowContext(ctx, `UPDATE host_upgrades SET state = $1, reason = $2, updated_at = $3
-			WHERE host_id = $4 AND version = $5 AND state IN `+statesBelow(to)+`
-			RETURNING `+upgradeCols, string(to), reason, d.timeArg(at), hostID, version))
-		if errors.Is(err, sql.ErrNoRows) {
-			u, err = scanUpgrade(tx.QueryRowContext(ctx, `SELECT `+upgradeCols+` FROM host_upgrades
-				WHERE host_id = $1 AND version = $2`, hostID, version))
-			if errors.Is(err, sql.ErrNoRows) {
-				return upgrades.ErrNotFound
-			}
-			if err != nil {
-				return d.errorf("read upgrade", err)
-			}
-			return nil
-		}
-		if err != nil {
-			return d.errorf("advance upgrade", err)
-		}
-		moved = true
-		// A deleted host keeps its upgrade row but gets no more events.
-		if err := d.insertHostEvent(ctx, tx, hostID, ev, hosts.KeepEvents); err != nil && !errors.Is(err, hosts.ErrNotFound) {
-			return err
-		}
-		return nil
-	})
-	return u, moved, err
+const (
+	selectUpgrade          = `SELECT ` + upgradeCols + ` FROM host_upgrades WHERE host_id = $1 AND version = $2`
+	selectUpgradeForUpdate = selectUpgrade + ` FOR UPDATE`
+)
+
+// LockUpgrade implements upgrades.Tx.
+func (t upgradesTx) LockUpgrade(ctx context.Context, hostID, version string) (upgrades.Upgrade, error) {
+	u, err := scanUpgrade(t.tx.tx.QueryRowContext(ctx, t.lock(selectUpgrade, selectUpgradeForUpdate), hostID, version))
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return upgrades.Upgrade{}, upgrades.ErrNotFound
+	case err != nil:
+		return upgrades.Upgrade{}, t.d.errorf("read upgrade", err)
+	}
+	return u, nil
 }
 
-// statesBelow is the SQL list of the states an upgrade may leave for to:
-// those of lower rank. It is built from the fixed state names only.
-func statesBelow(to agentproto.UpgradeState) string {
-	all := []agentproto.UpgradeState{agentproto.UpgradeRequested, agentproto.UpgradeDownloading,
-		agentproto.UpgradeVerifying, agentproto.UpgradeRestarting}
-	var names []string
-	for _, s := range all {
-		if s.Rank() < to.Rank() {
-			names = append(names, "'"+string(s)+"'")
-		}
+// SetUpgradeState implements upgrades.Tx.
+func (t upgradesTx) SetUpgradeState(ctx context.Context, hostID string, to agentproto.UpgradeState, reason string,
+	at time.Time) (upgrades.Upgrade, error) {
+	u, err := scanUpgrade(t.tx.tx.QueryRowContext(ctx, `UPDATE host_upgrades SET state = $1, reason = $2, updated_at = $3
+		WHERE host_id = $4 RETURNING `+upgradeCols, string(to), reason, t.d.timeArg(at), hostID))
+	if err != nil {
+		return upgrades.Upgrade{}, t.d.errorf("advance upgrade", err)
 	}
-	if len(names) == 0 {
-		return "(NULL)" // matches nothing
-	}
-	return "(" + strings.Join(names, ", ") + ")"
+	return u, nil
 }
 
 // GetUpgrade implements upgrades.Store.

@@ -81,7 +81,7 @@ func testStartAndAdvance(t *testing.T, s store.Store) {
 	}
 	for i, st := range steps {
 		at := t0.Add(time.Duration(i+1) * time.Minute)
-		got, moved, err := s.Upgrades.AdvanceUpgrade(ctx, h.ID, st.version, st.to, "why "+string(st.to), at, upgradeEvent(at, "upgrade."+string(st.to)))
+		got, moved, err := upgrades.AdvanceUpgrade(ctx, s.Upgrades, h.ID, st.version, st.to, "why "+string(st.to), at, upgradeEvent(at, "upgrade."+string(st.to)))
 		must(t, "AdvanceUpgrade", err)
 		if moved != st.moved || got.State != st.want {
 			t.Fatalf("step %d to %s: moved %v state %s, want %v %s", i, st.to, moved, got.State, st.moved, st.want)
@@ -93,7 +93,7 @@ func testStartAndAdvance(t *testing.T, s store.Store) {
 			}
 		}
 	}
-	if _, _, err := s.Upgrades.AdvanceUpgrade(ctx, h.ID, "3.0.0", agentproto.UpgradeDone, "", t0, upgradeEvent(t0, "x")); !errors.Is(err, upgrades.ErrNotFound) {
+	if _, _, err := upgrades.AdvanceUpgrade(ctx, s.Upgrades, h.ID, "3.0.0", agentproto.UpgradeDone, "", t0, upgradeEvent(t0, "x")); !errors.Is(err, upgrades.ErrNotFound) {
 		t.Fatalf("advance another version: %v", err)
 	}
 	want := []string{"upgrade.requested", "upgrade.downloading", "upgrade.restarting", "upgrade.rolled_back"}
@@ -179,7 +179,7 @@ func testStaleUpgrades(t *testing.T, s store.Store) {
 	startUpgrade(t, s, newUpgrade(old.ID, "2.0.0", t0))
 	startUpgrade(t, s, newUpgrade(fresh.ID, "2.0.0", t0.Add(time.Hour)))
 	startUpgrade(t, s, newUpgrade(finished.ID, "2.0.0", t0))
-	_, _, err := s.Upgrades.AdvanceUpgrade(ctx, finished.ID, "2.0.0", agentproto.UpgradeDone, "", t0, upgradeEvent(t0, "upgrade.done"))
+	_, _, err := upgrades.AdvanceUpgrade(ctx, s.Upgrades, finished.ID, "2.0.0", agentproto.UpgradeDone, "", t0, upgradeEvent(t0, "upgrade.done"))
 	must(t, "AdvanceUpgrade", err)
 
 	stale, err := s.Upgrades.StaleUpgrades(ctx, t0.Add(30*time.Minute), 10)
