@@ -47,7 +47,7 @@ func BenchmarkAuthenticate(b *testing.B) {
 // returns an access token of each.
 func sessionTokens(b *testing.B, h *hubtest.Hub, userID string, n int) []string {
 	b.Helper()
-	keys, err := keyring.Load(b.Context(), h.Store(), "", "")
+	keys, err := keyring.Load(b.Context(), h.Store().Keys, "", "")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func sessionTokens(b *testing.B, h *hubtest.Hub, userID string, n int) []string 
 	for i := range toks {
 		s := accounts.Session{ID: uuid.NewString(), UserID: userID, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
 		refresh := sha256.Sum256([]byte(s.ID))
-		if err := h.Store().CreateSession(b.Context(), s, refresh[:]); err != nil {
+		if err := h.Store().Accounts.CreateSession(b.Context(), s, refresh[:]); err != nil {
 			b.Fatal(err)
 		}
 		c := keyring.Claims{Kind: keyring.KindUser, Subject: userID, SessionID: s.ID}

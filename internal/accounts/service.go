@@ -356,7 +356,7 @@ func (s *Service) SetStatus(ctx context.Context, actor audit.Actor, id string, s
 	if st == StatusActive {
 		action = audit.ActionUserResume
 	}
-	ids, err := s.store.SetUserStatus(ctx, id, st, s.now().UTC(), actor.Entry(action, "user", id))
+	ids, err := SetUserStatus(ctx, s.store, id, st, s.now().UTC(), actor.Entry(action, "user", id))
 	if errors.Is(err, ErrUserNotFound) {
 		return apperr.NotFound("user")
 	}

@@ -71,10 +71,10 @@ type Store interface {
 	SetPasswordHash(ctx context.Context, id, hash string) error
 	// ListUsers returns a page of users, newest first, and the match count.
 	ListUsers(ctx context.Context, f UserFilter, p paging.Page) ([]User, int, error)
-	// SetUserStatus sets the status and writes rec in the same transaction.
-	// Suspending also revokes every open session of the user; it returns
-	// the ids of the sessions it revoked.
-	SetUserStatus(ctx context.Context, id string, status Status, now time.Time, rec audit.Entry) ([]string, error)
+	// Tx runs fn in one unit of work: everything fn does through its Tx
+	// commits when fn returns nil and nothing does when it returns an
+	// error, which Tx returns.
+	Tx(ctx context.Context, fn func(Tx) error) error
 	// ChangePassword replaces the user's password hash, revokes every open
 	// session of the user and opens s with its first refresh token, all in
 	// one transaction; it returns the ids of the sessions it revoked.
@@ -98,4 +98,39 @@ type Store interface {
 	// RevokeSession ends the session that issued the refresh token (current
 	// or already rotated) and returns it; ErrRefreshUnknown.
 	RevokeSession(ctx context.Context, refreshHash []byte, now time.Time) (Session, error)
+}
+
+// Tx is the plain storage operations of a change to accounts, inside one
+// unit of work (Store.Tx).
+type Tx interface {
+	audit.Appender
+	// SetUserStatus sets a user's status; ErrUserNotFound.
+	SetUserStatus(ctx context.Context, id string, status Status) error
+	// RevokeUserSessions revokes every open session of the user at now
+	// and returns their ids.
+	RevokeUserSessions(ctx context.Context, userID string, now time.Time) ([]string, error)
+}
+
+// SetUserStatus sets a user's status and writes rec, stamped now, in one
+// unit of work of st; suspending also revokes every open session of the
+// user. It returns the ids of the sessions it revoked; ErrUserNotFound
+// changes nothing.
+func SetUserStatus(ctx context.Context, st Store, id string, status Status, now time.Time, rec audit.Entry) ([]string, error) {
+	var ids []string
+	err := st.Tx(ctx, func(tx Tx) error {
+		if err := tx.SetUserStatus(ctx, id, status); err != nil {
+			return err
+		}
+		if status == StatusSuspended {
+			var err error
+			if ids, err = tx.RevokeUserSessions(ctx, id, now); err != nil {
+				return err
+			}
+		}
+		return tx.AppendAudit(ctx, rec.At(now))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return ids, nil
 }

@@ -193,7 +193,7 @@ func (s *Service) SetStatus(ctx context.Context, actor audit.Actor, username, st
 	if err != nil {
 		return Admin{}, err
 	}
-	if err := s.store.SetAdminStatus(ctx, a.ID, status, s.now().UTC(), actor.Entry(action, "admin", a.ID)); err != nil {
+	if err := SetAdminStatus(ctx, s.store, a.ID, status, s.now().UTC(), actor.Entry(action, "admin", a.ID)); err != nil {
 		return Admin{}, err
 	}
 	s.admins.Forget(ctx, a.ID)

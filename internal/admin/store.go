@@ -26,7 +26,27 @@ type Store interface {
 	SetAdminPasswordHash(ctx context.Context, id, hash string) error
 	// AnyAdmin reports whether any admin exists, whatever its status.
 	AnyAdmin(ctx context.Context) (bool, error)
-	// SetAdminStatus sets the status and writes rec in the same
-	// transaction; ErrAdminNotFound.
-	SetAdminStatus(ctx context.Context, id, status string, now time.Time, rec audit.Entry) error
+	// Tx runs fn in one unit of work: everything fn does through its Tx
+	// commits when fn returns nil and nothing does when it returns an
+	// error, which Tx returns.
+	Tx(ctx context.Context, fn func(Tx) error) error
+}
+
+// Tx is the plain storage operations of a change to admins, inside one
+// unit of work (Store.Tx).
+type Tx interface {
+	audit.Appender
+	// SetAdminStatus sets an admin's status; ErrAdminNotFound.
+	SetAdminStatus(ctx context.Context, id, status string) error
+}
+
+// SetAdminStatus sets an admin's status and appends rec, stamped now, in
+// one unit of work of st; ErrAdminNotFound changes nothing.
+func SetAdminStatus(ctx context.Context, st Store, id, status string, now time.Time, rec audit.Entry) error {
+	return st.Tx(ctx, func(tx Tx) error {
+		if err := tx.SetAdminStatus(ctx, id, status); err != nil {
+			return err
+		}
+		return tx.AppendAudit(ctx, rec.At(now))
+	})
 }

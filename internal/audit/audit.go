@@ -64,7 +64,7 @@ var CLIActor = Actor{AdminID: "cli", Role: "cli"}
 var ConfigActor = Actor{AdminID: "config", Role: "config"}
 
 // Entry builds the entry for an action by this actor on a target. ID and
-// CreatedAt are filled by the store.
+// CreatedAt are filled by the store (see At).
 func (a Actor) Entry(action, targetType, targetID string) Entry {
 	return Entry{
 		AdminID: a.AdminID, AdminRole: a.Role, Action: action,
@@ -82,6 +82,15 @@ func (e Entry) WithDetail(v any) Entry {
 	return e
 }
 
+// At returns e stamped at t, unless it carries a time already: the time of
+// the change it records, rather than the moment the store writes it.
+func (e Entry) At(t time.Time) Entry {
+	if e.CreatedAt.IsZero() {
+		e.CreatedAt = t
+	}
+	return e
+}
+
 // Filter narrows a listing; empty fields match everything.
 type Filter struct {
 	AdminID    string
@@ -89,11 +98,18 @@ type Filter struct {
 	TargetType string
 }
 
+// Appender appends an entry. Every domain's unit of work (its store's
+// Tx) is one, so a change and the entry that records it commit together;
+// the store fills a zero ID and a zero CreatedAt (with now).
+type Appender interface {
+	AppendAudit(ctx context.Context, e Entry) error
+}
+
 // Store is what package audit needs from storage.
 type Store interface {
 	// AppendAudit writes e on its own, for admin writes that change nothing
 	// else in the store (opening a terminal, for example).
-	AppendAudit(ctx context.Context, e Entry) error
+	Appender
 	// ListAudit returns matching entries, newest first, and the match count.
 	ListAudit(ctx context.Context, f Filter, p paging.Page) ([]Entry, int, error)
 }

@@ -21,11 +21,16 @@ const (
 	batchTimeout = 15 * time.Second
 )
 
-// newChargeBatcher returns the group commit of st's charges.
-func newChargeBatcher(st Store) *groupcommit.Batcher[Charge, ChargeResult] {
+// charger charges a batch of calls (Ledger.ChargeCalls).
+type charger interface {
+	ChargeCalls(ctx context.Context, cs []Charge) ([]ChargeResult, error)
+}
+
+// newChargeBatcher returns the group commit of l's charges.
+func newChargeBatcher(l charger) *groupcommit.Batcher[Charge, ChargeResult] {
 	return groupcommit.New(maxBatch, func(cs []Charge) ([]ChargeResult, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), batchTimeout)
 		defer cancel()
-		return st.ChargeCalls(ctx, cs)
+		return l.ChargeCalls(ctx, cs)
 	})
 }

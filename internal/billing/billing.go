@@ -182,20 +182,13 @@ var (
 	ErrUserNotFound = errors.New("billing: user not found")
 )
 
-// Store keeps balances, events, rules and the mode.
+// Store keeps balances, events, rules and the mode. It stores: what a
+// change is, the rules of it, is decided in a unit of work (Tx) by Ledger.
 type Store interface {
-	// ChargeCalls charges a batch of calls in one transaction that also
-	// reads the mode and the prices in force: each charge, in order, takes
-	// the effective price of its RuleCode from its user's balance and
-	// records its event, or, where the balance no longer covers the price,
-	// gets ErrInsufficient and changes nothing. In free mode, or at price
-	// zero, nothing is written for it. An error fails the whole batch and
-	// commits nothing.
-	ChargeCalls(ctx context.Context, cs []Charge) ([]ChargeResult, error)
-	// AdjustBalance applies a.Units (either sign) with its event;
-	// ErrInsufficient if the balance would go below zero,
-	// ErrUserNotFound for an unknown user.
-	AdjustBalance(ctx context.Context, a Adjustment) (Units, error)
+	// Tx runs fn in one unit of work: everything fn does through its Tx
+	// commits when fn returns nil and nothing does when it returns an
+	// error, which Tx returns.
+	Tx(ctx context.Context, fn func(Tx) error) error
 	// Balance is the user's balance (zero for a user never funded).
 	Balance(ctx context.Context, userID string) (Units, error)
 	// ListBillingEvents pages the user's events, newest first.
@@ -205,22 +198,84 @@ type Store interface {
 	// ListRules returns the rules by code and start; expired ones only
 	// when includeExpired (at now).
 	ListRules(ctx context.Context, includeExpired bool, now time.Time) ([]Rule, error)
-	// CreateRule stores a new rule with its audit entry.
-	CreateRule(ctx context.Context, r Rule, rec audit.Entry) error
-	// UpdateRule changes a rule's price, description and end, with its
-	// audit entry, in one transaction; ErrRuleNotFound.
-	UpdateRule(ctx context.Context, id string, ch RuleChange, rec audit.Entry) (Rule, error)
 	// Summary adds up billing since a moment (the back office's "today").
 	Summary(ctx context.Context, since time.Time) (Summary, error)
-	// BillingMode and SetBillingMode read and write the global mode;
-	// SetBillingMode also records that the mode was chosen.
+	// BillingMode reads the global mode.
 	BillingMode(ctx context.Context) (string, error)
-	SetBillingMode(ctx context.Context, mode string, rec audit.Entry) error
-	// InitBillingMode sets the mode, with rec, and records that it was
-	// chosen, in one transaction, unless a mode was chosen before (here
-	// or by SetBillingMode) or a user exists: a new installation takes
-	// its mode from configuration, an existing one keeps its own. It
-	// returns the mode in force and whether it set it; of concurrent
-	// callers at most one sets it.
-	InitBillingMode(ctx context.Context, mode string, rec audit.Entry) (string, bool, error)
+}
+
+// Tx is the plain storage operations billing decides with, inside one
+// unit of work (Store.Tx). They neither check nor decide anything beyond
+// what the schema keeps (a balance never below zero): the rules are
+// Ledger's.
+type Tx interface {
+	audit.Appender
+	// PriceRules reads the billing mode and the rules of code effective at
+	// at (PriceAt chooses among them).
+	PriceRules(ctx context.Context, code string, at time.Time) (mode string, rules []Rule, err error)
+	// LockBalance reads the user's balance (zero for none) and locks it
+	// until the unit of work ends.
+	LockBalance(ctx context.Context, userID string) (Units, error)
+	// SetBalance writes a balance read with LockBalance.
+	SetBalance(ctx context.Context, userID string, units Units, at time.Time) error
+	// Credit adds units to the user's balance, creating it, and returns
+	// the balance after.
+	Credit(ctx context.Context, userID string, units Units, at time.Time) (Units, error)
+	// Debit takes units from the user's balance only where the balance
+	// covers them, and returns the balance after; ErrInsufficient, and
+	// nothing taken, where it does not.
+	Debit(ctx context.Context, userID string, units Units, at time.Time) (Units, error)
+	// InsertEvents records balance changes.
+	InsertEvents(ctx context.Context, events []Event) error
+	// UserExists reports whether the user exists.
+	UserExists(ctx context.Context, userID string) (bool, error)
+	// UsersExist reports whether any user exists.
+	UsersExist(ctx context.Context) (bool, error)
+	// InsertRule stores a new rule.
+	InsertRule(ctx context.Context, r Rule) error
+	// LockRule reads a rule and locks it until the unit of work ends;
+	// ErrRuleNotFound.
+	LockRule(ctx context.Context, id string) (Rule, error)
+	// SaveRule writes a rule read with LockRule: its price, description
+	// and end.
+	SaveRule(ctx context.Context, r Rule) error
+	// ModeChosen reports whether a choice of the billing mode is recorded.
+	ModeChosen(ctx context.Context) (bool, error)
+	// ClaimModeChoice records that by chose the mode unless a choice is
+	// recorded, and reports whether it recorded it: of concurrent units of
+	// work at most one does.
+	ClaimModeChoice(ctx context.Context, by string) (bool, error)
+	// SetMode writes the global mode and records who chose it.
+	SetMode(ctx context.Context, mode, by string) error
+	// LockRecharge reads the recharge order numbered orderNo and locks it
+	// until the unit of work ends; ErrOrderNotFound.
+	LockRecharge(ctx context.Context, orderNo string) (Recharge, error)
+	// MarkPaid moves a recharge order to paid at at by provider and
+	// returns it.
+	MarkPaid(ctx context.Context, id, provider string, at time.Time) (Recharge, error)
+	// MarkRefunded moves a paid recharge order to refunded and returns
+	// it; ErrOrderNotFound, or ErrNotRefundable when it is not paid.
+	MarkRefunded(ctx context.Context, rechargeID string, at time.Time) (Recharge, error)
+}
+
+// Who chose the billing mode (Tx.SetMode): an admin, or the
+// configuration of a new installation. The migrations' default mode is
+// not a choice.
+const (
+	ChosenByAdmin  = "admin"
+	ChosenByConfig = "config"
+)
+
+// LoneCharger is a Store that charges a lone call in one statement, one
+// round trip, by the rule PlanBatch states (storetest shows they agree on
+// random batches). Ledger uses it, when the Store is one, for a batch of
+// one.
+type LoneCharger interface {
+	ChargeOne(ctx context.Context, c Charge) (ChargeResult, error)
+}
+
+// Storage is all billing keeps: the ledger and the recharge orders.
+type Storage interface {
+	Store
+	RechargeStore
 }

@@ -72,7 +72,7 @@ func (s *Service) CreateRule(ctx context.Context, actor audit.Actor, n NewRule) 
 	}
 	entry := actor.Entry(audit.ActionPricingCreate, "pricing_rule", r.ID).
 		WithDetail(map[string]any{"code": r.Code, "token_amount": units.Tokens()})
-	return r, s.store.CreateRule(ctx, r, entry)
+	return r, s.ledger.CreateRule(ctx, r, entry)
 }
 
 // RuleUpdate is an admin's change of a rule; nil fields stay.
@@ -102,7 +102,7 @@ func (s *Service) UpdateRule(ctx context.Context, actor audit.Actor, id string, 
 		return Rule{}, invalid("nothing to change: give token_amount, description or valid_until")
 	}
 	entry := actor.Entry(audit.ActionPricingUpdate, "pricing_rule", id).WithDetail(detail)
-	r, err := s.store.UpdateRule(ctx, id, ch, entry)
+	r, err := s.ledger.UpdateRule(ctx, id, ch, entry)
 	if errors.Is(err, ErrRuleNotFound) {
 		return Rule{}, apperr.NotFound("pricing rule")
 	}

@@ -90,20 +90,9 @@ type RechargeStore interface {
 	ListRecharges(ctx context.Context, userID, status string, p paging.Page) ([]Recharge, int, error)
 	// RechargeByOrderNo is the order numbered orderNo; ErrOrderNotFound.
 	RechargeByOrderNo(ctx context.Context, orderNo string) (Recharge, error)
-	// PayRecharge marks the order paid and credits its units with a
-	// recharge event in one transaction; credited is false when it was
-	// already paid (nothing changes). ErrOrderNotFound, ErrAmountMismatch
-	// and ErrNotPayable change nothing.
-	PayRecharge(ctx context.Context, p Payment) (r Recharge, credited bool, err error)
 	// ExpireRecharges moves pending orders past their expiry to expired
 	// and returns how many.
 	ExpireRecharges(ctx context.Context, now time.Time) (int64, error)
-	// RefundRecharge moves a paid order to refunded and debits what it
-	// credited, with a refund event and the audit entry, in one
-	// transaction. ErrOrderNotFound, ErrNotRefundable, or
-	// ErrInsufficient when the balance no longer covers the debit; all
-	// change nothing.
-	RefundRecharge(ctx context.Context, r Refund) (Recharge, Units, error)
 }
 
 // ParseCNY converts an amount in CNY from the API into fen, refusing more
@@ -157,7 +146,7 @@ func (s *Service) RechargeByOrderNo(ctx context.Context, orderNo string) (Rechar
 // ApplyPayment credits a paid order once. A repeated notification of a
 // paid order is success with credited false.
 func (s *Service) ApplyPayment(ctx context.Context, provider, orderNo string, amountFen int64) (Recharge, bool, error) {
-	return s.recharges.PayRecharge(ctx, Payment{OrderNo: orderNo, AmountFen: amountFen, Provider: provider,
+	return s.ledger.PayRecharge(ctx, Payment{OrderNo: orderNo, AmountFen: amountFen, Provider: provider,
 		EventID: uuid.NewString(), At: s.now().UTC()})
 }
 
@@ -187,7 +176,7 @@ func (s *Service) RefundRecharge(ctx context.Context, actor audit.Actor, id, rea
 		return Recharge{}, 0, apperr.New(apperr.CodeInvalidBody, "reason must be 1 to 200 characters")
 	}
 	entry := actor.Entry(audit.ActionRechargeRefund, "recharge", id).WithDetail(map[string]any{"reason": reason})
-	r, after, err := s.recharges.RefundRecharge(ctx, Refund{RechargeID: id, EventID: uuid.NewString(), Reason: reason,
+	r, after, err := s.ledger.RefundRecharge(ctx, Refund{RechargeID: id, EventID: uuid.NewString(), Reason: reason,
 		At: s.now().UTC(), Audit: entry})
 	switch {
 	case errors.Is(err, ErrOrderNotFound):

@@ -24,6 +24,7 @@ const MaxReasonLen = 200
 // Service charges calls and reports balances.
 type Service struct {
 	store     Store
+	ledger    Ledger
 	recharges RechargeStore
 	now       func() time.Time
 	obs       Observer
@@ -31,11 +32,9 @@ type Service struct {
 }
 
 // NewService wires the billing service.
-func NewService(st interface {
-	Store
-	RechargeStore
-}) *Service {
-	return &Service{store: st, recharges: st, now: time.Now, charges: newChargeBatcher(st)}
+func NewService(st Storage) *Service {
+	l := NewLedger(st)
+	return &Service{store: st, ledger: l, recharges: st, now: time.Now, charges: newChargeBatcher(l)}
 }
 
 // newEventID names a charge event. Version 7 UUIDs grow with time, so the
@@ -125,7 +124,7 @@ func (s *Service) Adjust(ctx context.Context, actor audit.Actor, userID string, 
 	}
 	entry := actor.Entry(audit.ActionUserBalanceAdjust, "user", userID).
 		WithDetail(map[string]any{"tokens": u.Tokens(), "reason": reason})
-	after, err := s.store.AdjustBalance(ctx, Adjustment{
+	after, err := s.ledger.AdjustBalance(ctx, Adjustment{
 		EventID: uuid.NewString(), UserID: userID, Units: u, Reason: reason,
 		At: s.now().UTC(), Audit: entry,
 	})
@@ -149,7 +148,7 @@ func (s *Service) SetMode(ctx context.Context, actor audit.Actor, mode string) e
 		return err
 	}
 	entry := actor.Entry(audit.ActionBillingModeChange, "billing", "mode").WithDetail(map[string]string{"from": old, "to": mode})
-	return s.store.SetBillingMode(ctx, mode, entry)
+	return s.ledger.SetMode(ctx, mode, entry)
 }
 
 // InitMode sets the billing mode of a new installation (no mode chosen
@@ -167,7 +166,7 @@ func (s *Service) InitMode(ctx context.Context, mode string) (string, bool, erro
 	}
 	entry := audit.ConfigActor.Entry(audit.ActionBillingModeChange, "billing", "mode").
 		WithDetail(map[string]string{"from": old, "to": mode, "source": "HOSTGATE_BILLING_MODE"})
-	return s.store.InitBillingMode(ctx, mode, entry)
+	return s.ledger.InitMode(ctx, mode, entry)
 }
 
 // Today is the billing summary of the current UTC day.

@@ -38,7 +38,7 @@ func engines(t *testing.T, f func(t *testing.T, e *env)) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = db.Close() })
-		f(t, newEnv(t, db))
+		f(t, newEnv(t, store.New(db)))
 	})
 	t.Run("postgres", func(t *testing.T) {
 		db, err := postgres.Open(t.Context(), pgtest.NewDatabase(t))
@@ -46,7 +46,7 @@ func engines(t *testing.T, f func(t *testing.T, e *env)) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = db.Close() })
-		f(t, newEnv(t, db))
+		f(t, newEnv(t, store.New(db)))
 	})
 }
 
@@ -65,7 +65,7 @@ func newEnv(t *testing.T, s store.Store) *env {
 	}
 	u := accounts.User{ID: uuid.NewString(), Email: "ann@example.com", DisplayName: "Ann", Status: accounts.StatusActive, CreatedAt: time.Now()}
 	sess := accounts.Session{ID: uuid.NewString(), UserID: u.ID, CreatedAt: time.Now(), ExpiresAt: time.Now().Add(time.Hour)}
-	if err := s.CreateUser(t.Context(), u, "h", sess, []byte(u.ID)); err != nil {
+	if err := s.Accounts.CreateUser(t.Context(), u, "h", sess, []byte(u.ID)); err != nil {
 		t.Fatal(err)
 	}
 	return &env{s: s, kr: kr, user: u.ID}
@@ -82,7 +82,7 @@ func (e *env) host(t *testing.T) string {
 	t.Helper()
 	h := hosts.Host{ID: uuid.NewString(), UserID: e.user, Name: "web", BID: e.bids.Add(1), ListenPort: hosts.DefaultListenPort,
 		Status: hosts.StatusPending, CreatedAt: time.Now()}
-	if err := e.s.CreateHost(t.Context(), h, hosts.Secrets{SecretSealed: []byte("x")}, nil); err != nil {
+	if err := e.s.Hosts.CreateHost(t.Context(), h, hosts.Secrets{SecretSealed: []byte("x")}, nil); err != nil {
 		t.Fatal(err)
 	}
 	return h.ID
@@ -102,14 +102,14 @@ func (e *env) queue(t *testing.T, hostID, target string, i int) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.s.EnqueueDelivery(t.Context(), d); err != nil {
+	if err := e.s.Deliveries.EnqueueDelivery(t.Context(), d); err != nil {
 		t.Fatal(err)
 	}
 	return d.ID
 }
 
 func (e *env) worker(instance string) *deliveries.Worker {
-	return &deliveries.Worker{Store: e.s, Sealer: e.kr, Instance: instance, AllowPrivate: true,
+	return &deliveries.Worker{Store: e.s.Deliveries, Sealer: e.kr, Instance: instance, AllowPrivate: true,
 		Scale: 0.0001, Interval: 10 * time.Millisecond}
 }
 
@@ -126,7 +126,7 @@ func start(t *testing.T, w *deliveries.Worker) {
 // get returns the delivery id of hostID.
 func (e *env) get(t *testing.T, hostID, id string) deliveries.Delivery {
 	t.Helper()
-	list, err := e.s.ListDeliveries(t.Context(), hostID, deliveries.MaxLimit)
+	list, err := e.s.Deliveries.ListDeliveries(t.Context(), hostID, deliveries.MaxLimit)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +301,7 @@ func TestManualRetryOfDeadLetter(t *testing.T) {
 		start(t, e.worker("i1"))
 		eventually.Error(t, settle, "dead letter", e.status(t, h, id, deliveries.StatusDeadLetter))
 		rc.failing.Store(false)
-		if _, err := e.s.RetryDelivery(t.Context(), h, id, time.Now()); err != nil {
+		if _, err := e.s.Deliveries.RetryDelivery(t.Context(), h, id, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 		eventually.Error(t, settle, "success after the manual retry", e.status(t, h, id, deliveries.StatusSuccess))
@@ -355,7 +355,7 @@ func TestLeaseExpiryTakesOver(t *testing.T) {
 		id := e.queue(t, h, rc.url(h), 0)
 		const lease = 300 * time.Millisecond
 		claimedAt := time.Now()
-		claimed, err := e.s.ClaimDue(t.Context(), "crashed", claimedAt, lease, 10)
+		claimed, err := e.s.Deliveries.ClaimDue(t.Context(), "crashed", claimedAt, lease, 10)
 		if err != nil || len(claimed) != 1 {
 			t.Fatalf("ClaimDue by the instance that crashes: %v, %v", claimed, err)
 		}
@@ -371,7 +371,7 @@ func TestLeaseExpiryTakesOver(t *testing.T) {
 		if expiry := claimedAt.Add(lease - time.Microsecond); first.Before(expiry) {
 			t.Errorf("sent %v before the lease of the other instance expired", expiry.Sub(first))
 		}
-		err = e.s.FinishDelivery(t.Context(), id, "crashed", deliveries.Result{Status: deliveries.StatusSuccess, At: time.Now()})
+		err = e.s.Deliveries.FinishDelivery(t.Context(), id, "crashed", deliveries.Result{Status: deliveries.StatusSuccess, At: time.Now()})
 		if err == nil {
 			t.Error("FinishDelivery by the crashed owner: got nil error, want ErrLeaseLost")
 		}

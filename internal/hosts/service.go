@@ -312,7 +312,7 @@ func (s *Service) Update(ctx context.Context, owner, id string, name *string, li
 
 // Delete soft-deletes the owner's host and drops its agent at once.
 func (s *Service) Delete(ctx context.Context, owner, id string) error {
-	if err := mapNotFound(s.store.DeleteHost(ctx, owner, id, s.now().UTC(), nil)); err != nil {
+	if err := mapNotFound(DeleteHost(ctx, s.store, owner, id, s.now().UTC(), nil)); err != nil {
 		return err
 	}
 	s.targets.Forget(ctx, id)
@@ -323,7 +323,7 @@ func (s *Service) Delete(ctx context.Context, owner, id string) error {
 // AdminDelete soft-deletes any host on an admin's behalf, audited.
 func (s *Service) AdminDelete(ctx context.Context, actor audit.Actor, id string) error {
 	rec := actor.Entry(audit.ActionHostDelete, "host", id)
-	if err := mapNotFound(s.store.DeleteHost(ctx, "", id, s.now().UTC(), &rec)); err != nil {
+	if err := mapNotFound(DeleteHost(ctx, s.store, "", id, s.now().UTC(), &rec)); err != nil {
 		return err
 	}
 	s.targets.Forget(ctx, id)
@@ -524,7 +524,7 @@ func (s *Service) SetBanned(ctx context.Context, actor audit.Actor, id string, b
 	if ban {
 		action = audit.ActionHostBan
 	}
-	h, err := s.store.SetBanned(ctx, id, ban, actor.Entry(action, "host", id))
+	h, err := SetBanned(ctx, s.store, id, ban, actor.Entry(action, "host", id))
 	if err != nil {
 		return Host{}, mapNotFound(err)
 	}

@@ -135,9 +135,10 @@ type Store interface {
 	PageOwnedHosts(ctx context.Context, owner string, f OwnedFilter, p paging.Page) ([]Host, int, error)
 	// UpdateHost sets name and listen port of the owner's host and returns it.
 	UpdateHost(ctx context.Context, owner, id, name string, listenPort int) (Host, error)
-	// DeleteHost soft-deletes the host (owner "" means any owner, for
-	// admins) and writes rec when it is not nil, in the same transaction.
-	DeleteHost(ctx context.Context, owner, id string, now time.Time, rec *audit.Entry) error
+	// Tx runs fn in one unit of work: everything fn does through its Tx
+	// commits when fn returns nil and nothing does when it returns an
+	// error, which Tx returns.
+	Tx(ctx context.Context, fn func(Tx) error) error
 
 	// HostByID returns any undeleted host with its secrets; ErrNotFound.
 	HostByID(ctx context.Context, id string) (Host, Secrets, error)
@@ -169,8 +170,6 @@ type Store interface {
 	// SweepStatus moves online hosts last seen before staleBefore to stale,
 	// and online or stale hosts last seen before offlineBefore to offline.
 	SweepStatus(ctx context.Context, staleBefore, offlineBefore time.Time) error
-	// SetBanned bans the host, or unbans it to offline, writing rec.
-	SetBanned(ctx context.Context, id string, banned bool, rec audit.Entry) (Host, error)
 
 	// ListHosts pages every undeleted host for admins, newest first.
 	ListHosts(ctx context.Context, f Filter, p paging.Page) ([]AdminHost, int, error)
@@ -191,4 +190,66 @@ type Store interface {
 	AppendEvents(ctx context.Context, batch []HostEvent, keep int) error
 	// ListEvents returns up to limit newest events.
 	ListEvents(ctx context.Context, hostID string, limit int) ([]Event, error)
+}
+
+// Tx is the plain storage operations of a change to hosts, inside one
+// unit of work (Store.Tx).
+type Tx interface {
+	audit.Appender
+	// DeleteHost soft-deletes the undeleted host (the owner's; any
+	// owner's for owner "") at now, clearing its install token;
+	// ErrNotFound.
+	DeleteHost(ctx context.Context, owner, id string, now time.Time) error
+	// LockHost reads any undeleted host and locks it until the unit of
+	// work ends; ErrNotFound.
+	LockHost(ctx context.Context, id string) (Host, error)
+	// SetStatus writes a host's status and returns the host.
+	SetStatus(ctx context.Context, id string, status Status) (Host, error)
+}
+
+// DeleteHost soft-deletes the host (owner "" means any owner, for
+// admins) and writes rec, stamped now, when it is not nil, in one unit of
+// work of st; ErrNotFound, and no audit entry, when there is no such
+// undeleted host.
+func DeleteHost(ctx context.Context, st Store, owner, id string, now time.Time, rec *audit.Entry) error {
+	return st.Tx(ctx, func(tx Tx) error {
+		if err := tx.DeleteHost(ctx, owner, id, now); err != nil || rec == nil {
+			return err
+		}
+		return tx.AppendAudit(ctx, rec.At(now))
+	})
+}
+
+// SetBanned bans the undeleted host, or unbans it (BanStatus), and writes
+// rec, in one unit of work of st; ErrNotFound, and no audit entry, when
+// there is no such host.
+func SetBanned(ctx context.Context, st Store, id string, banned bool, rec audit.Entry) (Host, error) {
+	var h Host
+	err := st.Tx(ctx, func(tx Tx) error {
+		cur, err := tx.LockHost(ctx, id)
+		if err != nil {
+			return err
+		}
+		if h, err = tx.SetStatus(ctx, id, BanStatus(cur.Status, banned)); err != nil {
+			return err
+		}
+		return tx.AppendAudit(ctx, rec)
+	})
+	if err != nil {
+		return Host{}, err
+	}
+	return h, nil
+}
+
+// BanStatus is the status of a host of status cur once banned, or
+// unbanned: a banned host becomes offline (its agent reconnects to come
+// online), any other keeps its status.
+func BanStatus(cur Status, banned bool) Status {
+	switch {
+	case banned:
+		return StatusBanned
+	case cur == StatusBanned:
+		return StatusOffline
+	}
+	return cur
 }

@@ -31,10 +31,10 @@ func TestStatusFollowsTheLink(t *testing.T) {
 			}
 			defer st.Close()
 			later := time.Now().Add(time.Hour)
-			if err := st.SweepStatus(t.Context(), later, later); err != nil {
+			if err := st.Hosts.SweepStatus(t.Context(), later, later); err != nil {
 				t.Fatal(err)
 			}
-			if got, _, _ := st.HostByID(t.Context(), id); got.Status != "offline" {
+			if got, _, _ := st.Hosts.HostByID(t.Context(), id); got.Status != "offline" {
 				t.Fatalf("status after the sweep = %s, want offline", got.Status)
 			}
 		})
@@ -58,7 +58,7 @@ func connected(t *testing.T, h *hubtest.Hub, id string) func() error {
 // client and admin routes.
 func checkOnline(t *testing.T, h *hubtest.Hub, userToken, id, when string) {
 	t.Helper()
-	got, _, err := h.Store().HostByID(t.Context(), id)
+	got, _, err := h.Store().Hosts.HostByID(t.Context(), id)
 	if err != nil || got.Status != "online" {
 		t.Errorf("%s: stored status = %q (%v), want online", when, got.Status, err)
 	}

@@ -224,7 +224,7 @@ func TestDisabledAdminRefused(t *testing.T) {
 			x.Client(t).As(tok).Do("GET", "/v1/admin/users", nil).Want(t, 200, "")
 		}
 		rec := audit.CLIActor.Entry(audit.ActionAdminDisable, "admin", id)
-		if err := h.Store().SetAdminStatus(t.Context(), id, admin.StatusDisabled, time.Now(), rec); err != nil {
+		if err := admin.SetAdminStatus(t.Context(), h.Store().Admins, id, admin.StatusDisabled, time.Now(), rec); err != nil {
 			t.Fatal(err)
 		}
 		for _, x := range hubs {
@@ -241,7 +241,7 @@ func TestDisabledAdminRefused(t *testing.T) {
 
 		// Enabled again through the service, as the command does: the
 		// admin signs in, and both changes are audited.
-		a, err := h.Store().AdminByID(t.Context(), id)
+		a, err := h.Store().Admins.AdminByID(t.Context(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -253,7 +253,7 @@ func TestDisabledAdminRefused(t *testing.T) {
 		h.Client(t).Do("POST", "/v1/admin/auth/login", map[string]string{"username": a.Username, "password": hubtest.Password}).
 			Want(t, 200, "")
 		for _, action := range []string{audit.ActionAdminDisable, audit.ActionAdminEnable} {
-			rows, n, err := h.Store().ListAudit(t.Context(), audit.Filter{Action: action}, paging.Page{Limit: 10})
+			rows, n, err := h.Store().Audit.ListAudit(t.Context(), audit.Filter{Action: action}, paging.Page{Limit: 10})
 			if err != nil || n != 1 || rows[0].TargetID != id || rows[0].AdminRole != "cli" {
 				t.Errorf("%s audit rows = %+v, %d, %v; want one by the cli on %s", action, rows, n, err, id)
 			}

@@ -48,7 +48,7 @@ func (h *Hub) publishFirstVersion(ctx context.Context) {
 		log.Info("not publishing the served agent as a gateway version: no VERSION file beside it")
 		return
 	}
-	_, total, err := h.store.ListVersions(ctx, versions.Filter{IncludeYanked: true}, paging.Page{Limit: 1})
+	_, total, err := h.store.Versions.ListVersions(ctx, versions.Filter{IncludeYanked: true}, paging.Page{Limit: 1})
 	if err != nil || total > 0 {
 		if err != nil {
 			log.Warn("first gateway version: listing versions failed", "err", err)

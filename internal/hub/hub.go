@@ -123,17 +123,17 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 		return nil, storeError(cfg, err)
 	}
 	h.store = st
-	keys, err := openKeys(ctx, cfg, h.store)
+	keys, err := openKeys(ctx, cfg, h.store.Keys)
 	if err != nil {
 		return nil, err
 	}
 	hasher := passwords.NewHasher(passwords.Default)
 	h.forgets = recent.NewBus(h.coord, log)
-	h.lockouts = []*lockout.Guard{lockout.New(h.store, lockout.Default, "user"), lockout.New(h.store, lockout.Default, "admin")}
-	h.APIKeys = apikeys.NewService(h.store, h.forgets)
-	h.Accounts = accounts.NewService(h.store, accounts.Deps{Bus: h.forgets, Keys: keys, Hasher: hasher,
+	h.lockouts = []*lockout.Guard{lockout.New(h.store.Lockout, lockout.Default, "user"), lockout.New(h.store.Lockout, lockout.Default, "admin")}
+	h.APIKeys = apikeys.NewService(h.store.APIKeys, h.forgets)
+	h.Accounts = accounts.NewService(h.store.Accounts, accounts.Deps{Bus: h.forgets, Keys: keys, Hasher: hasher,
 		Lockout: h.lockouts[0], APIKeys: h.APIKeys}, accounts.DefaultPolicy, log)
-	h.Admins = admin.NewService(h.store, h.coord, h.forgets, keys, hasher, h.lockouts[1])
+	h.Admins = admin.NewService(h.store.Admins, h.coord, h.forgets, keys, hasher, h.lockouts[1])
 	if cfg.AdminUsername != "" {
 		created, err := h.Admins.EnsureOwner(ctx, cfg.AdminUsername, cfg.AdminPassword)
 		if err != nil {
@@ -147,26 +147,26 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 	// service, which takes them: it drops agents through the one and
 	// rotates secrets (with their webhook) through the other.
 	h.Dispatch = dispatch.New(uuid.NewString(), h.coord, log)
-	h.Deliveries = &deliveries.Worker{Store: h.store, Sealer: keys, Instance: h.Dispatch.Instance(),
+	h.Deliveries = &deliveries.Worker{Store: h.store.Deliveries, Sealer: keys, Instance: h.Dispatch.Instance(),
 		AllowPrivate: cfg.WebhookAllowPrivate, Scale: cfg.WebhookScheduleScale, Log: log,
 		Interval: scanInterval(cfg.WebhookScheduleScale)}
-	h.L1Config = l1config.NewService(h.store, keys, h.Dispatch, h.Deliveries, cfg.WebhookAllowPrivate, log)
-	h.Hosts = hosts.NewService(h.store, h.coord, keys, hosts.Config{
+	h.L1Config = l1config.NewService(h.store.L1Config, keys, h.Dispatch, h.Deliveries, cfg.WebhookAllowPrivate, log)
+	h.Hosts = hosts.NewService(h.store.Hosts, h.coord, keys, hosts.Config{
 		PublicURL: cfg.PublicURL, InstallTokenTTL: cfg.InstallTokenTTL, AgentTokenTTL: AgentTokenTTL,
 		ExeURL: exeURL, ExeSHA256: exeSHA256,
 	}, h.forgets, h.Dispatch, h.L1Config, log)
-	h.live = hosts.NewLiveness(h.store)
-	h.Billing = billing.NewService(h.store)
+	h.live = hosts.NewLiveness(h.store.Hosts)
+	h.Billing = billing.NewService(h.store.Billing)
 	if err := h.initBillingMode(ctx); err != nil {
 		return nil, err
 	}
-	h.Versions = versions.NewService(h.store)
+	h.Versions = versions.NewService(h.store.Versions)
 	h.admit = agentgw.NewAdmission(cfg.HandshakeConcurrency, cfg.HandshakeRate, int(cfg.HandshakeRate))
-	h.Upgrades = upgrades.NewService(h.store, h.Hosts, h.Versions, h.Dispatch, log)
+	h.Upgrades = upgrades.NewService(h.store.Upgrades, h.Hosts, h.Versions, h.Dispatch, log)
 	h.gw = agentgw.New(h.bg, h.Hosts, h.Upgrades, h.L1Config, h.live, h.Dispatch, h.admit, log)
 	ops := operations.NewService(h.Hosts, h.Dispatch, h.Billing)
 	h.Terminals = terminals.New(terminals.Config{
-		Instance: h.Dispatch.Instance(), Coord: h.coord, Log: log, Hosts: h.Hosts, Audit: h.store, TicketTTL: cfg.TerminalTicketTTL,
+		Instance: h.Dispatch.Instance(), Coord: h.coord, Log: log, Hosts: h.Hosts, Audit: h.store.Audit, TicketTTL: cfg.TerminalTicketTTL,
 		Logins: logins{accounts: h.Accounts, admins: h.Admins},
 		Local:  func(hostID string) bool { return h.Dispatch.Local(hostID) != nil },
 		Open: func(ctx context.Context, hostID string, cols, rows int) (terminals.Terminal, error) {
@@ -185,13 +185,13 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 			return ops.Charge(ctx, p.ID, p.APIKeyID, hostID, billing.RuleShellSession)
 		},
 	})
-	h.l1gate = l1gate.New(h.store, keys, ops, h.coord, cfg.L1RatePerMin, log)
+	h.l1gate = l1gate.New(h.store.L1Gate, keys, ops, h.coord, cfg.L1RatePerMin, log)
 	h.server = httpapi.New(httpapi.Config{
-		Accounts: h.Accounts, Admins: adminConsole{Service: h.Admins, audit: h.store},
+		Accounts: h.Accounts, Admins: adminConsole{Service: h.Admins, audit: h.store.Audit},
 		APIKeys: h.APIKeys, Hosts: h.Hosts, Billing: h.Billing, Operations: ops, Terminals: h.Terminals,
 		Agents: agents{dispatch: h.Dispatch, live: h.live, gw: h.gw, upgrades: h.Upgrades, versions: h.Versions,
 			l1config: h.L1Config, l1gate: h.l1gate},
-		Deliveries: deliveries.NewService(h.store, func(ctx context.Context, userID, hostID string) (string, error) {
+		Deliveries: deliveries.NewService(h.store.Deliveries, func(ctx context.Context, userID, hostID string) (string, error) {
 			host, err := h.Hosts.Get(ctx, userID, hostID)
 			return host.ID, err
 		}, h.Deliveries),
@@ -254,7 +254,7 @@ func (h *Hub) instrument() {
 	m.Gauge("agents_connected", "Agents connected to this instance.", func() float64 { return float64(h.Dispatch.LocalCount()) })
 	m.Gauge("terminals_open", "Terminals held by this instance.", func() float64 { return float64(h.Terminals.Len()) })
 	m.CountGauge("agents_online", "Agents connected to any instance (coordination's presence).", h.Dispatch.CountOnline)
-	m.CountGauge("webhook_queue_depth", "Webhook deliveries pending or retrying, cluster-wide.", h.store.CountUnfinishedDeliveries)
+	m.CountGauge("webhook_queue_depth", "Webhook deliveries pending or retrying, cluster-wide.", h.store.Deliveries.CountUnfinishedDeliveries)
 }
 
 func (h *Hub) readyChecks() []httpapi.ReadyCheck {

@@ -28,9 +28,9 @@ func Reseal(ctx context.Context, cfg Config, log *slog.Logger) (map[string]keyri
 		return nil, storeError(cfg, err)
 	}
 	defer st.Close()
-	keys, err := openKeys(ctx, cfg, st)
+	keys, err := openKeys(ctx, cfg, st.Keys)
 	if err != nil {
 		return nil, err
 	}
-	return keyring.Reseal(ctx, st, keys)
+	return keyring.Reseal(ctx, st.Reseal, keys)
 }

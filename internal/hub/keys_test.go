@@ -49,7 +49,7 @@ func TestKeyRotation(t *testing.T) {
 		}
 		const deliveryID = "delivery-rotation-1"
 		now := time.Now()
-		err = h.Store().EnqueueDelivery(t.Context(), deliveries.Delivery{ID: deliveryID, HostID: hs.ID, UserID: u.User.ID,
+		err = h.Store().Deliveries.EnqueueDelivery(t.Context(), deliveries.Delivery{ID: deliveryID, HostID: hs.ID, UserID: u.User.ID,
 			EventType: webhooks.EventA, Format: webhooks.FormatA, Status: deliveries.StatusSkippedNoURL,
 			Payload: []byte(`{}`), SealedSecrets: old.Seal([]byte(`{"New":"n","Signing":"s"}`), []byte(deliveryID)),
 			NextAttemptAt: now, CreatedAt: now})
@@ -117,7 +117,7 @@ func TestKeyRotation(t *testing.T) {
 		h.Client(t).Do("POST", "/v1/public/auth/login", map[string]string{"email": u.User.Email, "password": hubtest.Password}).
 			Want(t, 200, "").JSON(t, &in)
 		h.Client(t).As(in.AccessToken).Do("POST", "/v1/user/hosts/"+hs.ID+"/install-token", nil).Want(t, 200, "")
-		vals, err := h.Store().SealedValues(t.Context(), keyring.SealedDeliverySecrets, "", 10)
+		vals, err := h.Store().Reseal.SealedValues(t.Context(), keyring.SealedDeliverySecrets, "", 10)
 		if err != nil || len(vals) != 1 {
 			t.Fatalf("SealedValues: %d, %v, want the one delivery", len(vals), err)
 		}

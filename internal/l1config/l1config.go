@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"hostgate/internal/apperr"
+	"hostgate/internal/audit"
 	"hostgate/internal/deliveries"
 	"hostgate/internal/hosts"
 	"hostgate/internal/webhooks"
@@ -59,20 +60,98 @@ type BuildFunc func(h hosts.Host, sec hosts.Secrets) (Change, deliveries.Deliver
 
 // Store is what package l1config needs from storage.
 type Store interface {
-	// UpdateL1 locks the undeleted host id (the owner's; any owner for
-	// owner ""), calls build with it, writes the change and queues the
-	// delivery, all in one transaction, and returns the updated host.
-	// hosts.ErrNotFound; hosts.ErrBIDTaken when the owner has another
-	// host (deleted ones included) with the new bid; build's error as is.
-	UpdateL1(ctx context.Context, owner, id string, build BuildFunc) (hosts.Host, error)
+	// Tx runs fn in one unit of work: everything fn does through its Tx
+	// commits when fn returns nil and nothing does when it returns an
+	// error, which Tx returns.
+	Tx(ctx context.Context, fn func(Tx) error) error
 	// HostByID returns any undeleted host with its secrets; hosts.ErrNotFound.
 	HostByID(ctx context.Context, id string) (hosts.Host, hosts.Secrets, error)
-	// RotateSecret applies the rotate-secret issuance iss to the owner's
-	// undeleted host as hosts.Store.Issue does, and queues the delivery
-	// queue makes from the host row as locked before the change, in one
-	// transaction. hosts.ErrNotFound; queue's error as is.
-	RotateSecret(ctx context.Context, owner, id string, iss hosts.Issuance,
-		queue func(h hosts.Host, sec hosts.Secrets) (deliveries.Delivery, error)) (hosts.Host, hosts.Secrets, error)
+}
+
+// Tx is the plain storage operations of an L1 configuration change,
+// inside one unit of work (Store.Tx).
+type Tx interface {
+	audit.Appender
+	// LockHost reads the undeleted host id (the owner's; any owner's for
+	// owner "") with its secrets and locks it until the unit of work
+	// ends; hosts.ErrNotFound.
+	LockHost(ctx context.Context, owner, id string) (hosts.Host, hosts.Secrets, error)
+	// BIDTaken reports whether the user has a host other than exceptID,
+	// deleted ones included, with bid.
+	BIDTaken(ctx context.Context, userID string, bid int64, exceptID string) (bool, error)
+	// SetL1 writes ch to the host and returns it; hosts.ErrBIDTaken when
+	// the schema refuses the bid (a clash BIDTaken could not see yet).
+	SetL1(ctx context.Context, id string, ch Change) (hosts.Host, error)
+	// Issue applies an issuance to the owner's host as hosts.Store.Issue
+	// does.
+	Issue(ctx context.Context, owner, id string, iss hosts.Issuance) (hosts.Host, hosts.Secrets, error)
+	// QueueDelivery queues a webhook delivery.
+	QueueDelivery(ctx context.Context, d deliveries.Delivery) error
+}
+
+// UpdateL1 locks the undeleted host id (the owner's; any owner's for
+// owner ""), calls build with it, so the delivery is signed with the
+// secret the change replaces even when two writes to one host race,
+// writes the change and queues the delivery, all in one unit of work of
+// st, and returns the updated host. hosts.ErrNotFound; hosts.ErrBIDTaken
+// when the owner has another host (deleted ones included) with the new
+// bid; build's error as is.
+func UpdateL1(ctx context.Context, st Store, owner, id string, build BuildFunc) (hosts.Host, error) {
+	var out hosts.Host
+	err := st.Tx(ctx, func(tx Tx) error {
+		h, sec, err := tx.LockHost(ctx, owner, id)
+		if err != nil {
+			return err
+		}
+		ch, del, err := build(h, sec)
+		if err != nil {
+			return err
+		}
+		switch taken, err := tx.BIDTaken(ctx, h.UserID, ch.BID, h.ID); {
+		case err != nil:
+			return err
+		case taken:
+			return hosts.ErrBIDTaken
+		}
+		if out, err = tx.SetL1(ctx, h.ID, ch); err != nil {
+			return err
+		}
+		return tx.QueueDelivery(ctx, del)
+	})
+	if err != nil {
+		return hosts.Host{}, err
+	}
+	return out, nil
+}
+
+// RotateSecret applies the rotate-secret issuance iss to the owner's
+// undeleted host as hosts.Store.Issue does, and queues the delivery
+// queue makes from the host row as locked before the change, in one unit
+// of work of st. hosts.ErrNotFound; queue's error as is.
+func RotateSecret(ctx context.Context, st Store, owner, id string, iss hosts.Issuance,
+	queue func(h hosts.Host, sec hosts.Secrets) (deliveries.Delivery, error)) (hosts.Host, hosts.Secrets, error) {
+	var (
+		out    hosts.Host
+		outSec hosts.Secrets
+	)
+	err := st.Tx(ctx, func(tx Tx) error {
+		h, sec, err := tx.LockHost(ctx, owner, id)
+		if err != nil {
+			return err
+		}
+		del, err := queue(h, sec)
+		if err != nil {
+			return err
+		}
+		if out, outSec, err = tx.Issue(ctx, owner, id, iss); err != nil {
+			return err
+		}
+		return tx.QueueDelivery(ctx, del)
+	})
+	if err != nil {
+		return hosts.Host{}, hosts.Secrets{}, err
+	}
+	return out, outSec, nil
 }
 
 // Validate checks a request without touching anything. allowPrivate lets

@@ -75,7 +75,7 @@ func (s *Service) Update(ctx context.Context, owner, hostID string, who Who, r R
 		return L1ConfigPutResp{}, err
 	}
 	var deliveryID string
-	h, err := s.store.UpdateL1(ctx, owner, hostID, func(h hosts.Host, sec hosts.Secrets) (Change, deliveries.Delivery, error) {
+	h, err := UpdateL1(ctx, s.store, owner, hostID, func(h hosts.Host, sec hosts.Secrets) (Change, deliveries.Delivery, error) {
 		ch := Change{BID: r.BID, ReportURL: r.URL, WebhookFormat: cmp.Or(r.WebhookFormat, h.WebhookFormat, hosts.DefaultWebhookFormat),
 			SecretSealed: s.sealer.Seal([]byte(r.SecretKey), []byte(h.ID))}
 		prev, err := s.sealer.Open(sec.SecretSealed, []byte(h.ID))
@@ -111,7 +111,7 @@ var _ hosts.SecretRotator = (*Service)(nil)
 // must be installed again with the new credentials.
 func (s *Service) RotateIssue(ctx context.Context, owner, id string, iss hosts.Issuance, by hosts.ChangedBy) (hosts.Host, hosts.Secrets, error) {
 	who := Who{Source: webhooks.Source(by.Source), Actor: webhooks.Actor{Kind: by.Kind, ID: by.ID, IP: by.IP}}
-	h, sec, err := s.store.RotateSecret(ctx, owner, id, iss, func(h hosts.Host, sec hosts.Secrets) (deliveries.Delivery, error) {
+	h, sec, err := RotateSecret(ctx, s.store, owner, id, iss, func(h hosts.Host, sec hosts.Secrets) (deliveries.Delivery, error) {
 		secret, err := s.sealer.Open(iss.SecretSealed, []byte(h.ID))
 		if err != nil {
 			return deliveries.Delivery{}, fmt.Errorf("l1config: open new secret of host %s: %w", h.ID, err)

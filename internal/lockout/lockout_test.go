@@ -18,14 +18,14 @@ import (
 )
 
 // newStore opens a real SQLite store, closed when the test ends.
-func newStore(t *testing.T) store.Store {
+func newStore(t *testing.T) lockout.Store {
 	t.Helper()
 	db, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "hostgate.db"))
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
-	return db
+	return store.New(db).Lockout
 }
 
 // fail records n failed logins of name and checks each answer.
@@ -179,7 +179,7 @@ func (c *testClock) add(d time.Duration) {
 }
 
 // guardWithClock returns a guard whose time moves only by clock.add.
-func guardWithClock(st store.Store, p lockout.Policy) (*lockout.Guard, *testClock) {
+func guardWithClock(st lockout.Store, p lockout.Policy) (*lockout.Guard, *testClock) {
 	g := lockout.New(st, p, "user")
 	c := &testClock{now: time.Now()}
 	lockout.SetNow(g, c.read)

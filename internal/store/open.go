@@ -9,11 +9,8 @@ import (
 	"strings"
 
 	"hostgate/internal/store/postgres"
-	"hostgate/internal/store/sqldb"
 	"hostgate/internal/store/sqlite"
 )
-
-var _ Store = (*sqldb.DB)(nil)
 
 // FileName is the SQLite database's name inside the data directory.
 const FileName = "hostgate.db"
@@ -28,13 +25,13 @@ func Open(ctx context.Context, databaseURL, dataDir string, log *slog.Logger) (S
 	case isPostgres(databaseURL):
 		db, err := postgres.Open(ctx, databaseURL)
 		if err != nil {
-			return nil, err
+			return Store{}, err
 		}
-		return db, nil
+		return New(db), nil
 	case databaseURL == "":
 		return openSQLite(ctx, dataDir, log)
 	default:
-		return nil, errors.New("store: database URL must start with postgres:// or postgresql:// (or be empty for SQLite)")
+		return Store{}, errors.New("store: database URL must start with postgres:// or postgresql:// (or be empty for SQLite)")
 	}
 }
 
@@ -60,24 +57,24 @@ func isPostgres(url string) bool {
 
 func openSQLite(ctx context.Context, dataDir string, log *slog.Logger) (Store, error) {
 	if dataDir == "" {
-		return nil, errors.New("store: no database URL and no data directory for SQLite")
+		return Store{}, errors.New("store: no database URL and no data directory for SQLite")
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	if err := prepareDataDir(dataDir, log); err != nil {
-		return nil, err
+		return Store{}, err
 	}
 	db, err := sqlite.Open(ctx, filepath.Join(dataDir, FileName))
 	if err != nil {
-		return nil, err
+		return Store{}, err
 	}
 	// Opening made the WAL and its index (migrating reads and writes);
 	// check what SQLite created, in case it ever stops copying the mode.
 	if err := restrictFiles(dataDir, log); err != nil {
-		return nil, errors.Join(err, db.Close())
+		return Store{}, errors.Join(err, db.Close())
 	}
-	return db, nil
+	return New(db), nil
 }
 
 // ErrBackupPostgres is Backup's answer for a PostgreSQL database, whose

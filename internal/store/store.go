@@ -21,33 +21,69 @@ import (
 	"hostgate/internal/l1config"
 	"hostgate/internal/l1gate"
 	"hostgate/internal/lockout"
+	"hostgate/internal/store/sqldb"
 	"hostgate/internal/upgrades"
 	"hostgate/internal/versions"
 )
 
-// Store is everything the hub keeps durably.
-type Store interface {
-	accounts.Store
-	admin.Store
-	apikeys.Store
-	audit.Store
-	billing.Store
-	billing.RechargeStore
-	deliveries.Store
-	hosts.Store
-	l1gate.Store
-	lockout.Store
-	keyring.Store
-	keyring.ResealStore
-	l1config.Store
-	upgrades.Store
-	versions.Store
+// Store is everything the hub keeps durably: one narrow storage per
+// domain, all over one database. Its zero value holds nothing; Close on it
+// does nothing.
+type Store struct {
+	// Accounts is the users' and sessions' storage.
+	Accounts accounts.Store
+	// Admins is the admins' storage.
+	Admins admin.Store
+	// APIKeys is the client API keys' storage.
+	APIKeys apikeys.Store
+	// Audit is the audit log.
+	Audit audit.Store
+	// Billing is the billing storage: balances, events, rules, the mode
+	// and recharge orders.
+	Billing billing.Storage
+	// Deliveries is the webhook delivery queue.
+	Deliveries deliveries.Store
+	// Hosts is the hosts' storage.
+	Hosts hosts.Store
+	// Keys keeps the server key; Reseal re-seals sealed values.
+	Keys   keyring.Store
+	Reseal keyring.ResealStore
+	// L1Config is the storage of the hosts' L1 configuration.
+	L1Config l1config.Store
+	// L1Gate is the L1 gate's storage (hosts by bid, nonces).
+	L1Gate l1gate.Store
+	// Lockout is the login lockouts' storage.
+	Lockout lockout.Store
+	// Upgrades is the hosts' upgrades' storage.
+	Upgrades upgrades.Store
+	// Versions is the published agent versions' storage.
+	Versions versions.Store
 
-	// Ping checks the database; /readyz reports its error text.
-	Ping(ctx context.Context) error
-	// Name names the engine: "postgres" or "sqlite".
-	Name() string
-	// PoolStats reports the connection pools' statistics, by pool.
-	PoolStats() map[string]sql.DBStats
-	Close() error
+	db *sqldb.DB
+}
+
+// New returns the store over db, which it owns: Close closes it.
+func New(db *sqldb.DB) Store {
+	return Store{
+		Accounts: db.Accounts(), Admins: db.Admins(), APIKeys: db, Audit: db, Billing: db.Billing(), Deliveries: db,
+		Hosts: db.Hosts(), Keys: db, Reseal: db, L1Config: db.L1Config(), L1Gate: db, Lockout: db,
+		Upgrades: db.Upgrades(), Versions: db.Versions(), db: db,
+	}
+}
+
+// Ping checks the database; /readyz reports its error text.
+func (s Store) Ping(ctx context.Context) error { return s.db.Ping(ctx) }
+
+// Name names the engine: "postgres" or "sqlite".
+func (s Store) Name() string { return s.db.Name() }
+
+// PoolStats reports the connection pools' statistics, by pool.
+func (s Store) PoolStats() map[string]sql.DBStats { return s.db.PoolStats() }
+
+// Close closes the database.
+func (s Store) Close() error {
+	if s.db == nil {
+		return nil
+	}
+	return s.db.Close()
 }

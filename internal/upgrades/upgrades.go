@@ -56,21 +56,97 @@ type Upgrade struct {
 
 // Store keeps upgrades. Each method is one transaction.
 type Store interface {
-	// StartUpgrade makes u the host's upgrade, appends ev to the host's
-	// events and writes rec. ErrInProgress when the host has an unfinished
-	// upgrade updated at or after busySince; hosts.ErrNotFound for an
-	// unknown or deleted host.
-	StartUpgrade(ctx context.Context, u Upgrade, busySince time.Time, ev hosts.Event, rec audit.Entry) error
-	// AdvanceUpgrade moves the host's upgrade to version into state to,
-	// with reason, when its current state ranks below to, and appends ev.
-	// It returns the upgrade as it is after the call and whether it moved.
-	// ErrNotFound when the host has no upgrade to that version.
-	AdvanceUpgrade(ctx context.Context, hostID, version string, to agentproto.UpgradeState, reason string, at time.Time, ev hosts.Event) (Upgrade, bool, error)
+	// Tx runs fn in one unit of work: everything fn does through its Tx
+	// commits when fn returns nil and nothing does when it returns an
+	// error, which Tx returns.
+	Tx(ctx context.Context, fn func(Tx) error) error
 	// GetUpgrade returns the host's latest upgrade; ErrNotFound.
 	GetUpgrade(ctx context.Context, hostID string) (Upgrade, error)
 	// StaleUpgrades returns up to limit unfinished upgrades last updated
 	// before the given time.
 	StaleUpgrades(ctx context.Context, before time.Time, limit int) ([]Upgrade, error)
+}
+
+// Tx is the plain storage operations of a change to upgrades, inside one
+// unit of work (Store.Tx).
+type Tx interface {
+	audit.Appender
+	// LockHostUpgrade locks the undeleted host until the unit of work ends
+	// and reads its upgrade; found is false when it has none.
+	// hosts.ErrNotFound for an unknown or deleted host.
+	LockHostUpgrade(ctx context.Context, hostID string) (u Upgrade, found bool, err error)
+	// LockUpgrade reads the host's upgrade to version and locks it until
+	// the unit of work ends; ErrNotFound when the host has none to that
+	// version.
+	LockUpgrade(ctx context.Context, hostID, version string) (Upgrade, error)
+	// SetUpgradeState writes the state of the host's upgrade, with its
+	// reason and time, and returns the upgrade.
+	SetUpgradeState(ctx context.Context, hostID string, to agentproto.UpgradeState, reason string, at time.Time) (Upgrade, error)
+	// SaveUpgrade makes u its host's upgrade, replacing the one before.
+	SaveUpgrade(ctx context.Context, u Upgrade) error
+	// AppendHostEvent appends e to the host's events, keeping the newest
+	// hosts.KeepEvents; hosts.ErrNotFound for a deleted host.
+	AppendHostEvent(ctx context.Context, hostID string, e hosts.Event) error
+}
+
+// StartUpgrade makes u the host's upgrade, appends ev to the host's events
+// and writes rec (stamped when u was requested), in one unit of work of
+// st. An upgrade replaces only a finished one or one abandoned (not
+// updated since busySince): ErrInProgress otherwise; hosts.ErrNotFound for
+// an unknown or deleted host. Of concurrent starts on one host, one wins.
+func StartUpgrade(ctx context.Context, st Store, u Upgrade, busySince time.Time, ev hosts.Event, rec audit.Entry) error {
+	return st.Tx(ctx, func(tx Tx) error {
+		cur, found, err := tx.LockHostUpgrade(ctx, u.HostID)
+		switch {
+		case err != nil:
+			return err
+		case found && !cur.State.Terminal() && !cur.UpdatedAt.Before(busySince):
+			return ErrInProgress
+		}
+		if err := tx.SaveUpgrade(ctx, u); err != nil {
+			return err
+		}
+		if err := tx.AppendHostEvent(ctx, u.HostID, ev); err != nil {
+			return err
+		}
+		return tx.AppendAudit(ctx, rec.At(u.RequestedAt))
+	})
+}
+
+// AdvanceUpgrade moves the host's upgrade to version into state to, with
+// reason, when MayMove allows it, and appends ev (unless the host was
+// deleted: its upgrade row stays, its events end), in one unit of work of
+// st. It returns the upgrade as it is after the call and whether it
+// moved; ErrNotFound when the host has no upgrade to that version.
+func AdvanceUpgrade(ctx context.Context, st Store, hostID, version string, to agentproto.UpgradeState, reason string,
+	at time.Time, ev hosts.Event) (Upgrade, bool, error) {
+	var u Upgrade
+	moved := false
+	err := st.Tx(ctx, func(tx Tx) error {
+		var err error
+		if u, err = tx.LockUpgrade(ctx, hostID, version); err != nil || !MayMove(u.State, to) {
+			return err
+		}
+		if u, err = tx.SetUpgradeState(ctx, hostID, to, reason, at); err != nil {
+			return err
+		}
+		moved = true
+		if err := tx.AppendHostEvent(ctx, hostID, ev); err != nil && !errors.Is(err, hosts.ErrNotFound) {
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return Upgrade{}, false, err
+	}
+	return u, moved, nil
+}
+
+// MayMove reports whether an upgrade in state from may move to state to:
+// only to a state of higher rank, so a late or repeated report never moves
+// it backwards, and an ended upgrade (or one in an unknown state) stays.
+func MayMove(from, to agentproto.UpgradeState) bool {
+	return !from.Terminal() && from.Rank() >= 0 && from.Rank() < to.Rank()
 }
 
 // Storage errors.
@@ -157,7 +233,7 @@ func (s *Service) Push(ctx context.Context, actor audit.Actor, hostID, version s
 		RequestedBy: actor.AdminID, RequestedAt: now, UpdatedAt: now}
 	rec := actor.Entry(audit.ActionHostPushUpgrade, "host", h.ID).
 		WithDetail(map[string]string{"version": v.Version, "from_version": h.InstalledVersion})
-	err = s.store.StartUpgrade(ctx, u, now.Add(-s.Timeout), event(now, u.State, v.Version, "pushed by admin "+actor.AdminID), rec)
+	err = StartUpgrade(ctx, s.store, u, now.Add(-s.Timeout), event(now, u.State, v.Version, "pushed by admin "+actor.AdminID), rec)
 	switch {
 	case errors.Is(err, ErrInProgress):
 		return Result{}, apperr.New(CodeInProgress, "the host has an upgrade in progress; wait for it to end")
@@ -274,7 +350,7 @@ func (s *Service) Sweep(ctx context.Context) error {
 func (s *Service) advance(ctx context.Context, hostID string, r agentproto.UpgradeReport) {
 	reason := clip(r.Reason, 500)
 	at := s.now().UTC().Truncate(time.Microsecond)
-	u, moved, err := s.store.AdvanceUpgrade(ctx, hostID, clip(r.Version, 64), r.State, reason, at, event(at, r.State, r.Version, reason))
+	u, moved, err := AdvanceUpgrade(ctx, s.store, hostID, clip(r.Version, 64), r.State, reason, at, event(at, r.State, r.Version, reason))
 	switch {
 	case errors.Is(err, ErrNotFound):
 		s.log.InfoContext(ctx, "ignoring a report for an upgrade the hub did not push", "host_id", hostID, "version", clip(r.Version, 64))

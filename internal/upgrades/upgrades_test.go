@@ -24,7 +24,7 @@ import (
 type fakeHosts struct{ st store.Store }
 
 func (f fakeHosts) AdminGet(ctx context.Context, id string) (hosts.Host, error) {
-	h, _, err := f.st.HostByID(ctx, id)
+	h, _, err := f.st.Hosts.HostByID(ctx, id)
 	if errors.Is(err, hosts.ErrNotFound) {
 		return hosts.Host{}, apperr.NotFound("host") // as hosts.Service answers
 	}
@@ -78,18 +78,18 @@ func newFixture(t *testing.T) *fixture {
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	u := accounts.User{ID: uuid.NewString(), Email: "ann@example.com", DisplayName: "ann", Status: accounts.StatusActive, CreatedAt: now}
 	sess := accounts.Session{ID: uuid.NewString(), UserID: u.ID, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
-	if err := st.CreateUser(t.Context(), u, "hash", sess, []byte("refresh")); err != nil {
+	if err := st.Accounts.CreateUser(t.Context(), u, "hash", sess, []byte("refresh")); err != nil {
 		t.Fatal(err)
 	}
 	h := hosts.Host{ID: uuid.NewString(), UserID: u.ID, Name: "web", BID: 7, ListenPort: hosts.DefaultListenPort,
 		Status: hosts.StatusPending, CreatedAt: now}
-	if err := st.CreateHost(t.Context(), h, hosts.Secrets{SecretSealed: []byte("s")}, nil); err != nil {
+	if err := st.Hosts.CreateHost(t.Context(), h, hosts.Secrets{SecretSealed: []byte("s")}, nil); err != nil {
 		t.Fatal(err)
 	}
 	vs := fakeVersions{"2.0.0": {Version: "2.0.0", ExeURL: "https://dl.example.com/a", ExeSHA256: strings.Repeat("ab", 32),
 		ExeSizeBytes: 10, MinSupportedProtocol: 1}}
 	d := &fakeDispatcher{online: true, resp: agentproto.Response{OK: true, Result: json.RawMessage(`{"state":"downloading"}`)}}
-	return &fixture{svc: upgrades.NewService(st, fakeHosts{st}, vs, d, slog.New(slog.DiscardHandler)), st: st, disp: d, hostID: h.ID}
+	return &fixture{svc: upgrades.NewService(st.Upgrades, fakeHosts{st}, vs, d, slog.New(slog.DiscardHandler)), st: st, disp: d, hostID: h.ID}
 }
 
 var admin1 = audit.Actor{AdminID: "adm-1", Role: "operator"}

@@ -46,14 +46,62 @@ type Filter struct {
 
 // Store keeps versions.
 type Store interface {
-	// PublishVersion stores v with its audit entry; ErrExists.
-	PublishVersion(ctx context.Context, v Version, rec audit.Entry) error
+	// Tx runs fn in one unit of work: everything fn does through its Tx
+	// commits when fn returns nil and nothing does when it returns an
+	// error, which Tx returns.
+	Tx(ctx context.Context, fn func(Tx) error) error
 	ListVersions(ctx context.Context, f Filter, p paging.Page) ([]Version, int, error)
 	// GetVersion finds a version by its dotted name; ErrNotFound.
 	GetVersion(ctx context.Context, version string) (Version, error)
-	// YankVersion sets yanked_at with its audit entry; ErrNotFound,
-	// ErrYanked.
-	YankVersion(ctx context.Context, version string, at time.Time, rec audit.Entry) (Version, error)
+}
+
+// Tx is the plain storage operations of a change to versions, inside one
+// unit of work (Store.Tx).
+type Tx interface {
+	audit.Appender
+	// InsertVersion stores a new version; ErrExists.
+	InsertVersion(ctx context.Context, v Version) error
+	// LockVersion reads a version by its dotted name and locks it until
+	// the unit of work ends; ErrNotFound.
+	LockVersion(ctx context.Context, version string) (Version, error)
+	// SetYankedAt writes the moment a version was yanked and returns the
+	// version as stored.
+	SetYankedAt(ctx context.Context, id string, at time.Time) (Version, error)
+}
+
+// PublishVersion stores v with rec, stamped at its release, in one unit
+// of work of st; ErrExists.
+func PublishVersion(ctx context.Context, st Store, v Version, rec audit.Entry) error {
+	return st.Tx(ctx, func(tx Tx) error {
+		if err := tx.InsertVersion(ctx, v); err != nil {
+			return err
+		}
+		return tx.AppendAudit(ctx, rec.At(v.ReleasedAt))
+	})
+}
+
+// YankVersion yanks a version at at with rec, in one unit of work of st,
+// and returns it yanked; ErrNotFound, or ErrYanked when it was yanked
+// before (a version is yanked once).
+func YankVersion(ctx context.Context, st Store, version string, at time.Time, rec audit.Entry) (Version, error) {
+	var v Version
+	err := st.Tx(ctx, func(tx Tx) error {
+		var err error
+		switch v, err = tx.LockVersion(ctx, version); {
+		case err != nil:
+			return err
+		case v.YankedAt != nil:
+			return ErrYanked
+		}
+		if v, err = tx.SetYankedAt(ctx, v.ID, at); err != nil {
+			return err
+		}
+		return tx.AppendAudit(ctx, rec.At(at))
+	})
+	if err != nil {
+		return Version{}, err
+	}
+	return v, nil
 }
 
 // Storage errors.
@@ -145,7 +193,7 @@ func (s *Service) Publish(ctx context.Context, actor audit.Actor, p Publish) (Ve
 		ExeSizeBytes: p.ExeSizeBytes, MinSupportedProtocol: p.MinSupportedProtocol, Changelog: p.Changelog,
 		ReleasedAt: s.now().UTC().Truncate(time.Microsecond)}
 	rec := actor.Entry(audit.ActionVersionPublish, "gw_version", v.Version).WithDetail(map[string]string{"channel": v.Channel})
-	err := s.store.PublishVersion(ctx, v, rec)
+	err := PublishVersion(ctx, s.store, v, rec)
 	if errors.Is(err, ErrExists) {
 		return Version{}, invalid(CodeVersionExists, "version "+v.Version+" is already published")
 	}
@@ -174,7 +222,7 @@ func (s *Service) Usable(ctx context.Context, version string) (Version, error) {
 // Yank withdraws a version, audited as gw_version.yank.
 func (s *Service) Yank(ctx context.Context, actor audit.Actor, version string) (Version, error) {
 	rec := actor.Entry(audit.ActionVersionYank, "gw_version", version)
-	v, err := s.store.YankVersion(ctx, version, s.now().UTC(), rec)
+	v, err := YankVersion(ctx, s.store, version, s.now().UTC(), rec)
 	switch {
 	case errors.Is(err, ErrNotFound):
 		return Version{}, invalid(CodeVersionNotFound, "no version "+version)

@@ -35,7 +35,7 @@ func open(t *testing.T, url string) store.Store {
 			t.Errorf("Close: %v", err)
 		}
 	})
-	return db
+	return store.New(db)
 }
 
 // TestReopen checks that opening a migrated database again applies
@@ -44,10 +44,10 @@ func TestReopen(t *testing.T) {
 	url := pgtest.NewDatabase(t)
 	s := open(t, url)
 	u := accounts.User{ID: "u1", Email: "ann@example.com", DisplayName: "Ann", Status: accounts.StatusActive}
-	if err := s.CreateUser(t.Context(), u, "h", accounts.Session{ID: "s1", UserID: "u1"}, []byte("r1")); err != nil {
+	if err := s.Accounts.CreateUser(t.Context(), u, "h", accounts.Session{ID: "s1", UserID: "u1"}, []byte("r1")); err != nil {
 		t.Fatalf("CreateUser: %v", err)
 	}
-	if _, err := open(t, url).UserByID(t.Context(), "u1"); err != nil {
+	if _, err := open(t, url).Accounts.UserByID(t.Context(), "u1"); err != nil {
 		t.Errorf("UserByID after reopening: %v", err)
 	}
 
@@ -101,7 +101,7 @@ func BenchmarkCharge(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer db.Close()
-	storetest.BenchmarkCharge(b, db)
+	storetest.BenchmarkCharge(b, store.New(db))
 }
 
 // TestPoolSize checks that pool_max_conns sizes the pool and is not sent
@@ -133,7 +133,7 @@ func BenchmarkIdleFlush(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer db.Close()
-	storetest.BenchmarkIdleFlush(b, db)
+	storetest.BenchmarkIdleFlush(b, store.New(db))
 }
 
 // TestOpenClassifiesConnectFailures checks that a missing database and a

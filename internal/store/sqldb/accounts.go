@@ -8,11 +8,27 @@ import (
 	"time"
 
 	"hostgate/internal/accounts"
-	"hostgate/internal/audit"
 	"hostgate/internal/paging"
 )
 
-var _ accounts.Store = (*DB)(nil)
+// Accounts is the users' and sessions' storage, on the shared core.
+type Accounts struct{ d *DB }
+
+var (
+	_ accounts.Store = Accounts{}
+	_ accounts.Tx    = accountsTx{}
+)
+
+// Accounts returns the users' and sessions' storage.
+func (d *DB) Accounts() accounts.Store { return Accounts{d} }
+
+// Tx implements accounts.Store.
+func (s Accounts) Tx(ctx context.Context, fn func(accounts.Tx) error) error {
+	return s.d.unit(ctx, func(t *tx) error { return fn(accountsTx{t}) })
+}
+
+// accountsTx is the accounts' unit of work.
+type accountsTx struct{ *tx }
 
 const (
 	userCols    = "id, email, display_name, status, created_at"
@@ -35,7 +51,8 @@ func scanSession(r rowScanner) (accounts.Session, error) {
 
 // CreateUser inserts the user, its first session and that session's first
 // refresh token in one transaction; ErrEmailTaken when the email exists.
-func (d *DB) CreateUser(ctx context.Context, u accounts.User, passwordHash string, s accounts.Session, refreshHash []byte) error {
+func (a Accounts) CreateUser(ctx context.Context, u accounts.User, passwordHash string, s accounts.Session, refreshHash []byte) error {
+	d := a.d
 	return d.withTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx,
 			`INSERT INTO users (id, email, display_name, status, password_hash, created_at)
@@ -52,7 +69,8 @@ func (d *DB) CreateUser(ctx context.Context, u accounts.User, passwordHash strin
 }
 
 // CreateSession opens a session with its first refresh token.
-func (d *DB) CreateSession(ctx context.Context, s accounts.Session, refreshHash []byte) error {
+func (a Accounts) CreateSession(ctx context.Context, s accounts.Session, refreshHash []byte) error {
+	d := a.d
 	return d.withTx(ctx, func(tx *sql.Tx) error {
 		return d.insertSession(ctx, tx, s, refreshHash)
 	})
@@ -79,7 +97,8 @@ func (d *DB) insertRefresh(ctx context.Context, tx *sql.Tx, hash []byte, session
 }
 
 // UserCredentials returns the user with this email and its password hash.
-func (d *DB) UserCredentials(ctx context.Context, email string) (accounts.User, string, error) {
+func (a Accounts) UserCredentials(ctx context.Context, email string) (accounts.User, string, error) {
+	d := a.d
 	var hash string
 	row := d.read.QueryRowContext(ctx, `SELECT `+userCols+`, password_hash FROM users WHERE email = $1`, email)
 	u, err := d.userResult(scanUser(row, &hash))
@@ -90,13 +109,15 @@ func (d *DB) UserCredentials(ctx context.Context, email string) (accounts.User, 
 }
 
 // UserByID returns a user; ErrUserNotFound.
-func (d *DB) UserByID(ctx context.Context, id string) (accounts.User, error) {
+func (a Accounts) UserByID(ctx context.Context, id string) (accounts.User, error) {
+	d := a.d
 	row := d.read.QueryRowContext(ctx, `SELECT `+userCols+` FROM users WHERE id = $1`, id)
 	return d.userResult(scanUser(row))
 }
 
 // UpdateDisplayName sets the name and returns the updated user.
-func (d *DB) UpdateDisplayName(ctx context.Context, id, name string) (accounts.User, error) {
+func (a Accounts) UpdateDisplayName(ctx context.Context, id, name string) (accounts.User, error) {
+	d := a.d
 	row := d.write.QueryRowContext(ctx,
 		`UPDATE users SET display_name = $1 WHERE id = $2 RETURNING `+userCols, name, id)
 	return d.userResult(scanUser(row))
@@ -114,7 +135,8 @@ func (d *DB) userResult(u accounts.User, err error) (accounts.User, error) {
 }
 
 // SetPasswordHash replaces the stored hash; ErrUserNotFound.
-func (d *DB) SetPasswordHash(ctx context.Context, id, hash string) error {
+func (a Accounts) SetPasswordHash(ctx context.Context, id, hash string) error {
+	d := a.d
 	res, err := d.write.ExecContext(ctx, `UPDATE users SET password_hash = $1 WHERE id = $2`, hash, id)
 	if err != nil {
 		return d.errorf("set password hash", err)
@@ -124,7 +146,8 @@ func (d *DB) SetPasswordHash(ctx context.Context, id, hash string) error {
 
 // ListUsers returns a page of matching users, newest first, and the count
 // of all matches, both from one snapshot.
-func (d *DB) ListUsers(ctx context.Context, f accounts.UserFilter, p paging.Page) ([]accounts.User, int, error) {
+func (a Accounts) ListUsers(ctx context.Context, f accounts.UserFilter, p paging.Page) ([]accounts.User, int, error) {
+	d := a.d
 	return listPage(ctx, d, "users", userCols, "users", userWhere(f), "created_at DESC, id DESC", p,
 		func(r rowScanner) (accounts.User, error) { return scanUser(r) })
 }
@@ -141,32 +164,24 @@ func userWhere(f accounts.UserFilter) where {
 	return w
 }
 
-// SetUserStatus sets the status, revokes the user's open sessions when
-// suspending, and writes rec, in one transaction. It returns the ids of the
-// sessions it revoked.
-func (d *DB) SetUserStatus(ctx context.Context, id string, status accounts.Status, now time.Time, rec audit.Entry) ([]string, error) {
-	var ids []string
-	err := d.withTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE users SET status = $1 WHERE id = $2`, string(status), id)
-		if err != nil {
-			return d.errorf("set user status", err)
-		}
-		if err := affected(res, accounts.ErrUserNotFound); err != nil {
-			return err
-		}
-		if status == accounts.StatusSuspended {
-			if ids, err = d.revokeUserSessions(ctx, tx, id, now); err != nil {
-				return err
-			}
-		}
-		return d.insertAudit(ctx, tx, withAuditDefaults(rec, now))
-	})
-	return ids, err
+// SetUserStatus implements accounts.Tx.
+func (t accountsTx) SetUserStatus(ctx context.Context, id string, status accounts.Status) error {
+	res, err := t.tx.tx.ExecContext(ctx, `UPDATE users SET status = $1 WHERE id = $2`, string(status), id)
+	if err != nil {
+		return t.d.errorf("set user status", err)
+	}
+	return affected(res, accounts.ErrUserNotFound)
+}
+
+// RevokeUserSessions implements accounts.Tx.
+func (t accountsTx) RevokeUserSessions(ctx context.Context, userID string, now time.Time) ([]string, error) {
+	return t.d.revokeUserSessions(ctx, t.tx.tx, userID, now)
 }
 
 // ChangePassword sets the hash, revokes the user's open sessions and opens
 // s, in one transaction; it returns the ids of the sessions it revoked.
-func (d *DB) ChangePassword(ctx context.Context, userID, hash string, now time.Time, s accounts.Session, refreshHash []byte) ([]string, error) {
+func (a Accounts) ChangePassword(ctx context.Context, userID, hash string, now time.Time, s accounts.Session, refreshHash []byte) ([]string, error) {
+	d := a.d
 	var ids []string
 	err := d.withTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE users SET password_hash = $1 WHERE id = $2`, hash, userID)
@@ -205,7 +220,8 @@ FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.id = $1`
 
 // SessionState returns the session's times and its user's status;
 // ErrSessionEnded when there is no such session.
-func (d *DB) SessionState(ctx context.Context, sessionID string) (accounts.SessionState, error) {
+func (a Accounts) SessionState(ctx context.Context, sessionID string) (accounts.SessionState, error) {
+	d := a.d
 	var st accounts.SessionState
 	err := d.readRow(ctx, sessionState, sessionID).Scan(
 		&st.UserID, timeDest{&st.ExpiresAt}, nullTimeDest{&st.RevokedAt}, (*string)(&st.UserStatus))
@@ -223,7 +239,8 @@ func (d *DB) SessionState(ctx context.Context, sessionID string) (accounts.Sessi
 // concurrent callers only one sees a row; every other one finds the token
 // used, which is a reuse: it revokes the session, commits that, and
 // returns the revoked session with ErrRefreshReused.
-func (d *DB) RotateRefresh(ctx context.Context, oldHash, newHash []byte, now time.Time) (accounts.Session, error) {
+func (a Accounts) RotateRefresh(ctx context.Context, oldHash, newHash []byte, now time.Time) (accounts.Session, error) {
+	d := a.d
 	var s accounts.Session
 	reused := false
 	err := d.withTx(ctx, func(tx *sql.Tx) error {
@@ -274,7 +291,8 @@ func (d *DB) liveSession(ctx context.Context, tx *sql.Tx, id string, now time.Ti
 
 // RevokeSession ends the session that issued refreshHash, keeping an
 // earlier revocation time, and returns it; ErrRefreshUnknown.
-func (d *DB) RevokeSession(ctx context.Context, refreshHash []byte, now time.Time) (accounts.Session, error) {
+func (a Accounts) RevokeSession(ctx context.Context, refreshHash []byte, now time.Time) (accounts.Session, error) {
+	d := a.d
 	var s accounts.Session
 	err := d.withTx(ctx, func(tx *sql.Tx) error {
 		var err error

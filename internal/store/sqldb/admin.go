@@ -4,13 +4,28 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"time"
 
 	"hostgate/internal/admin"
-	"hostgate/internal/audit"
 )
 
-var _ admin.Store = (*DB)(nil)
+// Admins is the admins' storage, on the shared core.
+type Admins struct{ d *DB }
+
+var (
+	_ admin.Store = Admins{}
+	_ admin.Tx    = adminTx{}
+)
+
+// Admins returns the admins' storage.
+func (d *DB) Admins() admin.Store { return Admins{d} }
+
+// Tx implements admin.Store.
+func (s Admins) Tx(ctx context.Context, fn func(admin.Tx) error) error {
+	return s.d.unit(ctx, func(t *tx) error { return fn(adminTx{t}) })
+}
+
+// adminTx is the admins' unit of work.
+type adminTx struct{ *tx }
 
 const adminCols = "id, username, role, status, created_at"
 
@@ -22,7 +37,8 @@ func scanAdmin(r rowScanner, extra ...any) (admin.Admin, error) {
 }
 
 // CreateAdmin inserts a; ErrUsernameTaken when the username exists.
-func (d *DB) CreateAdmin(ctx context.Context, a admin.Admin, passwordHash string) error {
+func (s Admins) CreateAdmin(ctx context.Context, a admin.Admin, passwordHash string) error {
+	d := s.d
 	_, err := d.write.ExecContext(ctx,
 		`INSERT INTO admins (id, username, password_hash, role, status, created_at)
 		 VALUES ($1, $2, $3, $4, $5, $6)`,
@@ -37,7 +53,8 @@ func (d *DB) CreateAdmin(ctx context.Context, a admin.Admin, passwordHash string
 }
 
 // AdminCredentials returns the admin and its password hash; ErrAdminNotFound.
-func (d *DB) AdminCredentials(ctx context.Context, username string) (admin.Admin, string, error) {
+func (s Admins) AdminCredentials(ctx context.Context, username string) (admin.Admin, string, error) {
+	d := s.d
 	var hash string
 	row := d.read.QueryRowContext(ctx,
 		`SELECT `+adminCols+`, password_hash FROM admins WHERE username = $1`, username)
@@ -49,13 +66,15 @@ func (d *DB) AdminCredentials(ctx context.Context, username string) (admin.Admin
 }
 
 // AdminByID returns an admin; ErrAdminNotFound.
-func (d *DB) AdminByID(ctx context.Context, id string) (admin.Admin, error) {
+func (s Admins) AdminByID(ctx context.Context, id string) (admin.Admin, error) {
+	d := s.d
 	row := d.read.QueryRowContext(ctx, `SELECT `+adminCols+` FROM admins WHERE id = $1`, id)
 	return d.adminResult(scanAdmin(row))
 }
 
 // AnyAdmin reports whether the store holds an admin, whatever its status.
-func (d *DB) AnyAdmin(ctx context.Context) (bool, error) {
+func (s Admins) AnyAdmin(ctx context.Context) (bool, error) {
+	d := s.d
 	var n int
 	err := d.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM admins LIMIT 1) a`).Scan(&n)
 	if err != nil {
@@ -76,7 +95,8 @@ func (d *DB) adminResult(a admin.Admin, err error) (admin.Admin, error) {
 }
 
 // SetAdminPasswordHash replaces the stored hash; ErrAdminNotFound.
-func (d *DB) SetAdminPasswordHash(ctx context.Context, id, hash string) error {
+func (s Admins) SetAdminPasswordHash(ctx context.Context, id, hash string) error {
+	d := s.d
 	res, err := d.write.ExecContext(ctx, `UPDATE admins SET password_hash = $1 WHERE id = $2`, hash, id)
 	if err != nil {
 		return d.errorf("set admin password hash", err)
@@ -84,17 +104,11 @@ func (d *DB) SetAdminPasswordHash(ctx context.Context, id, hash string) error {
 	return affected(res, admin.ErrAdminNotFound)
 }
 
-// SetAdminStatus sets the status and writes rec, in one transaction;
-// ErrAdminNotFound.
-func (d *DB) SetAdminStatus(ctx context.Context, id, status string, now time.Time, rec audit.Entry) error {
-	return d.withTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE admins SET status = $1 WHERE id = $2`, status, id)
-		if err != nil {
-			return d.errorf("set admin status", err)
-		}
-		if err := affected(res, admin.ErrAdminNotFound); err != nil {
-			return err
-		}
-		return d.insertAudit(ctx, tx, withAuditDefaults(rec, now))
-	})
+// SetAdminStatus implements admin.Tx.
+func (t adminTx) SetAdminStatus(ctx context.Context, id, status string) error {
+	res, err := t.tx.tx.ExecContext(ctx, `UPDATE admins SET status = $1 WHERE id = $2`, status, id)
+	if err != nil {
+		return t.d.errorf("set admin status", err)
+	}
+	return affected(res, admin.ErrAdminNotFound)
 }

@@ -4,114 +4,271 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"slices"
 	"time"
 
-	"hostgate/internal/audit"
 	"hostgate/internal/billing"
 	"hostgate/internal/paging"
 )
 
-var _ billing.Store = (*DB)(nil)
+// Billing is the billing storage, on the shared core: plain reads, and
+// the plain operations of billing's unit of work (billingTx), in which
+// billing.Ledger decides.
+type Billing struct{ d *DB }
 
-// modeAndPrice reads the billing mode and the effective price of a rule
-// code in one statement; a code without an effective rule has no price.
+// loneBilling is Billing on an engine that runs data-modifying
+// statements inside WITH (PostgreSQL): it charges a lone call in one
+// statement (billing.LoneCharger).
+type loneBilling struct{ Billing }
+
+var (
+	_ billing.Storage     = Billing{}
+	_ billing.LoneCharger = loneBilling{}
+	_ billing.Tx          = billingTx{}
+)
+
+// Billing returns the billing storage.
+func (d *DB) Billing() billing.Storage {
+	if d.dialect.WritingCTEs {
+		return loneBilling{Billing{d}}
+	}
+	return Billing{d}
+}
+
+// Tx implements billing.Store.
+func (b Billing) Tx(ctx context.Context, fn func(billing.Tx) error) error {
+	return b.d.unit(ctx, func(t *tx) error { return fn(billingTx{t}) })
+}
+
+// billingTx is billing's unit of work.
+type billingTx struct{ *tx }
+
+// priceRules reads the billing mode and the rules of a code effective at
+// a moment: one row, its rule columns NULL, when none is.
+const priceRules = `SELECT (SELECT value FROM settings WHERE key = 'billing_mode'), r.units, r.valid_from, r.valid_until
+	FROM (SELECT 1) AS one LEFT JOIN pricing_rules r
+	  ON r.code = $1 AND r.valid_from <= $2 AND (r.valid_until IS NULL OR r.valid_until > $2)`
+
+// PriceRules implements billing.Tx.
+func (t billingTx) PriceRules(ctx context.Context, code string, at time.Time) (string, []billing.Rule, error) {
+	rows, err := t.query(ctx, priceRules, code, t.d.timeArg(at))
+	if err != nil {
+		return "", nil, t.d.errorf("read prices", err)
+	}
+	defer rows.Close()
+	var mode sql.NullString
+	var rules []billing.Rule
+	for rows.Next() {
+		var units sql.NullInt64
+		var from, until *time.Time
+		if err := rows.Scan(&mode, &units, nullTimeDest{&from}, nullTimeDest{&until}); err != nil {
+			return "", nil, t.d.errorf("read prices", err)
+		}
+		if units.Valid && from != nil {
+			rules = append(rules, billing.Rule{Code: code, Units: billing.Units(units.Int64), ValidFrom: *from, ValidUntil: until})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return "", nil, t.d.errorf("read prices", err)
+	}
+	return mode.String, rules, nil
+}
+
+const (
+	selectBalance          = `SELECT units FROM billing_balances WHERE user_id = $1`
+	selectBalanceForUpdate = selectBalance + ` FOR UPDATE`
+	setBalance             = `UPDATE billing_balances SET units = $1, updated_at = $2 WHERE user_id = $3`
+	// creditBalance adds to a balance, creating it.
+	creditBalance = `INSERT INTO billing_balances (user_id, units, updated_at) VALUES ($1, $2, $3)
+		ON CONFLICT (user_id) DO UPDATE SET units = billing_balances.units + excluded.units, updated_at = excluded.updated_at
+		RETURNING units`
+	// debitBalance takes from a balance only where the balance covers it.
+	debitBalance = `UPDATE billing_balances SET units = units - $1, updated_at = $2
+		WHERE user_id = $3 AND units >= $1 RETURNING units`
+)
+
+// LockBalance implements billing.Tx.
+func (t billingTx) LockBalance(ctx context.Context, userID string) (billing.Units, error) {
+	var units int64
+	err := t.row(ctx, t.lock(selectBalance, selectBalanceForUpdate), userID).Scan(&units)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return 0, t.d.errorf("read balance", err)
+	}
+	return billing.Units(units), nil
+}
+
+// SetBalance implements billing.Tx.
+func (t billingTx) SetBalance(ctx context.Context, userID string, units billing.Units, at time.Time) error {
+	if _, err := t.exec(ctx, setBalance, int64(units), t.d.timeArg(at), userID); err != nil {
+		return t.d.errorf("write balance", err)
+	}
+	return nil
+}
+
+// Credit implements billing.Tx.
+func (t billingTx) Credit(ctx context.Context, userID string, units billing.Units, at time.Time) (billing.Units, error) {
+	return t.d.credit(ctx, t.tx.tx, userID, units, at)
+}
+
+// credit adds units to a balance, creating it, and returns the balance after.
+func (d *DB) credit(ctx context.Context, q queryer, userID string, units billing.Units, at time.Time) (billing.Units, error) {
+	var after int64
+	if err := q.QueryRowContext(ctx, creditBalance, userID, int64(units), d.timeArg(at)).Scan(&after); err != nil {
+		return 0, d.errorf("credit balance", err)
+	}
+	return billing.Units(after), nil
+}
+
+// Debit implements billing.Tx.
+func (t billingTx) Debit(ctx context.Context, userID string, units billing.Units, at time.Time) (billing.Units, error) {
+	var after int64
+	err := t.row(ctx, debitBalance, int64(units), t.d.timeArg(at), userID).Scan(&after)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return 0, billing.ErrInsufficient
+	case err != nil:
+		return 0, t.d.errorf("debit balance", err)
+	}
+	return billing.Units(after), nil
+}
+
+// InsertEvents implements billing.Tx.
+func (t billingTx) InsertEvents(ctx context.Context, events []billing.Event) error {
+	return t.d.insertEvents(ctx, t.tx.tx, events)
+}
+
+// UserExists implements billing.Tx.
+func (t billingTx) UserExists(ctx context.Context, userID string) (bool, error) {
+	return t.exists(ctx, "find user", `SELECT 1 FROM users WHERE id = $1`, userID)
+}
+
+// UsersExist implements billing.Tx.
+func (t billingTx) UsersExist(ctx context.Context) (bool, error) {
+	return t.exists(ctx, "find users", `SELECT 1 FROM users LIMIT 1`)
+}
+
+// exists reports whether query, which selects 1, finds a row.
+func (t *tx) exists(ctx context.Context, what, query string, args ...any) (bool, error) {
+	var one int
+	err := t.tx.QueryRowContext(ctx, query, args...).Scan(&one)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return false, nil
+	case err != nil:
+		return false, t.d.errorf(what, err)
+	}
+	return true, nil
+}
+
+// InsertRule implements billing.Tx.
+func (t billingTx) InsertRule(ctx context.Context, r billing.Rule) error {
+	_, err := t.tx.tx.ExecContext(ctx, `INSERT INTO pricing_rules (`+ruleCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		r.ID, r.Code, int64(r.Units), r.Description, t.d.timeArg(r.ValidFrom), t.d.nullTimeArg(r.ValidUntil), t.d.timeArg(r.CreatedAt))
+	if err != nil {
+		return t.d.errorf("create pricing rule", err)
+	}
+	return nil
+}
+
+const (
+	selectRule          = `SELECT ` + ruleCols + ` FROM pricing_rules WHERE id = $1`
+	selectRuleForUpdate = selectRule + ` FOR UPDATE`
+)
+
+// LockRule implements billing.Tx.
+func (t billingTx) LockRule(ctx context.Context, id string) (billing.Rule, error) {
+	r, err := scanRule(t.tx.tx.QueryRowContext(ctx, t.lock(selectRule, selectRuleForUpdate), id))
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return billing.Rule{}, billing.ErrRuleNotFound
+	case err != nil:
+		return billing.Rule{}, t.d.errorf("read pricing rule", err)
+	}
+	return r, nil
+}
+
+// SaveRule implements billing.Tx.
+func (t billingTx) SaveRule(ctx context.Context, r billing.Rule) error {
+	_, err := t.tx.tx.ExecContext(ctx, `UPDATE pricing_rules SET units = $1, description = $2, valid_until = $3 WHERE id = $4`,
+		int64(r.Units), r.Description, t.d.nullTimeArg(r.ValidUntil), r.ID)
+	if err != nil {
+		return t.d.errorf("update pricing rule", err)
+	}
+	return nil
+}
+
+// modeChosen is the settings key present once a billing mode was chosen,
+// its value who chose it (billing.ChosenByAdmin, billing.ChosenByConfig).
+const modeChosen = "billing_mode_chosen"
+
+// ModeChosen implements billing.Tx.
+func (t billingTx) ModeChosen(ctx context.Context) (bool, error) {
+	return t.exists(ctx, "read billing mode", `SELECT 1 FROM settings WHERE key = $1`, modeChosen)
+}
+
+// ClaimModeChoice implements billing.Tx: the insert that finds the key
+// taken does nothing.
+func (t billingTx) ClaimModeChoice(ctx context.Context, by string) (bool, error) {
+	res, err := t.tx.tx.ExecContext(ctx, `INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`,
+		modeChosen, by)
+	if err != nil {
+		return false, t.d.errorf("choose billing mode", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, t.d.errorf("choose billing mode", err)
+	}
+	return n > 0, nil
+}
+
+// SetMode implements billing.Tx.
+func (t billingTx) SetMode(ctx context.Context, mode, by string) error {
+	for _, kv := range [][2]string{{"billing_mode", mode}, {modeChosen, by}} {
+		_, err := t.tx.tx.ExecContext(ctx, `INSERT INTO settings (key, value) VALUES ($1, $2)
+			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, kv[0], kv[1])
+		if err != nil {
+			return t.d.errorf("set billing mode", err)
+		}
+	}
+	return nil
+}
+
+// MarkRefunded implements billing.Tx.
+func (t billingTx) MarkRefunded(ctx context.Context, id string, at time.Time) (billing.Recharge, error) {
+	r, err := scanRecharge(t.tx.tx.QueryRowContext(ctx, `UPDATE recharges SET status = 'refunded', refunded_at = $1
+		WHERE id = $2 AND status = 'paid' RETURNING `+rechargeCols, t.d.timeArg(at), id))
+	if errors.Is(err, sql.ErrNoRows) {
+		found, err := t.exists(ctx, "read recharge", `SELECT 1 FROM recharges WHERE id = $1`, id)
+		switch {
+		case err != nil:
+			return billing.Recharge{}, err
+		case !found:
+			return billing.Recharge{}, billing.ErrOrderNotFound
+		}
+		return billing.Recharge{}, billing.ErrNotRefundable
+	}
+	if err != nil {
+		return billing.Recharge{}, t.d.errorf("refund recharge", err)
+	}
+	return r, nil
+}
+
+// modeAndPrice reads the billing mode and the price of the rule of a code
+// in force at a moment (billing.PriceAt) in one statement; a code without
+// an effective rule has no price.
 const modeAndPrice = `SELECT
 	(SELECT value FROM settings WHERE key = 'billing_mode'),
 	(SELECT units FROM pricing_rules
 	  WHERE code = $1 AND valid_from <= $2 AND (valid_until IS NULL OR valid_until > $2)
 	  ORDER BY valid_from DESC LIMIT 1)`
 
-// ChargeCalls implements billing.Store. Each user's balance row is read
-// under a row lock (the single writer on SQLite) in user order, so
-// concurrent batches on several instances never deadlock; the charges are
-// applied to it in order in memory, and the balance, written once, and
-// the events go back in the same transaction. The balance's CHECK
-// constraint still refuses anything below zero.
-func (d *DB) ChargeCalls(ctx context.Context, cs []billing.Charge) ([]billing.ChargeResult, error) {
-	out := make([]billing.ChargeResult, len(cs))
-	if len(cs) == 0 {
-		return out, nil
-	}
-	if len(cs) == 1 && d.dialect.WritingCTEs {
-		r, err := d.chargeOne(ctx, cs[0])
-		if err != nil {
-			return nil, err
-		}
-		out[0] = r
-		return out, nil
-	}
-	err := d.withTx(ctx, func(tx *sql.Tx) error {
-		prices := map[string]billing.Units{}
-		at := cs[0].At
-		for _, c := range cs {
-			if c.At.After(at) {
-				at = c.At
-			}
-		}
-		for _, c := range cs {
-			if _, ok := prices[c.RuleCode]; ok {
-				continue
-			}
-			var mode sql.NullString
-			var price sql.NullInt64
-			if err := d.txRow(ctx, tx, modeAndPrice, c.RuleCode, d.timeArg(at)).Scan(&mode, &price); err != nil {
-				return d.errorf("read price", err)
-			}
-			if mode.String == billing.ModeFree {
-				return nil // nothing is charged while the mode is free
-			}
-			prices[c.RuleCode] = billing.Units(max(price.Int64, 0))
-		}
-		users := make([]string, 0, len(cs))
-		for _, c := range cs {
-			if prices[c.RuleCode] > 0 && !slices.Contains(users, c.UserID) {
-				users = append(users, c.UserID)
-			}
-		}
-		slices.Sort(users) // one lock order for every batch
-		var events []billing.Event
-		for _, u := range users {
-			var units int64
-			err := d.txRow(ctx, tx, d.lockBalance(), u).Scan(&units)
-			if err != nil && !errors.Is(err, sql.ErrNoRows) {
-				return d.errorf("read balance", err)
-			}
-			before := units
-			for i, c := range cs {
-				price := prices[c.RuleCode]
-				if c.UserID != u || price == 0 {
-					continue
-				}
-				if units < int64(price) {
-					out[i].Err = billing.ErrInsufficient
-					continue
-				}
-				units -= int64(price)
-				out[i].Charged = billing.Charged{Charged: true, Units: price, BalanceAfter: billing.Units(units)}
-				events = append(events, billing.Event{ID: c.EventID, UserID: u, Kind: billing.KindCharge, Units: -price,
-					BalanceAfter: billing.Units(units), RuleCode: c.RuleCode, HostID: c.HostID, APIKeyID: c.APIKeyID, CreatedAt: c.At})
-			}
-			if units != before {
-				if _, err := d.txExec(ctx, tx, setBalance, units, d.timeArg(at), u); err != nil {
-					return d.errorf("debit balance", err)
-				}
-			}
-		}
-		return d.insertEvents(ctx, tx, events)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// chargeOneStatement is ChargeCalls for one charge as one statement: the
-// mode and price are read, the balance taken only where it covers the
-// price (the row lock of the UPDATE orders concurrent charges, each of
-// which re-checks the condition after the one before commits), and the
-// event written from the taken balance. It returns the mode, the price and
-// the balance after the charge, NULL when nothing was taken.
+// chargeOneStatement is billing.Ledger.ChargeCalls for one charge as one
+// statement, billing.PlanBatch's rule in SQL (storetest's
+// LoneChargeAgreesWithPlan checks they agree): the mode and the price are
+// read, the balance taken only where it covers the price (the row lock of
+// the UPDATE orders concurrent charges, each of which re-checks the
+// condition after the one before commits), and the event written from
+// the taken balance. It returns the mode, the price and the balance after
+// the charge, NULL when nothing was taken.
 const chargeOneStatement = `WITH p (mode, price) AS (` + modeAndPrice + `),
 	taken AS (
 		UPDATE billing_balances b SET units = b.units - p.price, updated_at = $2
@@ -125,10 +282,11 @@ const chargeOneStatement = `WITH p (mode, price) AS (` + modeAndPrice + `),
 	)
 	SELECT p.mode, p.price, (SELECT units FROM taken) FROM p`
 
-// chargeOne applies one charge with chargeOneStatement, with the outcomes
-// of ChargeCalls: free mode or no price charges nothing; a balance below
-// the price (or none) is ErrInsufficient.
-func (d *DB) chargeOne(ctx context.Context, c billing.Charge) (billing.ChargeResult, error) {
+// ChargeOne implements billing.LoneCharger with chargeOneStatement: free
+// mode or no price charges nothing; a balance below the price (or none)
+// is ErrInsufficient.
+func (b loneBilling) ChargeOne(ctx context.Context, c billing.Charge) (billing.ChargeResult, error) {
+	d := b.d
 	var mode sql.NullString
 	var price, after sql.NullInt64
 	err := d.write.QueryRowContext(ctx, chargeOneStatement, c.RuleCode, d.timeArg(c.At), c.UserID, c.EventID, c.HostID,
@@ -144,45 +302,6 @@ func (d *DB) chargeOne(ctx context.Context, c billing.Charge) (billing.ChargeRes
 	units := billing.Units(price.Int64)
 	return billing.ChargeResult{Charged: billing.Charged{Charged: true, Units: units, BalanceAfter: billing.Units(after.Int64)}}, nil
 }
-
-// lockBalance reads a user's balance for update.
-func (d *DB) lockBalance() string {
-	if d.dialect.RowLocks {
-		return selectBalanceForUpdate
-	}
-	return selectBalance
-}
-
-const (
-	selectBalance          = `SELECT units FROM billing_balances WHERE user_id = $1`
-	selectBalanceForUpdate = selectBalance + ` FOR UPDATE`
-	setBalance             = `UPDATE billing_balances SET units = $1, updated_at = $2 WHERE user_id = $3`
-)
-
-// moveBalance adds delta (either sign) to the user's balance and returns
-// the new balance; billing.ErrInsufficient when it would go below zero.
-func (d *DB) moveBalance(ctx context.Context, tx *sql.Tx, userID string, delta billing.Units, now time.Time) (billing.Units, error) {
-	var after int64
-	var err error
-	if delta >= 0 {
-		err = tx.QueryRowContext(ctx, `INSERT INTO billing_balances (user_id, units, updated_at) VALUES ($1, $2, $3)
-			ON CONFLICT (user_id) DO UPDATE SET units = billing_balances.units + excluded.units, updated_at = excluded.updated_at
-			RETURNING units`, userID, int64(delta), d.timeArg(now)).Scan(&after)
-	} else {
-		err = d.txRow(ctx, tx, debitBalance, int64(delta), d.timeArg(now), userID).Scan(&after)
-		if errors.Is(err, sql.ErrNoRows) {
-			return 0, billing.ErrInsufficient
-		}
-	}
-	if err != nil {
-		return 0, d.errorf("move balance", err)
-	}
-	return billing.Units(after), nil
-}
-
-// debitBalance takes a negative delta only where the balance covers it.
-const debitBalance = `UPDATE billing_balances SET units = units + $1, updated_at = $2
-	WHERE user_id = $3 AND units + $1 >= 0 RETURNING units`
 
 const insertBillingEvent = `INSERT INTO billing_events
 	(id, user_id, kind, units, balance_after, rule_code, host_id, api_key_id, reason, created_at)
@@ -218,35 +337,9 @@ func (d *DB) insertEvent(ctx context.Context, tx *sql.Tx, e billing.Event) error
 	return nil
 }
 
-// AdjustBalance implements billing.Store.
-func (d *DB) AdjustBalance(ctx context.Context, a billing.Adjustment) (billing.Units, error) {
-	var after billing.Units
-	err := d.withTx(ctx, func(tx *sql.Tx) error {
-		var one int
-		err := tx.QueryRowContext(ctx, `SELECT 1 FROM users WHERE id = $1`, a.UserID).Scan(&one)
-		if errors.Is(err, sql.ErrNoRows) {
-			return billing.ErrUserNotFound
-		}
-		if err != nil {
-			return d.errorf("find user", err)
-		}
-		if after, err = d.moveBalance(ctx, tx, a.UserID, a.Units, a.At); err != nil {
-			return err
-		}
-		err = d.insertEvent(ctx, tx, billing.Event{
-			ID: a.EventID, UserID: a.UserID, Kind: billing.KindAdjust, Units: a.Units, BalanceAfter: after,
-			Reason: a.Reason, CreatedAt: a.At,
-		})
-		if err != nil {
-			return err
-		}
-		return d.insertAudit(ctx, tx, withAuditDefaults(a.Audit, a.At))
-	})
-	return after, err
-}
-
 // Balance implements billing.Store.
-func (d *DB) Balance(ctx context.Context, userID string) (billing.Units, error) {
+func (b Billing) Balance(ctx context.Context, userID string) (billing.Units, error) {
+	d := b.d
 	var u int64
 	err := d.read.QueryRowContext(ctx, `SELECT units FROM billing_balances WHERE user_id = $1`, userID).Scan(&u)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -268,14 +361,16 @@ func scanEvent(r rowScanner) (billing.Event, error) {
 }
 
 // ListBillingEvents implements billing.Store.
-func (d *DB) ListBillingEvents(ctx context.Context, userID string, p paging.Page) ([]billing.Event, int, error) {
+func (b Billing) ListBillingEvents(ctx context.Context, userID string, p paging.Page) ([]billing.Event, int, error) {
+	d := b.d
 	var w where
 	w.add(`user_id = $%d`, userID)
 	return listPage(ctx, d, "billing events", eventCols, "billing_events", w, "created_at DESC, id DESC", p, scanEvent)
 }
 
 // SumBillingEvents implements billing.Store.
-func (d *DB) SumBillingEvents(ctx context.Context, userID string) (billing.Units, error) {
+func (b Billing) SumBillingEvents(ctx context.Context, userID string) (billing.Units, error) {
+	d := b.d
 	var sum int64
 	err := d.read.QueryRowContext(ctx, `SELECT COALESCE(SUM(units), 0) FROM billing_events WHERE user_id = $1`, userID).Scan(&sum)
 	if err != nil {
@@ -294,7 +389,8 @@ func scanRule(r rowScanner) (billing.Rule, error) {
 }
 
 // ListRules implements billing.Store.
-func (d *DB) ListRules(ctx context.Context, includeExpired bool, now time.Time) ([]billing.Rule, error) {
+func (b Billing) ListRules(ctx context.Context, includeExpired bool, now time.Time) ([]billing.Rule, error) {
+	d := b.d
 	var w where
 	if !includeExpired {
 		w.add(`(valid_until IS NULL OR valid_until > $%d)`, d.timeArg(now))
@@ -312,7 +408,8 @@ func (d *DB) ListRules(ctx context.Context, includeExpired bool, now time.Time) 
 }
 
 // BillingMode implements billing.Store.
-func (d *DB) BillingMode(ctx context.Context) (string, error) {
+func (b Billing) BillingMode(ctx context.Context) (string, error) {
+	d := b.d
 	var m string
 	err := d.read.QueryRowContext(ctx, `SELECT value FROM settings WHERE key = 'billing_mode'`).Scan(&m)
 	if err != nil {
@@ -321,105 +418,9 @@ func (d *DB) BillingMode(ctx context.Context) (string, error) {
 	return m, nil
 }
 
-// SetBillingMode implements billing.Store: the mode, the record that it
-// was chosen and its audit entry in one transaction.
-func (d *DB) SetBillingMode(ctx context.Context, mode string, rec audit.Entry) error {
-	return d.withTx(ctx, func(tx *sql.Tx) error {
-		for _, kv := range [][2]string{{"billing_mode", mode}, {modeChosen, "admin"}} {
-			_, err := tx.ExecContext(ctx, `INSERT INTO settings (key, value) VALUES ($1, $2)
-				ON CONFLICT (key) DO UPDATE SET value = excluded.value`, kv[0], kv[1])
-			if err != nil {
-				return d.errorf("set billing mode", err)
-			}
-		}
-		return d.insertAudit(ctx, tx, withAuditDefaults(rec, time.Now()))
-	})
-}
-
-// modeChosen is the settings key present once a billing mode was chosen,
-// by an admin ("admin") or by the configuration of a new installation
-// ("config"); the migrations' default mode is not a choice.
-const modeChosen = "billing_mode_chosen"
-
-// InitBillingMode implements billing.Store. The insert of the chosen
-// mark is the decision: it happens at most once, and not once users exist.
-func (d *DB) InitBillingMode(ctx context.Context, mode string, rec audit.Entry) (string, bool, error) {
-	var set bool
-	err := d.withTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO settings (key, value)
-			SELECT '`+modeChosen+`', 'config' WHERE NOT EXISTS (SELECT 1 FROM users)
-			ON CONFLICT (key) DO NOTHING`)
-		if err != nil {
-			return d.errorf("init billing mode", err)
-		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			return err
-		}
-		set = true
-		if _, err := tx.ExecContext(ctx, `INSERT INTO settings (key, value) VALUES ('billing_mode', $1)
-			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, mode); err != nil {
-			return d.errorf("init billing mode", err)
-		}
-		return d.insertAudit(ctx, tx, withAuditDefaults(rec, time.Now()))
-	})
-	if err != nil {
-		return "", false, err
-	}
-	current, err := d.BillingMode(ctx)
-	return current, set, err
-}
-
-// CreateRule implements billing.Store.
-func (d *DB) CreateRule(ctx context.Context, r billing.Rule, rec audit.Entry) error {
-	return d.withTx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO pricing_rules (`+ruleCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-			r.ID, r.Code, int64(r.Units), r.Description, d.timeArg(r.ValidFrom), d.nullTimeArg(r.ValidUntil), d.timeArg(r.CreatedAt))
-		if err != nil {
-			return d.errorf("create pricing rule", err)
-		}
-		return d.insertAudit(ctx, tx, withAuditDefaults(rec, r.CreatedAt))
-	})
-}
-
-// UpdateRule implements billing.Store.
-func (d *DB) UpdateRule(ctx context.Context, id string, ch billing.RuleChange, rec audit.Entry) (billing.Rule, error) {
-	var r billing.Rule
-	err := d.withTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		r, err = scanRule(tx.QueryRowContext(ctx, `SELECT `+ruleCols+` FROM pricing_rules WHERE id = $1`, id))
-		if errors.Is(err, sql.ErrNoRows) {
-			return billing.ErrRuleNotFound
-		}
-		if err != nil {
-			return d.errorf("read pricing rule", err)
-		}
-		if ch.Units != nil {
-			r.Units = *ch.Units
-		}
-		if ch.Description != nil {
-			r.Description = *ch.Description
-		}
-		if ch.ValidUntil != nil {
-			r.ValidUntil = ch.ValidUntil
-			if ch.ValidUntil.IsZero() {
-				r.ValidUntil = nil
-			}
-		}
-		if r.ValidUntil != nil && !r.ValidUntil.After(r.ValidFrom) {
-			return billing.ErrRuleWindow
-		}
-		_, err = tx.ExecContext(ctx, `UPDATE pricing_rules SET units = $1, description = $2, valid_until = $3 WHERE id = $4`,
-			int64(r.Units), r.Description, d.nullTimeArg(r.ValidUntil), id)
-		if err != nil {
-			return d.errorf("update pricing rule", err)
-		}
-		return d.insertAudit(ctx, tx, withAuditDefaults(rec, ch.At))
-	})
-	return r, err
-}
-
 // Summary implements billing.Store, in one statement.
-func (d *DB) Summary(ctx context.Context, since time.Time) (billing.Summary, error) {
+func (b Billing) Summary(ctx context.Context, since time.Time) (billing.Summary, error) {
+	d := b.d
 	var x billing.Summary
 	t := d.timeArg(since)
 	err := d.read.QueryRowContext(ctx, `SELECT

@@ -13,12 +13,28 @@ import (
 
 	"github.com/google/uuid"
 
-	"hostgate/internal/audit"
 	"hostgate/internal/hosts"
 	"hostgate/internal/paging"
 )
 
-var _ hosts.Store = (*DB)(nil)
+// Hosts is the hosts' storage, on the shared core.
+type Hosts struct{ d *DB }
+
+var (
+	_ hosts.Store = Hosts{}
+	_ hosts.Tx    = hostsTx{}
+)
+
+// Hosts returns the hosts' storage.
+func (d *DB) Hosts() hosts.Store { return Hosts{d} }
+
+// Tx implements hosts.Store.
+func (s Hosts) Tx(ctx context.Context, fn func(hosts.Tx) error) error {
+	return s.d.unit(ctx, func(t *tx) error { return fn(hostsTx{t}) })
+}
+
+// hostsTx is the hosts' unit of work.
+type hostsTx struct{ *tx }
 
 // hostColumns are the columns of hosts.Host, in scanHost's order.
 var hostColumns = []string{
@@ -85,7 +101,8 @@ func nullBytes(b []byte) any {
 // A clash on (user, bid) is ErrBIDTaken, found by ON CONFLICT rather than
 // from an error code, so that it cannot be mistaken for a clash on the id.
 // The unique constraint covers deleted hosts too: their bids stay reserved.
-func (d *DB) CreateHost(ctx context.Context, h hosts.Host, sec hosts.Secrets, iss *hosts.Issuance) error {
+func (s Hosts) CreateHost(ctx context.Context, h hosts.Host, sec hosts.Secrets, iss *hosts.Issuance) error {
+	d := s.d
 	status := cmp.Or(h.Status, hosts.StatusPending)
 	sealed, pub, gen := sec.SecretSealed, sec.AgentPubKey, sec.CredGen
 	var tokenHash []byte
@@ -112,14 +129,16 @@ func (d *DB) CreateHost(ctx context.Context, h hosts.Host, sec hosts.Secrets, is
 var ownedHost = `SELECT ` + hostCols + ` FROM hosts WHERE id = $1 AND user_id = $2 AND deleted_at IS NULL`
 
 // OwnedHost returns the owner's undeleted host; ErrNotFound.
-func (d *DB) OwnedHost(ctx context.Context, owner, id string) (hosts.Host, error) {
+func (s Hosts) OwnedHost(ctx context.Context, owner, id string) (hosts.Host, error) {
+	d := s.d
 	row := d.readRow(ctx, ownedHost, id, owner)
 	h, err := scanHost(row)
 	return d.hostOrZero("read host", h, err, hosts.ErrNotFound)
 }
 
 // ListOwnedHosts returns the owner's undeleted hosts, newest first.
-func (d *DB) ListOwnedHosts(ctx context.Context, owner string) ([]hosts.Host, error) {
+func (s Hosts) ListOwnedHosts(ctx context.Context, owner string) ([]hosts.Host, error) {
+	d := s.d
 	rows, err := d.read.QueryContext(ctx,
 		`SELECT `+hostCols+` FROM hosts WHERE user_id = $1 AND deleted_at IS NULL
 		 ORDER BY created_at DESC, id DESC`, owner)
@@ -154,7 +173,8 @@ func ownedOrder(o hosts.SortOrder) string {
 // in f's order, with the count of all matches (read from host_counts,
 // kept by triggers, when nothing is filtered). The query is a literal
 // substring of the name (LIKE's wildcards escaped) or an exact id.
-func (d *DB) PageOwnedHosts(ctx context.Context, owner string, f hosts.OwnedFilter, p paging.Page) ([]hosts.Host, int, error) {
+func (s Hosts) PageOwnedHosts(ctx context.Context, owner string, f hosts.OwnedFilter, p paging.Page) ([]hosts.Host, int, error) {
+	d := s.d
 	o, ok := f.Sort.Order()
 	if !ok {
 		return nil, 0, fmt.Errorf("%s: list hosts: unknown sort %q", d.dialect.Name, f.Sort)
@@ -181,7 +201,8 @@ func (d *DB) PageOwnedHosts(ctx context.Context, owner string, f hosts.OwnedFilt
 }
 
 // UpdateHost sets name and listen port of the owner's host; ErrNotFound.
-func (d *DB) UpdateHost(ctx context.Context, owner, id, name string, listenPort int) (hosts.Host, error) {
+func (s Hosts) UpdateHost(ctx context.Context, owner, id, name string, listenPort int) (hosts.Host, error) {
+	d := s.d
 	row := d.write.QueryRowContext(ctx,
 		`UPDATE hosts SET name = $1, listen_port = $2
 		 WHERE id = $3 AND user_id = $4 AND deleted_at IS NULL RETURNING `+hostCols,
@@ -190,11 +211,10 @@ func (d *DB) UpdateHost(ctx context.Context, owner, id, name string, listenPort 
 	return d.hostOrZero("update host", h, err, hosts.ErrNotFound)
 }
 
-// DeleteHost soft-deletes the owner's host, or anyone's for owner "", and
-// writes rec when it is not nil, in one transaction; ErrNotFound (and no
-// audit entry) when there is no such undeleted host. The install token is
-// cleared too, so nothing of the host stays usable.
-func (d *DB) DeleteHost(ctx context.Context, owner, id string, now time.Time, rec *audit.Entry) error {
+// DeleteHost implements hosts.Tx. The install token is cleared too, so
+// nothing of the host stays usable.
+func (t hostsTx) DeleteHost(ctx context.Context, owner, id string, now time.Time) error {
+	d := t.d
 	var w where
 	w.add(`id = $%d`, id)
 	if owner != "" {
@@ -204,23 +224,40 @@ func (d *DB) DeleteHost(ctx context.Context, owner, id string, now time.Time, re
 	args := append(w.args, d.timeArg(now))
 	query := fmt.Sprintf(`UPDATE hosts SET deleted_at = $%d, install_token_hash = NULL, install_token_expires_at = NULL`,
 		len(args)) + w.sql()
-	return d.withTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, query, args...)
-		if err != nil {
-			return d.errorf("delete host", err)
-		}
-		if err := affected(res, hosts.ErrNotFound); err != nil {
-			return err
-		}
-		if rec == nil {
-			return nil
-		}
-		return d.insertAudit(ctx, tx, withAuditDefaults(*rec, now))
-	})
+	res, err := t.tx.tx.ExecContext(ctx, query, args...)
+	if err != nil {
+		return d.errorf("delete host", err)
+	}
+	return affected(res, hosts.ErrNotFound)
+}
+
+var (
+	selectHost          = `SELECT ` + hostCols + ` FROM hosts WHERE id = $1 AND deleted_at IS NULL`
+	selectHostForUpdate = selectHost + ` FOR NO KEY UPDATE`
+)
+
+// LockHost implements hosts.Tx.
+func (t hostsTx) LockHost(ctx context.Context, id string) (hosts.Host, error) {
+	h, err := scanHost(t.tx.tx.QueryRowContext(ctx, t.lock(selectHost, selectHostForUpdate), id))
+	if err := t.d.hostResult("lock host", err, hosts.ErrNotFound); err != nil {
+		return hosts.Host{}, err
+	}
+	return h, nil
+}
+
+// SetStatus implements hosts.Tx.
+func (t hostsTx) SetStatus(ctx context.Context, id string, status hosts.Status) (hosts.Host, error) {
+	h, err := scanHost(t.tx.tx.QueryRowContext(ctx, `UPDATE hosts SET status = $1 WHERE id = $2 RETURNING `+hostCols,
+		string(status), id))
+	if err := t.d.hostResult("set host status", err, hosts.ErrNotFound); err != nil {
+		return hosts.Host{}, err
+	}
+	return h, nil
 }
 
 // HostByID returns any undeleted host with its secrets; ErrNotFound.
-func (d *DB) HostByID(ctx context.Context, id string) (hosts.Host, hosts.Secrets, error) {
+func (s Hosts) HostByID(ctx context.Context, id string) (hosts.Host, hosts.Secrets, error) {
+	d := s.d
 	row := d.read.QueryRowContext(ctx,
 		`SELECT `+hostCols+`, `+secretCols+` FROM hosts WHERE id = $1 AND deleted_at IS NULL`, id)
 	h, sec, err := scanHostSecrets(row)
@@ -233,7 +270,8 @@ func (d *DB) HostByID(ctx context.Context, id string) (hosts.Host, hosts.Secrets
 // Issue applies iss to the owner's undeleted host in one statement: new
 // agent key and install token, new sealed secret when iss carries one, next
 // credential generation; ErrNotFound.
-func (d *DB) Issue(ctx context.Context, owner, id string, iss hosts.Issuance) (hosts.Host, hosts.Secrets, error) {
+func (s Hosts) Issue(ctx context.Context, owner, id string, iss hosts.Issuance) (hosts.Host, hosts.Secrets, error) {
+	d := s.d
 	return d.issue(ctx, d.write, owner, id, iss)
 }
 
@@ -267,7 +305,8 @@ func (d *DB) applyIssuance(ctx context.Context, q queryer, op, where string, whe
 // the old token is spent and the new issuance stored at once; of
 // concurrent callers at most one gets the row (as ConsumeInstallToken).
 // ErrTokenInvalid when no host matches.
-func (d *DB) ExchangeInstallToken(ctx context.Context, tokenHash []byte, now time.Time, iss hosts.Issuance) (hosts.Host, hosts.Secrets, error) {
+func (s Hosts) ExchangeInstallToken(ctx context.Context, tokenHash []byte, now time.Time, iss hosts.Issuance) (hosts.Host, hosts.Secrets, error) {
+	d := s.d
 	if len(tokenHash) == 0 {
 		return hosts.Host{}, hosts.Secrets{}, hosts.ErrTokenInvalid
 	}
@@ -281,7 +320,8 @@ func (d *DB) ExchangeInstallToken(ctx context.Context, tokenHash []byte, now tim
 // concurrent caller blocks on the row and then re-checks the condition
 // against the committed row, where the token is gone; SQLite runs one
 // writer at a time. Either way exactly one caller gets the row.
-func (d *DB) ConsumeInstallToken(ctx context.Context, id string, tokenHash []byte, now time.Time) (hosts.Host, hosts.Secrets, error) {
+func (s Hosts) ConsumeInstallToken(ctx context.Context, id string, tokenHash []byte, now time.Time) (hosts.Host, hosts.Secrets, error) {
+	d := s.d
 	if len(tokenHash) == 0 {
 		return hosts.Host{}, hosts.Secrets{}, hosts.ErrTokenInvalid
 	}
@@ -307,7 +347,8 @@ func laterOf(column, arg string) string {
 // RecordHandshake stores what the agent reported, moves last_seen_at
 // and last_online_at up to now (never back) and, unless the host is
 // banned, sets status online. ErrNotFound for an unknown or deleted host.
-func (d *DB) RecordHandshake(ctx context.Context, id, publicIP, os, version string, now time.Time) error {
+func (s Hosts) RecordHandshake(ctx context.Context, id, publicIP, os, version string, now time.Time) error {
+	d := s.d
 	res, err := d.write.ExecContext(ctx,
 		`UPDATE hosts SET public_ip = $1, os = $2, installed_version = $3,
 		 last_seen_at = `+laterOf("last_seen_at", "$4")+`,
@@ -328,7 +369,8 @@ func (d *DB) RecordHandshake(ctx context.Context, id, publicIP, os, version stri
 // Rows are locked in id order, so that hub instances flushing overlapping
 // batches, and sweeping, lock in the same order and cannot deadlock each
 // other.
-func (d *DB) MarkSeen(ctx context.Context, seen []hosts.Seen) error {
+func (s Hosts) MarkSeen(ctx context.Context, seen []hosts.Seen) error {
+	d := s.d
 	if len(seen) == 0 {
 		return nil
 	}
@@ -367,7 +409,8 @@ var seenColumns = []column{{"host_id", "text"}, {"at", "timestamptz"}}
 // them: a sweep that locked in scan order deadlocked other instances'
 // liveness flushes under a large fleet (docs/performance.md), and the
 // flush that lost had to wait for the next interval.
-func (d *DB) SweepStatus(ctx context.Context, staleBefore, offlineBefore time.Time) error {
+func (s Hosts) SweepStatus(ctx context.Context, staleBefore, offlineBefore time.Time) error {
+	d := s.d
 	return d.withTx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE hosts SET status = 'offline' WHERE `+
 			d.lockedInIDOrder(`status IN ('online', 'stale') AND last_seen_at < $1 AND deleted_at IS NULL`),
@@ -395,34 +438,10 @@ func (d *DB) lockedInIDOrder(cond string) string {
 	return cond + ` AND id IN (SELECT id FROM hosts WHERE ` + cond + ` ORDER BY id FOR NO KEY UPDATE)`
 }
 
-// SetBanned bans the undeleted host, or unbans it (a banned host becomes
-// offline; any other keeps its status), and writes rec, in one
-// transaction; ErrNotFound, and no audit entry, when there is no such host.
-func (d *DB) SetBanned(ctx context.Context, id string, banned bool, rec audit.Entry) (hosts.Host, error) {
-	status := `CASE WHEN status = 'banned' THEN 'offline' ELSE status END`
-	if banned {
-		status = `'banned'`
-	}
-	var h hosts.Host
-	err := d.withTx(ctx, func(tx *sql.Tx) error {
-		row := tx.QueryRowContext(ctx,
-			`UPDATE hosts SET status = `+status+` WHERE id = $1 AND deleted_at IS NULL RETURNING `+hostCols, id)
-		var err error
-		h, err = scanHost(row)
-		if err := d.hostResult("set banned", err, hosts.ErrNotFound); err != nil {
-			return err
-		}
-		return d.insertAudit(ctx, tx, withAuditDefaults(rec, time.Now()))
-	})
-	if err != nil {
-		return hosts.Host{}, err
-	}
-	return h, nil
-}
-
 // ListHosts returns a page of matching undeleted hosts with their owners'
 // emails, newest first, and the count of all matches, from one snapshot.
-func (d *DB) ListHosts(ctx context.Context, f hosts.Filter, p paging.Page) ([]hosts.AdminHost, int, error) {
+func (s Hosts) ListHosts(ctx context.Context, f hosts.Filter, p paging.Page) ([]hosts.AdminHost, int, error) {
+	d := s.d
 	return listPage(ctx, d, "hosts", hostColsOf+", u.email", "hosts h JOIN users u ON u.id = h.user_id", hostWhere(f),
 		"h.created_at DESC, h.id DESC", p, func(r rowScanner) (hosts.AdminHost, error) {
 			var a hosts.AdminHost
@@ -456,7 +475,8 @@ var allStatuses = []hosts.Status{
 
 // CountHosts counts undeleted hosts by status; every status is present,
 // zero when no host has it.
-func (d *DB) CountHosts(ctx context.Context) (map[hosts.Status]int, error) {
+func (s Hosts) CountHosts(ctx context.Context) (map[hosts.Status]int, error) {
+	d := s.d
 	rows, err := d.read.QueryContext(ctx, `SELECT status, count(*) FROM hosts WHERE deleted_at IS NULL GROUP BY status`)
 	if err != nil {
 		return nil, d.errorf("count hosts", err)
@@ -502,7 +522,8 @@ func (d *DB) trimHistory(ctx context.Context, tx *sql.Tx, table, hostID string, 
 // AppendMetrics stores the batch's samples of undeleted hosts in one
 // transaction (others are skipped), and cuts the history of each host
 // whose sample asks for it to the newest keep samples (keep < 1: all).
-func (d *DB) AppendMetrics(ctx context.Context, batch []hosts.Sample, keep int) error {
+func (s Hosts) AppendMetrics(ctx context.Context, batch []hosts.Sample, keep int) error {
+	d := s.d
 	if len(batch) == 0 {
 		return nil
 	}
@@ -540,7 +561,8 @@ var sampleColumns = []column{
 
 // ListMetrics returns up to limit newest samples of the undeleted host,
 // newest first; none for an unknown or deleted host, or limit < 1.
-func (d *DB) ListMetrics(ctx context.Context, hostID string, limit int) ([]hosts.Metrics, error) {
+func (s Hosts) ListMetrics(ctx context.Context, hostID string, limit int) ([]hosts.Metrics, error) {
+	d := s.d
 	if limit < 1 {
 		return nil, nil
 	}
@@ -565,7 +587,8 @@ func (d *DB) ListMetrics(ctx context.Context, hostID string, limit int) ([]hosts
 // AppendEvent stores e for the undeleted host, with a new random (v4) UUID
 // as its ID unless it has one, and keeps only the host's newest keep events
 // (keep < 1: all); ErrNotFound for an unknown or deleted host.
-func (d *DB) AppendEvent(ctx context.Context, hostID string, e hosts.Event, keep int) error {
+func (s Hosts) AppendEvent(ctx context.Context, hostID string, e hosts.Event, keep int) error {
+	d := s.d
 	return d.withTx(ctx, func(tx *sql.Tx) error { return d.insertHostEvent(ctx, tx, hostID, e, keep) })
 }
 
@@ -594,7 +617,8 @@ func (d *DB) insertHostEvent(ctx context.Context, tx *sql.Tx, hostID string, e h
 // transaction, in order (others are skipped), then cuts the history of
 // each host one of whose events asks for it to its newest keep events
 // (keep < 1: all).
-func (d *DB) AppendEvents(ctx context.Context, batch []hosts.HostEvent, keep int) error {
+func (s Hosts) AppendEvents(ctx context.Context, batch []hosts.HostEvent, keep int) error {
+	d := s.d
 	if len(batch) == 0 {
 		return nil
 	}
@@ -634,7 +658,8 @@ var eventColumns = []column{{"n", "bigint"}, {"id", "text"}, {"host_id", "text"}
 
 // ListEvents returns up to limit newest events of the undeleted host,
 // newest first; none for an unknown or deleted host, or limit < 1.
-func (d *DB) ListEvents(ctx context.Context, hostID string, limit int) ([]hosts.Event, error) {
+func (s Hosts) ListEvents(ctx context.Context, hostID string, limit int) ([]hosts.Event, error) {
+	d := s.d
 	if limit < 1 {
 		return nil, nil
 	}

@@ -3,97 +3,92 @@ package sqldb
 import (
 	"context"
 	"database/sql"
+	"errors"
 
 	"hostgate/internal/deliveries"
 	"hostgate/internal/hosts"
 	"hostgate/internal/l1config"
 )
 
-var _ l1config.Store = (*DB)(nil)
+// L1Config is the storage of the hosts' L1 configuration, on the shared
+// core.
+type L1Config struct{ d *DB }
 
-// UpdateL1 implements l1config.Store. The host row is read with its sealed
-// secret and locked (FOR UPDATE on PostgreSQL; SQLite's single writer
-// holds the database) before build runs, so the previous secret the
-// delivery is signed with is the one this write replaces, even when two
-// writes to one host race. A bid clash is found by a look-up in the same
-// transaction; a concurrent clash the look-up cannot see (PostgreSQL)
-// fails the unique constraint and is reported as ErrBIDTaken as well.
-func (d *DB) UpdateL1(ctx context.Context, owner, id string, build l1config.BuildFunc) (hosts.Host, error) {
-	var out hosts.Host
-	err := d.withTx(ctx, func(tx *sql.Tx) error {
-		h, sec, err := d.lockHost(ctx, tx, owner, id)
-		if err != nil {
-			return err
-		}
-		ch, del, err := build(h, sec)
-		if err != nil {
-			return err
-		}
-		var clash int
-		err = tx.QueryRowContext(ctx, `SELECT 1 FROM hosts WHERE user_id = $1 AND bid = $2 AND id <> $3`,
-			h.UserID, ch.BID, h.ID).Scan(&clash)
-		if err == nil {
-			return hosts.ErrBIDTaken
-		}
-		if err := d.hostResult("check bid", err, nil); err != nil {
-			return err
-		}
-		out, err = scanHost(tx.QueryRowContext(ctx, `UPDATE hosts SET bid = $1, report_url = $2, secret_sealed = $3,
-			webhook_format = $4 WHERE id = $5 RETURNING `+hostCols,
-			ch.BID, ch.ReportURL, ch.SecretSealed, ch.WebhookFormat, h.ID))
-		if d.dialect.IsUniqueViolation(err) {
-			return hosts.ErrBIDTaken
-		}
-		if err != nil {
-			return d.errorf("update l1 config", err)
-		}
-		return d.insertDelivery(ctx, tx, del)
-	})
-	return out, err
+var (
+	_ l1config.Store = L1Config{}
+	_ l1config.Tx    = l1configTx{}
+)
+
+// L1Config returns the storage of the hosts' L1 configuration.
+func (d *DB) L1Config() l1config.Store { return L1Config{d} }
+
+// Tx implements l1config.Store.
+func (s L1Config) Tx(ctx context.Context, fn func(l1config.Tx) error) error {
+	return s.d.unit(ctx, func(t *tx) error { return fn(l1configTx{t}) })
 }
 
-// lockHost reads the undeleted host id (the owner's, or any owner's for
-// owner "") with its secrets inside tx, locking its row on PostgreSQL;
-// hosts.ErrNotFound.
-func (d *DB) lockHost(ctx context.Context, tx *sql.Tx, owner, id string) (hosts.Host, hosts.Secrets, error) {
+// HostByID implements l1config.Store.
+func (s L1Config) HostByID(ctx context.Context, id string) (hosts.Host, hosts.Secrets, error) {
+	return Hosts(s).HostByID(ctx, id)
+}
+
+// l1configTx is the L1 configuration's unit of work.
+type l1configTx struct{ *tx }
+
+// LockHost implements l1config.Tx: the row is locked FOR UPDATE on
+// PostgreSQL; SQLite's single writer holds the database.
+func (t l1configTx) LockHost(ctx context.Context, owner, id string) (hosts.Host, hosts.Secrets, error) {
 	query := `SELECT ` + hostCols + `, ` + secretCols + ` FROM hosts WHERE id = $1 AND deleted_at IS NULL`
 	args := []any{id}
 	if owner != "" {
 		query += ` AND user_id = $2`
 		args = append(args, owner)
 	}
-	if d.dialect.RowLocks {
+	if t.d.dialect.RowLocks {
 		query += " FOR UPDATE"
 	}
-	h, sec, err := scanHostSecrets(tx.QueryRowContext(ctx, query, args...))
-	if err := d.hostResult("lock host", err, hosts.ErrNotFound); err != nil {
+	h, sec, err := scanHostSecrets(t.tx.tx.QueryRowContext(ctx, query, args...))
+	if err := t.d.hostResult("lock host", err, hosts.ErrNotFound); err != nil {
 		return hosts.Host{}, hosts.Secrets{}, err
 	}
 	return h, sec, nil
 }
 
-// RotateSecret implements l1config.Store: the host is locked and read
-// with its current secret before queue runs, then the issuance and the
-// delivery are written in the same transaction.
-func (d *DB) RotateSecret(ctx context.Context, owner, id string, iss hosts.Issuance,
-	queue func(h hosts.Host, sec hosts.Secrets) (deliveries.Delivery, error)) (hosts.Host, hosts.Secrets, error) {
-	var (
-		out    hosts.Host
-		outSec hosts.Secrets
-	)
-	err := d.withTx(ctx, func(tx *sql.Tx) error {
-		h, sec, err := d.lockHost(ctx, tx, owner, id)
-		if err != nil {
-			return err
-		}
-		del, err := queue(h, sec)
-		if err != nil {
-			return err
-		}
-		if out, outSec, err = d.issue(ctx, tx, owner, id, iss); err != nil {
-			return err
-		}
-		return d.insertDelivery(ctx, tx, del)
-	})
-	return out, outSec, err
+// BIDTaken implements l1config.Tx.
+func (t l1configTx) BIDTaken(ctx context.Context, userID string, bid int64, exceptID string) (bool, error) {
+	var one int
+	err := t.tx.tx.QueryRowContext(ctx, `SELECT 1 FROM hosts WHERE user_id = $1 AND bid = $2 AND id <> $3`,
+		userID, bid, exceptID).Scan(&one)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return false, nil
+	case err != nil:
+		return false, t.d.errorf("check bid", err)
+	}
+	return true, nil
+}
+
+// SetL1 implements l1config.Tx. A concurrent clash the look-up of
+// BIDTaken cannot see (PostgreSQL) fails the unique constraint.
+func (t l1configTx) SetL1(ctx context.Context, id string, ch l1config.Change) (hosts.Host, error) {
+	h, err := scanHost(t.tx.tx.QueryRowContext(ctx, `UPDATE hosts SET bid = $1, report_url = $2, secret_sealed = $3,
+		webhook_format = $4 WHERE id = $5 RETURNING `+hostCols,
+		ch.BID, ch.ReportURL, ch.SecretSealed, ch.WebhookFormat, id))
+	if t.d.dialect.IsUniqueViolation(err) {
+		return hosts.Host{}, hosts.ErrBIDTaken
+	}
+	if err != nil {
+		return hosts.Host{}, t.d.errorf("update l1 config", err)
+	}
+	return h, nil
+}
+
+// Issue implements l1config.Tx.
+func (t l1configTx) Issue(ctx context.Context, owner, id string, iss hosts.Issuance) (hosts.Host, hosts.Secrets, error) {
+	return t.d.issue(ctx, t.tx.tx, owner, id, iss)
+}
+
+// QueueDelivery implements l1config.Tx.
+func (t l1configTx) QueueDelivery(ctx context.Context, del deliveries.Delivery) error {
+	return t.d.insertDelivery(ctx, t.tx.tx, del)
 }

@@ -4,14 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"time"
 
 	"hostgate/internal/billing"
 	"hostgate/internal/paging"
 )
-
-var _ billing.RechargeStore = (*DB)(nil)
 
 const rechargeCols = "id, order_no, user_id, amount_fen, units, status, provider, created_at, expires_at, paid_at, refunded_at"
 
@@ -23,7 +20,8 @@ func scanRecharge(r rowScanner) (billing.Recharge, error) {
 }
 
 // CreateRecharge implements billing.RechargeStore.
-func (d *DB) CreateRecharge(ctx context.Context, r billing.Recharge) error {
+func (b Billing) CreateRecharge(ctx context.Context, r billing.Recharge) error {
+	d := b.d
 	_, err := d.write.ExecContext(ctx, `INSERT INTO recharges (`+rechargeCols+`)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
 		r.ID, r.OrderNo, r.UserID, r.AmountFen, int64(r.Units), r.Status, r.Provider,
@@ -35,7 +33,8 @@ func (d *DB) CreateRecharge(ctx context.Context, r billing.Recharge) error {
 }
 
 // ListRecharges implements billing.RechargeStore.
-func (d *DB) ListRecharges(ctx context.Context, userID, status string, p paging.Page) ([]billing.Recharge, int, error) {
+func (b Billing) ListRecharges(ctx context.Context, userID, status string, p paging.Page) ([]billing.Recharge, int, error) {
+	d := b.d
 	var w where
 	if userID != "" {
 		w.add(`user_id = $%d`, userID)
@@ -47,7 +46,8 @@ func (d *DB) ListRecharges(ctx context.Context, userID, status string, p paging.
 }
 
 // RechargeByOrderNo implements billing.RechargeStore.
-func (d *DB) RechargeByOrderNo(ctx context.Context, orderNo string) (billing.Recharge, error) {
+func (b Billing) RechargeByOrderNo(ctx context.Context, orderNo string) (billing.Recharge, error) {
+	d := b.d
 	r, err := scanRecharge(d.read.QueryRowContext(ctx, `SELECT `+rechargeCols+` FROM recharges WHERE order_no = $1`, orderNo))
 	if errors.Is(err, sql.ErrNoRows) {
 		return billing.Recharge{}, billing.ErrOrderNotFound
@@ -58,93 +58,40 @@ func (d *DB) RechargeByOrderNo(ctx context.Context, orderNo string) (billing.Rec
 	return r, nil
 }
 
-// PayRecharge implements billing.RechargeStore. The conditional UPDATE is
-// the once-only gate: of concurrent notifications one moves the order out
-// of pending (or expired) and credits; the others find it paid.
-func (d *DB) PayRecharge(ctx context.Context, p billing.Payment) (billing.Recharge, bool, error) {
-	var r billing.Recharge
-	credited := false
-	err := d.withTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		r, err = scanRecharge(tx.QueryRowContext(ctx, `UPDATE recharges SET status = 'paid', paid_at = $1, provider = $2
-			WHERE order_no = $3 AND amount_fen = $4 AND status IN ('pending', 'expired')
-			RETURNING `+rechargeCols, d.timeArg(p.At), p.Provider, p.OrderNo, p.AmountFen))
-		if errors.Is(err, sql.ErrNoRows) {
-			return d.explainUnpaid(ctx, tx, p, &r)
-		}
-		if err != nil {
-			return d.errorf("pay recharge", err)
-		}
-		after, err := d.moveBalance(ctx, tx, r.UserID, r.Units, p.At)
-		if err != nil {
-			return err
-		}
-		credited = true
-		return d.insertEvent(ctx, tx, billing.Event{ID: p.EventID, UserID: r.UserID, Kind: billing.KindRecharge,
-			Units: r.Units, BalanceAfter: after, Reason: "order " + r.OrderNo, CreatedAt: p.At})
-	})
-	return r, credited, err
-}
+const (
+	selectRecharge          = `SELECT ` + rechargeCols + ` FROM recharges WHERE order_no = $1`
+	selectRechargeForUpdate = selectRecharge + ` FOR UPDATE`
+)
 
-// explainUnpaid tells why an order was not moved to paid: already paid
-// (nil: a repeat), or one of billing's errors.
-func (d *DB) explainUnpaid(ctx context.Context, tx *sql.Tx, p billing.Payment, r *billing.Recharge) error {
-	var err error
-	*r, err = scanRecharge(tx.QueryRowContext(ctx, `SELECT `+rechargeCols+` FROM recharges WHERE order_no = $1`, p.OrderNo))
+// LockRecharge implements billing.Tx.
+func (t billingTx) LockRecharge(ctx context.Context, orderNo string) (billing.Recharge, error) {
+	r, err := scanRecharge(t.tx.tx.QueryRowContext(ctx, t.lock(selectRecharge, selectRechargeForUpdate), orderNo))
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return billing.ErrOrderNotFound
+		return billing.Recharge{}, billing.ErrOrderNotFound
 	case err != nil:
-		return d.errorf("read recharge", err)
-	case r.AmountFen != p.AmountFen:
-		return fmt.Errorf("%w: paid %d fen, order %d", billing.ErrAmountMismatch, p.AmountFen, r.AmountFen)
-	case r.Status == billing.RechargePaid:
-		return nil
+		return billing.Recharge{}, t.d.errorf("read recharge", err)
 	}
-	return billing.ErrNotPayable
+	return r, nil
+}
+
+// MarkPaid implements billing.Tx.
+func (t billingTx) MarkPaid(ctx context.Context, id, provider string, at time.Time) (billing.Recharge, error) {
+	r, err := scanRecharge(t.tx.tx.QueryRowContext(ctx, `UPDATE recharges SET status = 'paid', paid_at = $1, provider = $2
+		WHERE id = $3 RETURNING `+rechargeCols, t.d.timeArg(at), provider, id))
+	if err != nil {
+		return billing.Recharge{}, t.d.errorf("pay recharge", err)
+	}
+	return r, nil
 }
 
 // ExpireRecharges implements billing.RechargeStore.
-func (d *DB) ExpireRecharges(ctx context.Context, now time.Time) (int64, error) {
+func (b Billing) ExpireRecharges(ctx context.Context, now time.Time) (int64, error) {
+	d := b.d
 	res, err := d.write.ExecContext(ctx, `UPDATE recharges SET status = 'expired'
 		WHERE status = 'pending' AND expires_at <= $1`, d.timeArg(now))
 	if err != nil {
 		return 0, d.errorf("expire recharges", err)
 	}
 	return res.RowsAffected()
-}
-
-// RefundRecharge implements billing.RechargeStore.
-func (d *DB) RefundRecharge(ctx context.Context, f billing.Refund) (billing.Recharge, billing.Units, error) {
-	var r billing.Recharge
-	var after billing.Units
-	err := d.withTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		r, err = scanRecharge(tx.QueryRowContext(ctx, `UPDATE recharges SET status = 'refunded', refunded_at = $1
-			WHERE id = $2 AND status = 'paid' RETURNING `+rechargeCols, d.timeArg(f.At), f.RechargeID))
-		if errors.Is(err, sql.ErrNoRows) {
-			var one int
-			err = tx.QueryRowContext(ctx, `SELECT 1 FROM recharges WHERE id = $1`, f.RechargeID).Scan(&one)
-			if errors.Is(err, sql.ErrNoRows) {
-				return billing.ErrOrderNotFound
-			}
-			if err != nil {
-				return d.errorf("read recharge", err)
-			}
-			return billing.ErrNotRefundable
-		}
-		if err != nil {
-			return d.errorf("refund recharge", err)
-		}
-		if after, err = d.moveBalance(ctx, tx, r.UserID, -r.Units, f.At); err != nil {
-			return err
-		}
-		err = d.insertEvent(ctx, tx, billing.Event{ID: f.EventID, UserID: r.UserID, Kind: billing.KindRefund,
-			Units: -r.Units, BalanceAfter: after, Reason: "refund of order " + r.OrderNo + ": " + f.Reason, CreatedAt: f.At})
-		if err != nil {
-			return err
-		}
-		return d.insertAudit(ctx, tx, withAuditDefaults(f.Audit, f.At))
-	})
-	return r, after, err
 }

@@ -1,5 +1,7 @@
 // Package sqldb implements every domain storage interface once, over
-// database/sql, for both engines the hub supports. A Dialect captures the
+// database/sql, for both engines the hub supports: a type per domain
+// (Billing, Hosts, …) on a shared core, whose units of work (tx.go) the
+// domains decide in. A Dialect captures the
 // little that differs between PostgreSQL and SQLite; the SQL itself is
 // portable ($n placeholders, RETURNING, ON CONFLICT, LIKE … ESCAPE).
 package sqldb

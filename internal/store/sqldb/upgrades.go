@@ -4,16 +4,31 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"strings"
 	"time"
 
 	"hostgate/internal/agentproto"
-	"hostgate/internal/audit"
 	"hostgate/internal/hosts"
 	"hostgate/internal/upgrades"
 )
 
-var _ upgrades.Store = (*DB)(nil)
+// Upgrades is the hosts' upgrades' storage, on the shared core.
+type Upgrades struct{ d *DB }
+
+var (
+	_ upgrades.Store = Upgrades{}
+	_ upgrades.Tx    = upgradesTx{}
+)
+
+// Upgrades returns the upgrades' storage.
+func (d *DB) Upgrades() upgrades.Store { return Upgrades{d} }
+
+// Tx implements upgrades.Store.
+func (s Upgrades) Tx(ctx context.Context, fn func(upgrades.Tx) error) error {
+	return s.d.unit(ctx, func(t *tx) error { return fn(upgradesTx{t}) })
+}
+
+// upgradesTx is the upgrades' unit of work.
+type upgradesTx struct{ *tx }
 
 const upgradeCols = "host_id, version, from_version, state, reason, requested_by, requested_at, updated_at"
 
@@ -27,104 +42,81 @@ func scanUpgrade(r rowScanner) (upgrades.Upgrade, error) {
 	return u, err
 }
 
-// StartUpgrade implements upgrades.Store. The upsert replaces only a
-// finished or abandoned upgrade, so of two concurrent pushes one wins.
-func (d *DB) StartUpgrade(ctx context.Context, u upgrades.Upgrade, busySince time.Time, ev hosts.Event, rec audit.Entry) error {
-	return d.withTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO host_upgrades (`+upgradeCols+`)
-			SELECT id, $2, $3, $4, $5, $6, $7, $8 FROM hosts WHERE id = $1 AND deleted_at IS NULL
-			ON CONFLICT (host_id) DO UPDATE SET version = excluded.version, from_version = excluded.from_version,
-				state = excluded.state, reason = excluded.reason, requested_by = excluded.requested_by,
-				requested_at = excluded.requested_at, updated_at = excluded.updated_at
-			WHERE host_upgrades.state IN `+finishedStates+` OR host_upgrades.updated_at < $9`,
-			u.HostID, u.Version, u.FromVersion, string(u.State), u.Reason, u.RequestedBy,
-			d.timeArg(u.RequestedAt), d.timeArg(u.UpdatedAt), d.timeArg(busySince))
-		if err != nil {
-			return d.errorf("start upgrade", err)
-		}
-		if err := affected(res, errNoRow); err != nil {
-			if !errors.Is(err, errNoRow) {
-				return err
-			}
-			return d.whyNotStarted(ctx, tx, u.HostID)
-		}
-		if err := d.insertHostEvent(ctx, tx, u.HostID, ev, hosts.KeepEvents); err != nil {
-			return err
-		}
-		return d.insertAudit(ctx, tx, withAuditDefaults(rec, u.RequestedAt))
-	})
-}
+const (
+	lockHost          = `SELECT 1 FROM hosts WHERE id = $1 AND deleted_at IS NULL`
+	lockHostForUpdate = lockHost + ` FOR NO KEY UPDATE`
+)
 
-var errNoRow = errors.New("no row")
-
-// whyNotStarted tells an unknown host from one with an upgrade running.
-func (d *DB) whyNotStarted(ctx context.Context, tx *sql.Tx, hostID string) error {
-	var one int
-	err := tx.QueryRowContext(ctx, `SELECT 1 FROM hosts WHERE id = $1 AND deleted_at IS NULL`, hostID).Scan(&one)
+// LockHostUpgrade implements upgrades.Tx.
+func (t upgradesTx) LockHostUpgrade(ctx context.Context, hostID string) (upgrades.Upgrade, bool, error) {
+	found, err := t.exists(ctx, "read host", t.lock(lockHost, lockHostForUpdate), hostID)
+	switch {
+	case err != nil:
+		return upgrades.Upgrade{}, false, err
+	case !found:
+		return upgrades.Upgrade{}, false, hosts.ErrNotFound
+	}
+	u, err := scanUpgrade(t.tx.tx.QueryRowContext(ctx, `SELECT `+upgradeCols+` FROM host_upgrades WHERE host_id = $1`, hostID))
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return hosts.ErrNotFound
+		return upgrades.Upgrade{}, false, nil
 	case err != nil:
-		return d.errorf("read host", err)
+		return upgrades.Upgrade{}, false, t.d.errorf("read upgrade", err)
 	}
-	return upgrades.ErrInProgress
+	return u, true, nil
 }
 
-// AdvanceUpgrade implements upgrades.Store.
-func (d *DB) AdvanceUpgrade(ctx context.Context, hostID, version string, to agentproto.UpgradeState, reason string,
-	at time.Time, ev hosts.Event) (upgrades.Upgrade, bool, error) {
-	var (
-		u     upgrades.Upgrade
-		moved bool
-	)
-	err := d.withTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		u, err = scanUpgrade(tx.QueryRowContext(ctx, `UPDATE host_upgrades SET state = $1, reason = $2, updated_at = $3
-			WHERE host_id = $4 AND version = $5 AND state IN `+statesBelow(to)+`
-			RETURNING `+upgradeCols, string(to), reason, d.timeArg(at), hostID, version))
-		if errors.Is(err, sql.ErrNoRows) {
-			u, err = scanUpgrade(tx.QueryRowContext(ctx, `SELECT `+upgradeCols+` FROM host_upgrades
-				WHERE host_id = $1 AND version = $2`, hostID, version))
-			if errors.Is(err, sql.ErrNoRows) {
-				return upgrades.ErrNotFound
-			}
-			if err != nil {
-				return d.errorf("read upgrade", err)
-			}
-			return nil
-		}
-		if err != nil {
-			return d.errorf("advance upgrade", err)
-		}
-		moved = true
-		// A deleted host keeps its upgrade row but gets no more events.
-		if err := d.insertHostEvent(ctx, tx, hostID, ev, hosts.KeepEvents); err != nil && !errors.Is(err, hosts.ErrNotFound) {
-			return err
-		}
-		return nil
-	})
-	return u, moved, err
+// SaveUpgrade implements upgrades.Tx.
+func (t upgradesTx) SaveUpgrade(ctx context.Context, u upgrades.Upgrade) error {
+	d := t.d
+	_, err := t.tx.tx.ExecContext(ctx, `INSERT INTO host_upgrades (`+upgradeCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+		ON CONFLICT (host_id) DO UPDATE SET version = excluded.version, from_version = excluded.from_version,
+			state = excluded.state, reason = excluded.reason, requested_by = excluded.requested_by,
+			requested_at = excluded.requested_at, updated_at = excluded.updated_at`,
+		u.HostID, u.Version, u.FromVersion, string(u.State), u.Reason, u.RequestedBy,
+		d.timeArg(u.RequestedAt), d.timeArg(u.UpdatedAt))
+	if err != nil {
+		return d.errorf("start upgrade", err)
+	}
+	return nil
 }
 
-// statesBelow is the SQL list of the states an upgrade may leave for to:
-// those of lower rank. It is built from the fixed state names only.
-func statesBelow(to agentproto.UpgradeState) string {
-	all := []agentproto.UpgradeState{agentproto.UpgradeRequested, agentproto.UpgradeDownloading,
-		agentproto.UpgradeVerifying, agentproto.UpgradeRestarting}
-	var names []string
-	for _, s := range all {
-		if s.Rank() < to.Rank() {
-			names = append(names, "'"+string(s)+"'")
-		}
+// AppendHostEvent implements upgrades.Tx.
+func (t upgradesTx) AppendHostEvent(ctx context.Context, hostID string, e hosts.Event) error {
+	return t.d.insertHostEvent(ctx, t.tx.tx, hostID, e, hosts.KeepEvents)
+}
+
+const (
+	selectUpgrade          = `SELECT ` + upgradeCols + ` FROM host_upgrades WHERE host_id = $1 AND version = $2`
+	selectUpgradeForUpdate = selectUpgrade + ` FOR UPDATE`
+)
+
+// LockUpgrade implements upgrades.Tx.
+func (t upgradesTx) LockUpgrade(ctx context.Context, hostID, version string) (upgrades.Upgrade, error) {
+	u, err := scanUpgrade(t.tx.tx.QueryRowContext(ctx, t.lock(selectUpgrade, selectUpgradeForUpdate), hostID, version))
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return upgrades.Upgrade{}, upgrades.ErrNotFound
+	case err != nil:
+		return upgrades.Upgrade{}, t.d.errorf("read upgrade", err)
 	}
-	if len(names) == 0 {
-		return "(NULL)" // matches nothing
+	return u, nil
+}
+
+// SetUpgradeState implements upgrades.Tx.
+func (t upgradesTx) SetUpgradeState(ctx context.Context, hostID string, to agentproto.UpgradeState, reason string,
+	at time.Time) (upgrades.Upgrade, error) {
+	u, err := scanUpgrade(t.tx.tx.QueryRowContext(ctx, `UPDATE host_upgrades SET state = $1, reason = $2, updated_at = $3
+		WHERE host_id = $4 RETURNING `+upgradeCols, string(to), reason, t.d.timeArg(at), hostID))
+	if err != nil {
+		return upgrades.Upgrade{}, t.d.errorf("advance upgrade", err)
 	}
-	return "(" + strings.Join(names, ", ") + ")"
+	return u, nil
 }
 
 // GetUpgrade implements upgrades.Store.
-func (d *DB) GetUpgrade(ctx context.Context, hostID string) (upgrades.Upgrade, error) {
+func (s Upgrades) GetUpgrade(ctx context.Context, hostID string) (upgrades.Upgrade, error) {
+	d := s.d
 	u, err := scanUpgrade(d.read.QueryRowContext(ctx, `SELECT `+upgradeCols+` FROM host_upgrades WHERE host_id = $1`, hostID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return upgrades.Upgrade{}, upgrades.ErrNotFound
@@ -136,7 +128,8 @@ func (d *DB) GetUpgrade(ctx context.Context, hostID string) (upgrades.Upgrade, e
 }
 
 // StaleUpgrades implements upgrades.Store.
-func (d *DB) StaleUpgrades(ctx context.Context, before time.Time, limit int) ([]upgrades.Upgrade, error) {
+func (s Upgrades) StaleUpgrades(ctx context.Context, before time.Time, limit int) ([]upgrades.Upgrade, error) {
+	d := s.d
 	rows, err := d.read.QueryContext(ctx, `SELECT `+upgradeCols+` FROM host_upgrades
 		WHERE state NOT IN `+finishedStates+` AND updated_at < $1 ORDER BY updated_at LIMIT $2`,
 		d.timeArg(before), int64(limit))

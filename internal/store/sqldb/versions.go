@@ -6,12 +6,28 @@ import (
 	"errors"
 	"time"
 
-	"hostgate/internal/audit"
 	"hostgate/internal/paging"
 	"hostgate/internal/versions"
 )
 
-var _ versions.Store = (*DB)(nil)
+// Versions is the versions' storage, on the shared core.
+type Versions struct{ d *DB }
+
+var (
+	_ versions.Store = Versions{}
+	_ versions.Tx    = versionsTx{}
+)
+
+// Versions returns the versions' storage.
+func (d *DB) Versions() versions.Store { return Versions{d} }
+
+// Tx implements versions.Store.
+func (s Versions) Tx(ctx context.Context, fn func(versions.Tx) error) error {
+	return s.d.unit(ctx, func(t *tx) error { return fn(versionsTx{t}) })
+}
+
+// versionsTx is the versions' unit of work.
+type versionsTx struct{ *tx }
 
 const versionCols = "id, version, channel, exe_url, exe_sha256, exe_size_bytes, min_supported_protocol, changelog, released_at, yanked_at"
 
@@ -22,25 +38,25 @@ func scanVersion(r rowScanner) (versions.Version, error) {
 	return v, err
 }
 
-// PublishVersion implements versions.Store.
-func (d *DB) PublishVersion(ctx context.Context, v versions.Version, rec audit.Entry) error {
-	return d.withTx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO gateway_versions (`+versionCols+`)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-			v.ID, v.Version, v.Channel, v.ExeURL, v.ExeSHA256, v.ExeSizeBytes, v.MinSupportedProtocol, v.Changelog,
-			d.timeArg(v.ReleasedAt), d.nullTimeArg(v.YankedAt))
-		if d.dialect.IsUniqueViolation(err) {
-			return versions.ErrExists
-		}
-		if err != nil {
-			return d.errorf("publish version", err)
-		}
-		return d.insertAudit(ctx, tx, withAuditDefaults(rec, v.ReleasedAt))
-	})
+// InsertVersion implements versions.Tx.
+func (t versionsTx) InsertVersion(ctx context.Context, v versions.Version) error {
+	d := t.d
+	_, err := t.tx.tx.ExecContext(ctx, `INSERT INTO gateway_versions (`+versionCols+`)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+		v.ID, v.Version, v.Channel, v.ExeURL, v.ExeSHA256, v.ExeSizeBytes, v.MinSupportedProtocol, v.Changelog,
+		d.timeArg(v.ReleasedAt), d.nullTimeArg(v.YankedAt))
+	if d.dialect.IsUniqueViolation(err) {
+		return versions.ErrExists
+	}
+	if err != nil {
+		return d.errorf("publish version", err)
+	}
+	return nil
 }
 
 // ListVersions implements versions.Store.
-func (d *DB) ListVersions(ctx context.Context, f versions.Filter, p paging.Page) ([]versions.Version, int, error) {
+func (s Versions) ListVersions(ctx context.Context, f versions.Filter, p paging.Page) ([]versions.Version, int, error) {
+	d := s.d
 	var w where
 	if f.Channel != "" {
 		w.add(`channel = $%d`, f.Channel)
@@ -52,7 +68,8 @@ func (d *DB) ListVersions(ctx context.Context, f versions.Filter, p paging.Page)
 }
 
 // GetVersion implements versions.Store.
-func (d *DB) GetVersion(ctx context.Context, version string) (versions.Version, error) {
+func (s Versions) GetVersion(ctx context.Context, version string) (versions.Version, error) {
+	d := s.d
 	v, err := scanVersion(d.read.QueryRowContext(ctx, `SELECT `+versionCols+` FROM gateway_versions WHERE version = $1`, version))
 	if errors.Is(err, sql.ErrNoRows) {
 		return versions.Version{}, versions.ErrNotFound
@@ -63,28 +80,29 @@ func (d *DB) GetVersion(ctx context.Context, version string) (versions.Version, 
 	return v, nil
 }
 
-// YankVersion implements versions.Store.
-func (d *DB) YankVersion(ctx context.Context, version string, at time.Time, rec audit.Entry) (versions.Version, error) {
-	var v versions.Version
-	err := d.withTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		v, err = scanVersion(tx.QueryRowContext(ctx, `UPDATE gateway_versions SET yanked_at = $1
-			WHERE version = $2 AND yanked_at IS NULL RETURNING `+versionCols, d.timeArg(at), version))
-		if errors.Is(err, sql.ErrNoRows) {
-			var one int
-			err := tx.QueryRowContext(ctx, `SELECT 1 FROM gateway_versions WHERE version = $1`, version).Scan(&one)
-			switch {
-			case errors.Is(err, sql.ErrNoRows):
-				return versions.ErrNotFound
-			case err != nil:
-				return d.errorf("read version", err)
-			}
-			return versions.ErrYanked
-		}
-		if err != nil {
-			return d.errorf("yank version", err)
-		}
-		return d.insertAudit(ctx, tx, withAuditDefaults(rec, at))
-	})
-	return v, err
+const (
+	selectVersion          = `SELECT ` + versionCols + ` FROM gateway_versions WHERE version = $1`
+	selectVersionForUpdate = selectVersion + ` FOR UPDATE`
+)
+
+// LockVersion implements versions.Tx.
+func (t versionsTx) LockVersion(ctx context.Context, version string) (versions.Version, error) {
+	v, err := scanVersion(t.tx.tx.QueryRowContext(ctx, t.lock(selectVersion, selectVersionForUpdate), version))
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return versions.Version{}, versions.ErrNotFound
+	case err != nil:
+		return versions.Version{}, t.d.errorf("read version", err)
+	}
+	return v, nil
+}
+
+// SetYankedAt implements versions.Tx.
+func (t versionsTx) SetYankedAt(ctx context.Context, id string, at time.Time) (versions.Version, error) {
+	v, err := scanVersion(t.tx.tx.QueryRowContext(ctx, `UPDATE gateway_versions SET yanked_at = $1 WHERE id = $2
+		RETURNING `+versionCols, t.d.timeArg(at), id))
+	if err != nil {
+		return versions.Version{}, t.d.errorf("yank version", err)
+	}
+	return v, nil
 }

@@ -24,7 +24,7 @@ func TestBackupDuringWrites(t *testing.T) {
 	create := func(i int) error {
 		id := fmt.Sprintf("u%d", i)
 		u := accounts.User{ID: id, Email: id + "@example.com", DisplayName: id, Status: accounts.StatusActive}
-		return s.CreateUser(ctx, u, "h", accounts.Session{ID: "s" + id, UserID: id}, []byte("r"+id))
+		return s.Accounts.CreateUser(ctx, u, "h", accounts.Session{ID: "s" + id, UserID: id}, []byte("r"+id))
 	}
 	const before = 20
 	for i := range before {
@@ -55,7 +55,7 @@ func TestBackupDuringWrites(t *testing.T) {
 
 	c := open(t, dest)
 	for i := range before {
-		if _, err := c.UserByID(ctx, fmt.Sprintf("u%d", i)); err != nil {
+		if _, err := c.Accounts.UserByID(ctx, fmt.Sprintf("u%d", i)); err != nil {
 			t.Errorf("user u%d in the copy: %v", i, err)
 		}
 	}

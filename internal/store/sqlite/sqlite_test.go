@@ -34,7 +34,7 @@ func open(t *testing.T, path string) store.Store {
 			t.Errorf("Close: %v", err)
 		}
 	})
-	return db
+	return store.New(db)
 }
 
 // TestReopen checks that opening a migrated database again applies
@@ -43,10 +43,10 @@ func TestReopen(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "hostgate.db")
 	s := open(t, path)
 	u := accounts.User{ID: "u1", Email: "ann@example.com", DisplayName: "Ann", Status: accounts.StatusActive}
-	if err := s.CreateUser(t.Context(), u, "h", accounts.Session{ID: "s1", UserID: "u1"}, []byte("r1")); err != nil {
+	if err := s.Accounts.CreateUser(t.Context(), u, "h", accounts.Session{ID: "s1", UserID: "u1"}, []byte("r1")); err != nil {
 		t.Fatalf("CreateUser: %v", err)
 	}
-	if _, err := open(t, path).UserByID(t.Context(), "u1"); err != nil {
+	if _, err := open(t, path).Accounts.UserByID(t.Context(), "u1"); err != nil {
 		t.Errorf("UserByID after reopening: %v", err)
 	}
 
@@ -74,8 +74,8 @@ func TestConcurrentWrites(t *testing.T) {
 				id := fmt.Sprintf("u-%d-%d", w, i)
 				u := accounts.User{ID: id, Email: id + "@example.com", DisplayName: id, Status: accounts.StatusActive}
 				sess := accounts.Session{ID: "s-" + id, UserID: id, ExpiresAt: time.Now().Add(time.Hour)}
-				errs <- s.CreateUser(t.Context(), u, "h", sess, []byte(id))
-				_, _, err := s.ListUsers(t.Context(), accounts.UserFilter{Query: "u-"}, paging.Page{Limit: 10})
+				errs <- s.Accounts.CreateUser(t.Context(), u, "h", sess, []byte(id))
+				_, _, err := s.Accounts.ListUsers(t.Context(), accounts.UserFilter{Query: "u-"}, paging.Page{Limit: 10})
 				errs <- err
 			}
 		})
@@ -87,7 +87,7 @@ func TestConcurrentWrites(t *testing.T) {
 			t.Fatalf("concurrent write or read: %v", err)
 		}
 	}
-	if _, total, _ := s.ListUsers(t.Context(), accounts.UserFilter{}, paging.Page{Limit: 1}); total != workers*each {
+	if _, total, _ := s.Accounts.ListUsers(t.Context(), accounts.UserFilter{}, paging.Page{Limit: 1}); total != workers*each {
 		t.Errorf("users: got %d, want %d", total, workers*each)
 	}
 }
@@ -111,7 +111,7 @@ func BenchmarkCharge(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer db.Close()
-	storetest.BenchmarkCharge(b, db)
+	storetest.BenchmarkCharge(b, store.New(db))
 }
 
 func BenchmarkIdleFlush(b *testing.B) {
@@ -120,5 +120,5 @@ func BenchmarkIdleFlush(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer db.Close()
-	storetest.BenchmarkIdleFlush(b, db)
+	storetest.BenchmarkIdleFlush(b, store.New(db))
 }

@@ -59,7 +59,7 @@ func newSession(userID string, created time.Time) accounts.Session {
 func createUser(t *testing.T, s store.Store, u accounts.User) fixture {
 	t.Helper()
 	f := fixture{user: u, session: newSession(u.ID, u.CreatedAt), refresh: hashOf("first " + u.ID)}
-	must(t, "CreateUser", s.CreateUser(t.Context(), u, "hash-"+u.ID, f.session, f.refresh))
+	must(t, "CreateUser", s.Accounts.CreateUser(t.Context(), u, "hash-"+u.ID, f.session, f.refresh))
 	return f
 }
 
@@ -68,7 +68,7 @@ func addSession(t *testing.T, s store.Store, userID string, created time.Time) (
 	t.Helper()
 	sess := newSession(userID, created)
 	refresh := hashOf("session " + sess.ID)
-	must(t, "CreateSession", s.CreateSession(t.Context(), sess, refresh))
+	must(t, "CreateSession", s.Accounts.CreateSession(t.Context(), sess, refresh))
 	return sess, refresh
 }
 
@@ -97,18 +97,18 @@ func checkSession(t *testing.T, what string, got, want accounts.Session) {
 
 func testCreateUserRoundTrip(t *testing.T, s store.Store) {
 	f := createUser(t, s, newUser("ann@example.com", "Ann", t0))
-	got, err := s.UserByID(t.Context(), f.user.ID)
+	got, err := s.Accounts.UserByID(t.Context(), f.user.ID)
 	must(t, "UserByID", err)
 	checkUser(t, "UserByID", got, f.user)
 
-	got, hash, err := s.UserCredentials(t.Context(), "ann@example.com")
+	got, hash, err := s.Accounts.UserCredentials(t.Context(), "ann@example.com")
 	must(t, "UserCredentials", err)
 	checkUser(t, "UserCredentials", got, f.user)
 	if want := "hash-" + f.user.ID; hash != want {
 		t.Errorf("UserCredentials hash: got %q, want %q", hash, want)
 	}
 	// The first session and its token were stored with the user.
-	sess, err := s.RotateRefresh(t.Context(), f.refresh, hashOf("next"), t0.Add(time.Minute))
+	sess, err := s.Accounts.RotateRefresh(t.Context(), f.refresh, hashOf("next"), t0.Add(time.Minute))
 	must(t, "RotateRefresh first token", err)
 	checkSession(t, "first session", sess, f.session)
 }
@@ -117,13 +117,13 @@ func testCreateUserEmailTaken(t *testing.T, s store.Store) {
 	createUser(t, s, newUser("ann@example.com", "Ann", t0))
 	dup := newUser("ann@example.com", "Other Ann", t0)
 	sess := newSession(dup.ID, t0)
-	err := s.CreateUser(t.Context(), dup, "h", sess, hashOf("dup"))
+	err := s.Accounts.CreateUser(t.Context(), dup, "h", sess, hashOf("dup"))
 	checkErr(t, "CreateUser duplicate", err, accounts.ErrEmailTaken)
 
 	// Nothing of the failed registration was kept.
-	_, err = s.UserByID(t.Context(), dup.ID)
+	_, err = s.Accounts.UserByID(t.Context(), dup.ID)
 	checkErr(t, "UserByID of refused user", err, accounts.ErrUserNotFound)
-	_, err = s.RevokeSession(t.Context(), hashOf("dup"), t0)
+	_, err = s.Accounts.RevokeSession(t.Context(), hashOf("dup"), t0)
 	checkErr(t, "RevokeSession of refused user's token", err, accounts.ErrRefreshUnknown)
 }
 
@@ -132,10 +132,10 @@ func testCreateUserEmailTaken(t *testing.T, s store.Store) {
 func testCreateUserAtomic(t *testing.T, s store.Store) {
 	first := createUser(t, s, newUser("ann@example.com", "Ann", t0))
 	u := newUser("bob@example.com", "Bob", t0)
-	if err := s.CreateUser(t.Context(), u, "h", newSession(u.ID, t0), first.refresh); err == nil {
+	if err := s.Accounts.CreateUser(t.Context(), u, "h", newSession(u.ID, t0), first.refresh); err == nil {
 		t.Fatal("CreateUser reusing a refresh-token hash: got nil error")
 	}
-	_, err := s.UserByID(t.Context(), u.ID)
+	_, err := s.Accounts.UserByID(t.Context(), u.ID)
 	checkErr(t, "UserByID after a failed registration", err, accounts.ErrUserNotFound)
 	createUser(t, s, u) // the email is still free
 }
@@ -144,12 +144,12 @@ func testCreateUserRace(t *testing.T, s store.Store) {
 	const n = 20
 	errs := race(n, func(i int) error {
 		u := newUser("race@example.com", fmt.Sprint("racer ", i), t0)
-		return s.CreateUser(t.Context(), u, "h", newSession(u.ID, t0), hashOf(fmt.Sprint("race ", i)))
+		return s.Accounts.CreateUser(t.Context(), u, "h", newSession(u.ID, t0), hashOf(fmt.Sprint("race ", i)))
 	})
 	if ok := countRace(t, errs, accounts.ErrEmailTaken); ok != 1 {
 		t.Errorf("%d racing CreateUser with one email: got %d successes, want 1", n, ok)
 	}
-	_, total, err := s.ListUsers(t.Context(), accounts.UserFilter{}, page(50, 0))
+	_, total, err := s.Accounts.ListUsers(t.Context(), accounts.UserFilter{}, page(50, 0))
 	must(t, "ListUsers", err)
 	if total != 1 {
 		t.Errorf("users after race: got %d, want 1", total)
@@ -164,12 +164,12 @@ func testUserNotFound(t *testing.T, s store.Store) {
 		op  string
 		err error
 	}{
-		{"UserByID", second(s.UserByID(ctx, missing))},
-		{"UserCredentials", third(s.UserCredentials(ctx, "nobody@example.com"))},
-		{"UpdateDisplayName", second(s.UpdateDisplayName(ctx, missing, "x"))},
-		{"SetPasswordHash", s.SetPasswordHash(ctx, missing, "x")},
-		{"SetUserStatus", second(s.SetUserStatus(ctx, missing, accounts.StatusSuspended, t0, entry("a", "user.suspend", "user")))},
-		{"ChangePassword", second(s.ChangePassword(ctx, missing, "x", t0, newSession(missing, t0), hashOf("x")))},
+		{"UserByID", second(s.Accounts.UserByID(ctx, missing))},
+		{"UserCredentials", third(s.Accounts.UserCredentials(ctx, "nobody@example.com"))},
+		{"UpdateDisplayName", second(s.Accounts.UpdateDisplayName(ctx, missing, "x"))},
+		{"SetPasswordHash", s.Accounts.SetPasswordHash(ctx, missing, "x")},
+		{"SetUserStatus", second(accounts.SetUserStatus(ctx, s.Accounts, missing, accounts.StatusSuspended, t0, entry("a", "user.suspend", "user")))},
+		{"ChangePassword", second(s.Accounts.ChangePassword(ctx, missing, "x", t0, newSession(missing, t0), hashOf("x")))},
 	} {
 		checkErr(t, c.op, c.err, accounts.ErrUserNotFound)
 	}
@@ -181,20 +181,20 @@ func third[A, B any](_ A, _ B, err error) error { return err }
 
 func testUpdateDisplayName(t *testing.T, s store.Store) {
 	f := createUser(t, s, newUser("ann@example.com", "Ann", t0))
-	got, err := s.UpdateDisplayName(t.Context(), f.user.ID, "Ann B.")
+	got, err := s.Accounts.UpdateDisplayName(t.Context(), f.user.ID, "Ann B.")
 	must(t, "UpdateDisplayName", err)
 	want := f.user
 	want.DisplayName = "Ann B."
 	checkUser(t, "UpdateDisplayName result", got, want)
-	got, err = s.UserByID(t.Context(), f.user.ID)
+	got, err = s.Accounts.UserByID(t.Context(), f.user.ID)
 	must(t, "UserByID", err)
 	checkUser(t, "UserByID after rename", got, want)
 }
 
 func testSetPasswordHash(t *testing.T, s store.Store) {
 	f := createUser(t, s, newUser("ann@example.com", "Ann", t0))
-	must(t, "SetPasswordHash", s.SetPasswordHash(t.Context(), f.user.ID, "rehashed"))
-	_, hash, err := s.UserCredentials(t.Context(), "ann@example.com")
+	must(t, "SetPasswordHash", s.Accounts.SetPasswordHash(t.Context(), f.user.ID, "rehashed"))
+	_, hash, err := s.Accounts.UserCredentials(t.Context(), "ann@example.com")
 	must(t, "UserCredentials", err)
 	if hash != "rehashed" {
 		t.Errorf("hash after SetPasswordHash: got %q, want %q", hash, "rehashed")
@@ -239,7 +239,7 @@ func testListUsers(t *testing.T, s store.Store) {
 		{"no match", query("zed"), [2]int{50, 0}, nil, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got, total, err := s.ListUsers(t.Context(), c.filter, page(c.page[0], c.page[1]))
+			got, total, err := s.Accounts.ListUsers(t.Context(), c.filter, page(c.page[0], c.page[1]))
 			must(t, "ListUsers", err)
 			if g := emails(got); !slices.Equal(g, c.want) {
 				t.Errorf("users: got %v, want %v", g, c.want)
@@ -249,7 +249,7 @@ func testListUsers(t *testing.T, s store.Store) {
 			}
 		})
 	}
-	all, _, err := s.ListUsers(t.Context(), accounts.UserFilter{}, page(50, 0))
+	all, _, err := s.Accounts.ListUsers(t.Context(), accounts.UserFilter{}, page(50, 0))
 	must(t, "ListUsers", err)
 	for i := range all {
 		checkUser(t, "listed user", all[i], newest[i])
@@ -272,7 +272,7 @@ func testListUsersTimeOrder(t *testing.T, s store.Store) {
 		createUser(t, s, u)
 		seed = append(seed, u)
 	}
-	got, _, err := s.ListUsers(t.Context(), accounts.UserFilter{}, page(50, 0))
+	got, _, err := s.Accounts.ListUsers(t.Context(), accounts.UserFilter{}, page(50, 0))
 	must(t, "ListUsers", err)
 	if g, w := pick(got, nil), pick(newestFirst(seed), nil); !slices.Equal(g, w) {
 		t.Errorf("order: got %v, want %v", g, w)
@@ -335,7 +335,7 @@ func newSuspendFixture(t *testing.T, s store.Store) suspendFixture {
 
 func revoke(t *testing.T, s store.Store, refresh []byte, at time.Time) {
 	t.Helper()
-	_, err := s.RevokeSession(t.Context(), refresh, at)
+	_, err := s.Accounts.RevokeSession(t.Context(), refresh, at)
 	must(t, "RevokeSession", err)
 }
 
@@ -343,11 +343,11 @@ func testSuspend(t *testing.T, s store.Store) {
 	f := newSuspendFixture(t, s)
 	rec := entry("admin-1", "user.suspend", "user")
 	rec.TargetID = f.user.ID
-	ids, err := s.SetUserStatus(t.Context(), f.user.ID, accounts.StatusSuspended, f.now, rec)
+	ids, err := accounts.SetUserStatus(t.Context(), s.Accounts, f.user.ID, accounts.StatusSuspended, f.now, rec)
 	must(t, "SetUserStatus", err)
 	checkIDs(t, "revoked session ids", ids, []string{f.ids["open1"], f.ids["open2"]})
 
-	u, err := s.UserByID(t.Context(), f.user.ID)
+	u, err := s.Accounts.UserByID(t.Context(), f.user.ID)
 	must(t, "UserByID", err)
 	if u.Status != accounts.StatusSuspended {
 		t.Errorf("status: got %q, want %q", u.Status, accounts.StatusSuspended)
@@ -355,12 +355,12 @@ func testSuspend(t *testing.T, s store.Store) {
 	checkRevokedAt(t, s, "open session", f.tokens["open1"], f.now)
 	checkRevokedAt(t, s, "open session", f.tokens["open2"], f.now)
 	checkRevokedAt(t, s, "session revoked earlier", f.tokens["revokedEarlier"], f.earlier)
-	_, err = s.RotateRefresh(t.Context(), f.tokens["bystander"], hashOf("bystander next"), f.now)
+	_, err = s.Accounts.RotateRefresh(t.Context(), f.tokens["bystander"], hashOf("bystander next"), f.now)
 	must(t, "another user's session stays open", err)
 	checkOneAudit(t, s, rec, f.now)
 
 	// A retry revokes nothing more, and keeps the revocation times.
-	ids, err = s.SetUserStatus(t.Context(), f.user.ID, accounts.StatusSuspended, f.now.Add(time.Minute), rec)
+	ids, err = accounts.SetUserStatus(t.Context(), s.Accounts, f.user.ID, accounts.StatusSuspended, f.now.Add(time.Minute), rec)
 	must(t, "SetUserStatus retry", err)
 	checkIDs(t, "revoked session ids on retry", ids, nil)
 	checkRevokedAt(t, s, "open session after a retry", f.tokens["open1"], f.now)
@@ -368,20 +368,20 @@ func testSuspend(t *testing.T, s store.Store) {
 
 func testResume(t *testing.T, s store.Store) {
 	f := newSuspendFixture(t, s)
-	_, err := s.SetUserStatus(t.Context(), f.user.ID, accounts.StatusSuspended, f.now, entry("a", "user.suspend", "user"))
+	_, err := accounts.SetUserStatus(t.Context(), s.Accounts, f.user.ID, accounts.StatusSuspended, f.now, entry("a", "user.suspend", "user"))
 	must(t, "suspend", err)
 	later := f.now.Add(time.Hour)
 	rec := entry("admin-2", "user.resume", "user")
-	ids, err := s.SetUserStatus(t.Context(), f.user.ID, accounts.StatusActive, later, rec)
+	ids, err := accounts.SetUserStatus(t.Context(), s.Accounts, f.user.ID, accounts.StatusActive, later, rec)
 	must(t, "resume", err)
 	checkIDs(t, "session ids revoked by resuming", ids, nil)
-	u, err := s.UserByID(t.Context(), f.user.ID)
+	u, err := s.Accounts.UserByID(t.Context(), f.user.ID)
 	must(t, "UserByID", err)
 	if u.Status != accounts.StatusActive {
 		t.Errorf("status: got %q, want %q", u.Status, accounts.StatusActive)
 	}
 	checkRevokedAt(t, s, "session revoked by the suspension", f.tokens["open1"], f.now)
-	entries, total, err := s.ListAudit(t.Context(), auditFilter("", "user.resume", ""), page(50, 0))
+	entries, total, err := s.Audit.ListAudit(t.Context(), auditFilter("", "user.resume", ""), page(50, 0))
 	must(t, "ListAudit", err)
 	if total != 1 || len(entries) != 1 {
 		t.Fatalf("resume audit rows: got %d, want 1", total)
@@ -389,9 +389,9 @@ func testResume(t *testing.T, s store.Store) {
 }
 
 func testSetUserStatusNotFound(t *testing.T, s store.Store) {
-	_, err := s.SetUserStatus(t.Context(), newID(), accounts.StatusSuspended, t0, entry("a", "user.suspend", "user"))
+	_, err := accounts.SetUserStatus(t.Context(), s.Accounts, newID(), accounts.StatusSuspended, t0, entry("a", "user.suspend", "user"))
 	checkErr(t, "SetUserStatus", err, accounts.ErrUserNotFound)
-	_, total, err := s.ListAudit(t.Context(), auditFilter("", "", ""), page(50, 0))
+	_, total, err := s.Audit.ListAudit(t.Context(), auditFilter("", "", ""), page(50, 0))
 	must(t, "ListAudit", err)
 	if total != 0 {
 		t.Errorf("audit rows after a refused change: got %d, want 0", total)
@@ -410,7 +410,7 @@ func checkIDs(t *testing.T, what string, got, want []string) {
 // RevokeSession, which keeps an earlier revocation time.
 func checkRevokedAt(t *testing.T, s store.Store, what string, refresh []byte, want time.Time) {
 	t.Helper()
-	sess, err := s.RevokeSession(t.Context(), refresh, want.Add(time.Hour))
+	sess, err := s.Accounts.RevokeSession(t.Context(), refresh, want.Add(time.Hour))
 	must(t, "RevokeSession", err)
 	if sess.RevokedAt == nil {
 		t.Fatalf("%s: not revoked, want revoked at %v", what, want)
@@ -421,7 +421,7 @@ func checkRevokedAt(t *testing.T, s store.Store, what string, refresh []byte, wa
 func testCreateSession(t *testing.T, s store.Store) {
 	f := createUser(t, s, newUser("ann@example.com", "Ann", t0))
 	sess, refresh := addSession(t, s, f.user.ID, t0.Add(time.Minute))
-	got, err := s.RotateRefresh(t.Context(), refresh, hashOf("next"), t0.Add(2*time.Minute))
+	got, err := s.Accounts.RotateRefresh(t.Context(), refresh, hashOf("next"), t0.Add(2*time.Minute))
 	must(t, "RotateRefresh", err)
 	checkSession(t, "new session", got, sess)
 }
@@ -431,7 +431,7 @@ func testRotateRefresh(t *testing.T, s store.Store) {
 	token := f.refresh
 	for i := range 3 {
 		next := hashOf(fmt.Sprint("rotation ", i))
-		got, err := s.RotateRefresh(t.Context(), token, next, t0.Add(time.Duration(i+1)*time.Minute))
+		got, err := s.Accounts.RotateRefresh(t.Context(), token, next, t0.Add(time.Duration(i+1)*time.Minute))
 		must(t, fmt.Sprint("rotation ", i), err)
 		checkSession(t, "rotated session", got, f.session)
 		token = next
@@ -441,10 +441,10 @@ func testRotateRefresh(t *testing.T, s store.Store) {
 func testRotateRefreshReuse(t *testing.T, s store.Store) {
 	f := createUser(t, s, newUser("ann@example.com", "Ann", t0))
 	next := hashOf("next")
-	_, err := s.RotateRefresh(t.Context(), f.refresh, next, t0.Add(time.Minute))
+	_, err := s.Accounts.RotateRefresh(t.Context(), f.refresh, next, t0.Add(time.Minute))
 	must(t, "RotateRefresh", err)
 	reuseAt := t0.Add(2 * time.Minute)
-	got, err := s.RotateRefresh(t.Context(), f.refresh, hashOf("thief"), reuseAt)
+	got, err := s.Accounts.RotateRefresh(t.Context(), f.refresh, hashOf("thief"), reuseAt)
 	checkErr(t, "RotateRefresh with a used token", err, accounts.ErrRefreshReused)
 	want := f.session
 	want.RevokedAt = &reuseAt
@@ -452,16 +452,16 @@ func testRotateRefreshReuse(t *testing.T, s store.Store) {
 
 	// The reuse revoked the session, and that was committed: the newest
 	// token no longer works either.
-	_, err = s.RotateRefresh(t.Context(), next, hashOf("after"), t0.Add(3*time.Minute))
+	_, err = s.Accounts.RotateRefresh(t.Context(), next, hashOf("after"), t0.Add(3*time.Minute))
 	checkErr(t, "RotateRefresh after reuse", err, accounts.ErrSessionEnded)
 	checkRevokedAt(t, s, "reused session", next, reuseAt)
-	_, err = s.RevokeSession(t.Context(), hashOf("thief"), t0)
+	_, err = s.Accounts.RevokeSession(t.Context(), hashOf("thief"), t0)
 	checkErr(t, "the reuser's token", err, accounts.ErrRefreshUnknown)
 }
 
 func testRotateRefreshUnknown(t *testing.T, s store.Store) {
 	createUser(t, s, newUser("ann@example.com", "Ann", t0))
-	_, err := s.RotateRefresh(t.Context(), hashOf("never issued"), hashOf("next"), t0)
+	_, err := s.Accounts.RotateRefresh(t.Context(), hashOf("never issued"), hashOf("next"), t0)
 	checkErr(t, "RotateRefresh", err, accounts.ErrRefreshUnknown)
 }
 
@@ -469,16 +469,16 @@ func testRotateRefreshExpiry(t *testing.T, s store.Store) {
 	f := createUser(t, s, newUser("ann@example.com", "Ann", t0))
 	expiry := f.session.ExpiresAt
 	next := hashOf("next")
-	_, err := s.RotateRefresh(t.Context(), f.refresh, next, expiry.Add(-time.Microsecond))
+	_, err := s.Accounts.RotateRefresh(t.Context(), f.refresh, next, expiry.Add(-time.Microsecond))
 	must(t, "RotateRefresh a microsecond before expiry", err)
-	_, err = s.RotateRefresh(t.Context(), next, hashOf("late"), expiry)
+	_, err = s.Accounts.RotateRefresh(t.Context(), next, hashOf("late"), expiry)
 	checkErr(t, "RotateRefresh at expiry", err, accounts.ErrSessionEnded)
 }
 
 func testRotateRefreshRevoked(t *testing.T, s store.Store) {
 	f := createUser(t, s, newUser("ann@example.com", "Ann", t0))
 	revoke(t, s, f.refresh, t0.Add(time.Minute))
-	_, err := s.RotateRefresh(t.Context(), f.refresh, hashOf("next"), t0.Add(2*time.Minute))
+	_, err := s.Accounts.RotateRefresh(t.Context(), f.refresh, hashOf("next"), t0.Add(2*time.Minute))
 	checkErr(t, "RotateRefresh of revoked session", err, accounts.ErrSessionEnded)
 }
 
@@ -488,7 +488,7 @@ func testRotateRefreshRevoked(t *testing.T, s store.Store) {
 // consumed: presented again it is not a reuse.
 func testRotateRefreshSuspended(t *testing.T, s store.Store) {
 	f := createUser(t, s, newUser("ann@example.com", "Ann", t0))
-	_, err := s.SetUserStatus(t.Context(), f.user.ID, accounts.StatusSuspended, t0.Add(time.Minute), entry("a", "user.suspend", "user"))
+	_, err := accounts.SetUserStatus(t.Context(), s.Accounts, f.user.ID, accounts.StatusSuspended, t0.Add(time.Minute), entry("a", "user.suspend", "user"))
 	must(t, "suspend", err)
 	late, lateRefresh := addSession(t, s, f.user.ID, t0.Add(2*time.Minute))
 	for _, c := range []struct {
@@ -497,7 +497,7 @@ func testRotateRefreshSuspended(t *testing.T, s store.Store) {
 		token   []byte
 	}{{"revoked by the suspension", f.session, f.refresh}, {"opened after it", late, lateRefresh}} {
 		for i := range 2 {
-			got, err := s.RotateRefresh(t.Context(), c.token, hashOf(fmt.Sprint(c.name, i)), t0.Add(3*time.Minute))
+			got, err := s.Accounts.RotateRefresh(t.Context(), c.token, hashOf(fmt.Sprint(c.name, i)), t0.Add(3*time.Minute))
 			checkErr(t, "RotateRefresh, session "+c.name, err, accounts.ErrSessionEnded)
 			if got.ID != c.session.ID || got.UserID != f.user.ID {
 				t.Errorf("RotateRefresh, session %s: got session %q of user %q, want %q of %q",
@@ -511,7 +511,7 @@ func testRotateRefreshRace(t *testing.T, s store.Store) {
 	f := createUser(t, s, newUser("ann@example.com", "Ann", t0))
 	const n = 20
 	errs := race(n, func(i int) error {
-		got, err := s.RotateRefresh(t.Context(), f.refresh, hashOf(fmt.Sprint("next ", i)), t0.Add(time.Minute))
+		got, err := s.Accounts.RotateRefresh(t.Context(), f.refresh, hashOf(fmt.Sprint("next ", i)), t0.Add(time.Minute))
 		if got.ID != f.session.ID {
 			return fmt.Errorf("got session %q with error %w, want %q", got.ID, err, f.session.ID)
 		}
@@ -521,7 +521,7 @@ func testRotateRefreshRace(t *testing.T, s store.Store) {
 	if ok := countRace(t, errs, accounts.ErrRefreshReused); ok != 1 {
 		t.Errorf("%d racing RotateRefresh with one token: got %d successes, want 1", n, ok)
 	}
-	sess, err := s.RevokeSession(t.Context(), f.refresh, t0.Add(time.Hour))
+	sess, err := s.Accounts.RevokeSession(t.Context(), f.refresh, t0.Add(time.Hour))
 	must(t, "RevokeSession", err)
 	if sess.RevokedAt == nil || !sess.RevokedAt.Equal(stored(t0.Add(time.Minute))) {
 		t.Errorf("session after reuse: got RevokedAt %v, want %v", sess.RevokedAt, stored(t0.Add(time.Minute)))
@@ -531,21 +531,21 @@ func testRotateRefreshRace(t *testing.T, s store.Store) {
 func testRevokeSession(t *testing.T, s store.Store) {
 	f := createUser(t, s, newUser("ann@example.com", "Ann", t0))
 	next := hashOf("next")
-	_, err := s.RotateRefresh(t.Context(), f.refresh, next, t0.Add(time.Minute))
+	_, err := s.Accounts.RotateRefresh(t.Context(), f.refresh, next, t0.Add(time.Minute))
 	must(t, "RotateRefresh", err)
 
 	at := t0.Add(2 * time.Minute)
-	got, err := s.RevokeSession(t.Context(), next, at)
+	got, err := s.Accounts.RevokeSession(t.Context(), next, at)
 	must(t, "RevokeSession by current token", err)
 	want := f.session
 	want.RevokedAt = &at
 	checkSession(t, "revoked session", got, want)
 
-	got, err = s.RevokeSession(t.Context(), f.refresh, t0.Add(time.Hour))
+	got, err = s.Accounts.RevokeSession(t.Context(), f.refresh, t0.Add(time.Hour))
 	must(t, "RevokeSession again, by a rotated token", err)
 	checkSession(t, "revoked again: first time kept", got, want)
 
-	_, err = s.RevokeSession(t.Context(), hashOf("never issued"), at)
+	_, err = s.Accounts.RevokeSession(t.Context(), hashOf("never issued"), at)
 	checkErr(t, "RevokeSession unknown", err, accounts.ErrRefreshUnknown)
 }
 
@@ -553,9 +553,9 @@ func testSessionTimes(t *testing.T, s store.Store) {
 	f := createUser(t, s, newUser("ann@example.com", "Ann", t0))
 	created := time.Date(2031, 7, 9, 23, 59, 59, 999999999, time.FixedZone("UTC-7", -7*3600))
 	sess := accounts.Session{ID: newID(), UserID: f.user.ID, CreatedAt: created, ExpiresAt: created.Add(90 * 24 * time.Hour)}
-	must(t, "CreateSession", s.CreateSession(t.Context(), sess, hashOf("times")))
+	must(t, "CreateSession", s.Accounts.CreateSession(t.Context(), sess, hashOf("times")))
 	revoked := created.Add(time.Nanosecond * 1500)
-	got, err := s.RevokeSession(t.Context(), hashOf("times"), revoked)
+	got, err := s.Accounts.RevokeSession(t.Context(), hashOf("times"), revoked)
 	must(t, "RevokeSession", err)
 	want := sess
 	want.RevokedAt = &revoked
@@ -565,7 +565,7 @@ func testSessionTimes(t *testing.T, s store.Store) {
 // checkState fails unless SessionState of id reports want.
 func checkState(t *testing.T, s store.Store, what, id string, want accounts.SessionState) {
 	t.Helper()
-	got, err := s.SessionState(t.Context(), id)
+	got, err := s.Accounts.SessionState(t.Context(), id)
 	must(t, what+": SessionState", err)
 	if got.UserID != want.UserID || got.UserStatus != want.UserStatus {
 		t.Errorf("%s: got user %s %s, want %s %s", what, got.UserID, got.UserStatus, want.UserID, want.UserStatus)
@@ -593,33 +593,33 @@ func testSessionState(t *testing.T, s store.Store) {
 	checkState(t, s, "revoked session", f.session.ID, want)
 
 	other, _ := addSession(t, s, f.user.ID, t0)
-	_, err := s.SetUserStatus(t.Context(), f.user.ID, accounts.StatusSuspended, t0.Add(time.Hour), entry("a", "user.suspend", "user"))
+	_, err := accounts.SetUserStatus(t.Context(), s.Accounts, f.user.ID, accounts.StatusSuspended, t0.Add(time.Hour), entry("a", "user.suspend", "user"))
 	must(t, "suspend", err)
 	suspendedAt := t0.Add(time.Hour)
 	checkState(t, s, "session of a suspended user", other.ID,
 		accounts.SessionState{UserID: f.user.ID, ExpiresAt: other.ExpiresAt, RevokedAt: &suspendedAt, UserStatus: accounts.StatusSuspended})
 
-	_, err = s.SessionState(t.Context(), newID())
+	_, err = s.Accounts.SessionState(t.Context(), newID())
 	checkErr(t, "SessionState of an unknown session", err, accounts.ErrSessionEnded)
 }
 
 func testChangePassword(t *testing.T, s store.Store) {
 	f := newSuspendFixture(t, s)
 	next := newSession(f.user.ID, f.now)
-	ids, err := s.ChangePassword(t.Context(), f.user.ID, "new-hash", f.now, next, hashOf("after change"))
+	ids, err := s.Accounts.ChangePassword(t.Context(), f.user.ID, "new-hash", f.now, next, hashOf("after change"))
 	must(t, "ChangePassword", err)
 	checkIDs(t, "revoked session ids", ids, []string{f.ids["open1"], f.ids["open2"]})
 	checkRevokedAt(t, s, "open session", f.tokens["open1"], f.now)
 	checkRevokedAt(t, s, "session revoked earlier", f.tokens["revokedEarlier"], f.earlier)
-	_, hash, err := s.UserCredentials(t.Context(), f.user.Email)
+	_, hash, err := s.Accounts.UserCredentials(t.Context(), f.user.Email)
 	must(t, "UserCredentials", err)
 	if hash != "new-hash" {
 		t.Errorf("password hash: got %q, want %q", hash, "new-hash")
 	}
 	checkState(t, s, "the new session", next.ID,
 		accounts.SessionState{UserID: f.user.ID, ExpiresAt: next.ExpiresAt, UserStatus: accounts.StatusActive})
-	_, err = s.RotateRefresh(t.Context(), hashOf("after change"), hashOf("rotated"), f.now.Add(time.Minute))
+	_, err = s.Accounts.RotateRefresh(t.Context(), hashOf("after change"), hashOf("rotated"), f.now.Add(time.Minute))
 	must(t, "the new session's refresh token", err)
-	_, err = s.RotateRefresh(t.Context(), f.tokens["bystander"], hashOf("bystander next"), f.now)
+	_, err = s.Accounts.RotateRefresh(t.Context(), f.tokens["bystander"], hashOf("bystander next"), f.now)
 	must(t, "another user's session stays open", err)
 }

@@ -31,11 +31,11 @@ func checkAdmin(t *testing.T, what string, got, want admin.Admin) {
 
 func testAdminRoundTrip(t *testing.T, s store.Store) {
 	a := newAdmin("root", admin.Owner)
-	must(t, "CreateAdmin", s.CreateAdmin(t.Context(), a, "admin-hash"))
-	got, err := s.AdminByID(t.Context(), a.ID)
+	must(t, "CreateAdmin", s.Admins.CreateAdmin(t.Context(), a, "admin-hash"))
+	got, err := s.Admins.AdminByID(t.Context(), a.ID)
 	must(t, "AdminByID", err)
 	checkAdmin(t, "AdminByID", got, a)
-	got, hash, err := s.AdminCredentials(t.Context(), "root")
+	got, hash, err := s.Admins.AdminCredentials(t.Context(), "root")
 	must(t, "AdminCredentials", err)
 	checkAdmin(t, "AdminCredentials", got, a)
 	if hash != "admin-hash" {
@@ -44,22 +44,22 @@ func testAdminRoundTrip(t *testing.T, s store.Store) {
 }
 
 func testAdminUsernameTaken(t *testing.T, s store.Store) {
-	must(t, "CreateAdmin", s.CreateAdmin(t.Context(), newAdmin("root", admin.Owner), "h"))
-	err := s.CreateAdmin(t.Context(), newAdmin("root", admin.Viewer), "h")
+	must(t, "CreateAdmin", s.Admins.CreateAdmin(t.Context(), newAdmin("root", admin.Owner), "h"))
+	err := s.Admins.CreateAdmin(t.Context(), newAdmin("root", admin.Viewer), "h")
 	checkErr(t, "CreateAdmin duplicate", err, admin.ErrUsernameTaken)
 }
 
 func testAdminNotFound(t *testing.T, s store.Store) {
-	must(t, "CreateAdmin", s.CreateAdmin(t.Context(), newAdmin("root", admin.Owner), "h"))
+	must(t, "CreateAdmin", s.Admins.CreateAdmin(t.Context(), newAdmin("root", admin.Owner), "h"))
 	ctx := t.Context()
 	for _, c := range []struct {
 		op  string
 		err error
 	}{
-		{"AdminByID", second(s.AdminByID(ctx, newID()))},
-		{"AdminCredentials", third(s.AdminCredentials(ctx, "nobody"))},
-		{"SetAdminPasswordHash", s.SetAdminPasswordHash(ctx, newID(), "h")},
-		{"SetAdminStatus", s.SetAdminStatus(ctx, newID(), admin.StatusDisabled, t0, entry("cli", "admin.disable", "admin"))},
+		{"AdminByID", second(s.Admins.AdminByID(ctx, newID()))},
+		{"AdminCredentials", third(s.Admins.AdminCredentials(ctx, "nobody"))},
+		{"SetAdminPasswordHash", s.Admins.SetAdminPasswordHash(ctx, newID(), "h")},
+		{"SetAdminStatus", admin.SetAdminStatus(ctx, s.Admins, newID(), admin.StatusDisabled, t0, entry("cli", "admin.disable", "admin"))},
 	} {
 		checkErr(t, c.op, c.err, admin.ErrAdminNotFound)
 	}
@@ -67,9 +67,9 @@ func testAdminNotFound(t *testing.T, s store.Store) {
 
 func testAdminSetPasswordHash(t *testing.T, s store.Store) {
 	a := newAdmin("root", admin.Owner)
-	must(t, "CreateAdmin", s.CreateAdmin(t.Context(), a, "old"))
-	must(t, "SetAdminPasswordHash", s.SetAdminPasswordHash(t.Context(), a.ID, "new"))
-	_, hash, err := s.AdminCredentials(t.Context(), "root")
+	must(t, "CreateAdmin", s.Admins.CreateAdmin(t.Context(), a, "old"))
+	must(t, "SetAdminPasswordHash", s.Admins.SetAdminPasswordHash(t.Context(), a.ID, "new"))
+	_, hash, err := s.Admins.AdminCredentials(t.Context(), "root")
 	must(t, "AdminCredentials", err)
 	if hash != "new" {
 		t.Errorf("hash: got %q, want %q", hash, "new")
@@ -79,29 +79,29 @@ func testAdminSetPasswordHash(t *testing.T, s store.Store) {
 func testAdminRoles(t *testing.T, s store.Store) {
 	for _, role := range admin.Roles {
 		a := newAdmin("admin-"+string(role), role)
-		must(t, "CreateAdmin "+string(role), s.CreateAdmin(t.Context(), a, "h"))
-		got, err := s.AdminByID(t.Context(), a.ID)
+		must(t, "CreateAdmin "+string(role), s.Admins.CreateAdmin(t.Context(), a, "h"))
+		got, err := s.Admins.AdminByID(t.Context(), a.ID)
 		must(t, "AdminByID", err)
 		checkAdmin(t, "admin with role "+string(role), got, a)
 	}
-	if err := s.CreateAdmin(t.Context(), newAdmin("boss", "superuser"), "h"); err == nil {
+	if err := s.Admins.CreateAdmin(t.Context(), newAdmin("boss", "superuser"), "h"); err == nil {
 		t.Error("CreateAdmin with an unknown role: got nil error, want the schema to refuse it")
 	}
 }
 
 func testAdminSetStatus(t *testing.T, s store.Store) {
 	a := newAdmin("root", admin.Owner)
-	must(t, "CreateAdmin", s.CreateAdmin(t.Context(), a, "h"))
+	must(t, "CreateAdmin", s.Admins.CreateAdmin(t.Context(), a, "h"))
 	rec := entry("cli", "admin.disable", "admin")
-	must(t, "SetAdminStatus disabled", s.SetAdminStatus(t.Context(), a.ID, admin.StatusDisabled, t0, rec))
-	got, err := s.AdminByID(t.Context(), a.ID)
+	must(t, "SetAdminStatus disabled", admin.SetAdminStatus(t.Context(), s.Admins, a.ID, admin.StatusDisabled, t0, rec))
+	got, err := s.Admins.AdminByID(t.Context(), a.ID)
 	must(t, "AdminByID", err)
 	if got.Status != admin.StatusDisabled {
 		t.Errorf("status: got %q, want %q", got.Status, admin.StatusDisabled)
 	}
 	checkOneAudit(t, s, rec, t0)
-	must(t, "SetAdminStatus active", s.SetAdminStatus(t.Context(), a.ID, admin.StatusActive, t0, entry("cli", "admin.enable", "admin")))
-	got, _, err = s.AdminCredentials(t.Context(), "root")
+	must(t, "SetAdminStatus active", admin.SetAdminStatus(t.Context(), s.Admins, a.ID, admin.StatusActive, t0, entry("cli", "admin.enable", "admin")))
+	got, _, err = s.Admins.AdminCredentials(t.Context(), "root")
 	must(t, "AdminCredentials", err)
 	if got.Status != admin.StatusActive {
 		t.Errorf("status after enabling: got %q, want %q", got.Status, admin.StatusActive)
@@ -109,15 +109,15 @@ func testAdminSetStatus(t *testing.T, s store.Store) {
 }
 
 func testAnyAdmin(t *testing.T, s store.Store) {
-	found, err := s.AnyAdmin(t.Context())
+	found, err := s.Admins.AnyAdmin(t.Context())
 	must(t, "AnyAdmin of an empty store", err)
 	if found {
 		t.Error("AnyAdmin of an empty store = true")
 	}
 	a := newAdmin("root", admin.Viewer)
 	a.Status = admin.StatusDisabled
-	must(t, "CreateAdmin", s.CreateAdmin(t.Context(), a, "h"))
-	found, err = s.AnyAdmin(t.Context())
+	must(t, "CreateAdmin", s.Admins.CreateAdmin(t.Context(), a, "h"))
+	found, err = s.Admins.AnyAdmin(t.Context())
 	must(t, "AnyAdmin", err)
 	if !found {
 		t.Error("AnyAdmin with a (disabled) admin = false")

@@ -65,7 +65,7 @@ func sameJSON(t *testing.T, a, b json.RawMessage) bool {
 // checkOneAudit checks that the store holds exactly rec, created at.
 func checkOneAudit(t *testing.T, s store.Store, rec audit.Entry, at time.Time) {
 	t.Helper()
-	entries, total, err := s.ListAudit(t.Context(), audit.Filter{}, page(50, 0))
+	entries, total, err := s.Audit.ListAudit(t.Context(), audit.Filter{}, page(50, 0))
 	must(t, "ListAudit", err)
 	if total != 1 || len(entries) != 1 {
 		t.Fatalf("audit rows: got %d (total %d), want 1", len(entries), total)
@@ -80,9 +80,9 @@ func checkOneAudit(t *testing.T, s store.Store, rec audit.Entry, at time.Time) {
 func testAppendFills(t *testing.T, s store.Store) {
 	e := entry("admin-1", audit.ActionHostTerminalOpen, "host")
 	before := time.Now()
-	must(t, "AppendAudit", s.AppendAudit(t.Context(), e))
+	must(t, "AppendAudit", s.Audit.AppendAudit(t.Context(), e))
 	after := time.Now()
-	entries, _, err := s.ListAudit(t.Context(), audit.Filter{}, page(50, 0))
+	entries, _, err := s.Audit.ListAudit(t.Context(), audit.Filter{}, page(50, 0))
 	must(t, "ListAudit", err)
 	if len(entries) != 1 {
 		t.Fatalf("entries: got %d, want 1", len(entries))
@@ -100,8 +100,8 @@ func testAppendFills(t *testing.T, s store.Store) {
 func testAppendKeeps(t *testing.T, s store.Store) {
 	e := entry("admin-1", audit.ActionHostDelete, "host")
 	e.ID, e.CreatedAt = newID(), t0
-	must(t, "AppendAudit", s.AppendAudit(t.Context(), e))
-	entries, _, err := s.ListAudit(t.Context(), audit.Filter{}, page(50, 0))
+	must(t, "AppendAudit", s.Audit.AppendAudit(t.Context(), e))
+	entries, _, err := s.Audit.ListAudit(t.Context(), audit.Filter{}, page(50, 0))
 	must(t, "ListAudit", err)
 	if len(entries) != 1 || entries[0].ID != e.ID {
 		t.Fatalf("entries: got %+v, want one with ID %s", entries, e.ID)
@@ -121,8 +121,8 @@ func testAuditDetail(t *testing.T, s store.Store) {
 		t.Run(c.name, func(t *testing.T) {
 			e := entry("admin-"+c.name, audit.ActionUserSuspend, "user")
 			e.Detail = c.detail
-			must(t, "AppendAudit", s.AppendAudit(t.Context(), e))
-			entries, _, err := s.ListAudit(t.Context(), auditFilter(e.AdminID, "", ""), page(50, 0))
+			must(t, "AppendAudit", s.Audit.AppendAudit(t.Context(), e))
+			entries, _, err := s.Audit.ListAudit(t.Context(), auditFilter(e.AdminID, "", ""), page(50, 0))
 			must(t, "ListAudit", err)
 			if len(entries) != 1 {
 				t.Fatalf("entries: got %d, want 1", len(entries))
@@ -137,7 +137,7 @@ func testListAudit(t *testing.T, s store.Store) {
 	add := func(adminID, action, targetType string, at time.Time) {
 		e := entry(adminID, action, targetType)
 		e.ID, e.CreatedAt = newID(), at
-		must(t, "AppendAudit", s.AppendAudit(t.Context(), e))
+		must(t, "AppendAudit", s.Audit.AppendAudit(t.Context(), e))
 		seed = append(seed, e)
 	}
 	add("a1", audit.ActionUserSuspend, "user", t0.Add(1*time.Minute))
@@ -169,7 +169,7 @@ func testListAudit(t *testing.T, s store.Store) {
 		{"no match", auditFilter("nobody", "", ""), page(50, 0), nil, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got, total, err := s.ListAudit(t.Context(), c.filter, c.page)
+			got, total, err := s.Audit.ListAudit(t.Context(), c.filter, c.page)
 			must(t, "ListAudit", err)
 			var gotIDs []string
 			for _, e := range got {

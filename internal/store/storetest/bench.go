@@ -19,10 +19,10 @@ func BenchmarkCharge(b *testing.B, s store.Store) {
 	ctx := b.Context()
 	u := accounts.User{ID: newID(), Email: newID() + "@example.com", DisplayName: "bench", Status: accounts.StatusActive, CreatedAt: t0}
 	sess := accounts.Session{ID: newID(), UserID: u.ID, CreatedAt: t0, ExpiresAt: t0.Add(24 * 3600e9)}
-	if err := s.CreateUser(ctx, u, "hash", sess, hashOf(u.ID)); err != nil {
+	if err := s.Accounts.CreateUser(ctx, u, "hash", sess, hashOf(u.ID)); err != nil {
 		b.Fatal(err)
 	}
-	_, err := s.AdjustBalance(ctx, billing.Adjustment{EventID: newID(), UserID: u.ID, Units: 1 << 50, Reason: "bench",
+	_, err := ledger(s).AdjustBalance(ctx, billing.Adjustment{EventID: newID(), UserID: u.ID, Units: 1 << 50, Reason: "bench",
 		At: t0, Audit: audit.Actor{AdminID: "bench"}.Entry(audit.ActionUserBalanceAdjust, "user", u.ID)})
 	if err != nil {
 		b.Fatal(err)
@@ -60,13 +60,13 @@ func BenchmarkIdleFlush(b *testing.B, s store.Store) {
 	ctx := b.Context()
 	u := accounts.User{ID: newID(), Email: newID() + "@example.com", DisplayName: "bench", Status: accounts.StatusActive, CreatedAt: t0}
 	sess := accounts.Session{ID: newID(), UserID: u.ID, CreatedAt: t0, ExpiresAt: t0.Add(24 * time.Hour)}
-	if err := s.CreateUser(ctx, u, "hash", sess, hashOf(u.ID)); err != nil {
+	if err := s.Accounts.CreateUser(ctx, u, "hash", sess, hashOf(u.ID)); err != nil {
 		b.Fatal(err)
 	}
 	ids := make([]string, flushHosts)
 	for i := range ids {
 		h := newHost(u.ID, fmt.Sprint("h", i), t0)
-		if err := s.CreateHost(ctx, h, hosts.Secrets{SecretSealed: sealed(h, 1)}, nil); err != nil {
+		if err := s.Hosts.CreateHost(ctx, h, hosts.Secrets{SecretSealed: sealed(h, 1)}, nil); err != nil {
 			b.Fatal(err)
 		}
 		ids[i] = h.ID
@@ -90,7 +90,7 @@ func BenchmarkIdleFlush(b *testing.B, s store.Store) {
 		for i, id := range ids {
 			seen[i] = hosts.Seen{HostID: id, At: at}
 		}
-		return s.MarkSeen(ctx, seen)
+		return s.Hosts.MarkSeen(ctx, seen)
 	})
 	flush("metrics", func(at time.Time) error {
 		batch := make([]hosts.Sample, len(ids))
@@ -98,13 +98,13 @@ func BenchmarkIdleFlush(b *testing.B, s store.Store) {
 			batch[i] = hosts.Sample{HostID: id, Metrics: hosts.Metrics{At: at, CPUPct: 12.5, MemPct: 40, DiskPct: 71.25,
 				NetRxBps: 1200, NetTxBps: 800, TCPConns: 14, UptimeS: 86400}}
 		}
-		return s.AppendMetrics(ctx, batch, hosts.KeepMetrics)
+		return s.Hosts.AppendMetrics(ctx, batch, hosts.KeepMetrics)
 	})
 	flush("events", func(at time.Time) error {
 		batch := make([]hosts.HostEvent, len(ids))
 		for i, id := range ids {
 			batch[i] = hosts.HostEvent{HostID: id, Event: hosts.Event{At: at, Kind: "connected", Message: "agent 1.0.0 from 203.0.113.7"}}
 		}
-		return s.AppendEvents(ctx, batch, hosts.KeepEvents)
+		return s.Hosts.AppendEvents(ctx, batch, hosts.KeepEvents)
 	})
 }

@@ -22,6 +22,7 @@ var billingTests = []test{
 	{"FreeModeAndZeroPrice", testFreeModeAndZeroPrice},
 	{"ConcurrentChargesAreExact", testConcurrentCharges},
 	{"ChargeBatches", testChargeBatches},
+	{"ChargesAgreeWithPlan", testChargesAgreeWithPlan},
 	{"EventsPage", testEventsPage},
 	{"SeededRules", testSeededRules},
 	{"RulesTakeEffectAtOnce", testRulesTakeEffect},
@@ -33,9 +34,9 @@ var billingTests = []test{
 // initMode calls InitBillingMode and checks what it reports and stores.
 func initMode(t *testing.T, s store.Store, mode, want string, wantSet bool) {
 	t.Helper()
-	got, set, err := s.InitBillingMode(t.Context(), mode, entry("config", audit.ActionBillingModeChange, "billing"))
+	got, set, err := ledger(s).InitMode(t.Context(), mode, entry("config", audit.ActionBillingModeChange, "billing"))
 	must(t, "InitBillingMode", err)
-	stored, err := s.BillingMode(t.Context())
+	stored, err := s.Billing.BillingMode(t.Context())
 	must(t, "BillingMode", err)
 	if got != want || set != wantSet || stored != want {
 		t.Errorf("InitBillingMode(%s) = %s, %v (stored %s), want %s, %v", mode, got, set, stored, want, wantSet)
@@ -48,7 +49,7 @@ func testInitBillingMode(t *testing.T, s store.Store) {
 	initMode(t, s, billing.ModeFree, billing.ModeFree, true)
 	initMode(t, s, billing.ModeCharging, billing.ModeFree, false)
 	initMode(t, s, billing.ModeFree, billing.ModeFree, false)
-	_, n, err := s.ListAudit(t.Context(), audit.Filter{Action: audit.ActionBillingModeChange}, paging.Page{Limit: 10})
+	_, n, err := s.Audit.ListAudit(t.Context(), audit.Filter{Action: audit.ActionBillingModeChange}, paging.Page{Limit: 10})
 	must(t, "ListAudit", err)
 	if n != 1 {
 		t.Errorf("%d audit rows, want 1 (the mode set once)", n)
@@ -64,7 +65,7 @@ func testInitBillingModeWithUsers(t *testing.T, s store.Store) {
 
 // testInitBillingModeAfterAdmin: an admin's choice wins over configuration.
 func testInitBillingModeAfterAdmin(t *testing.T, s store.Store) {
-	must(t, "SetBillingMode", s.SetBillingMode(t.Context(), billing.ModeCharging, entry("a", audit.ActionBillingModeChange, "billing")))
+	must(t, "SetBillingMode", ledger(s).SetMode(t.Context(), billing.ModeCharging, entry("a", audit.ActionBillingModeChange, "billing")))
 	initMode(t, s, billing.ModeFree, billing.ModeCharging, false)
 }
 
@@ -74,39 +75,39 @@ func testRulesTakeEffect(t *testing.T, s store.Store) {
 	now := t0.Add(time.Minute) // charge() charges at t0+1m
 	// A newer rule of the code wins over the seed.
 	r := billing.Rule{ID: newID(), Code: billing.RuleDir, Units: 3000, ValidFrom: t0, CreatedAt: t0}
-	must(t, "CreateRule", s.CreateRule(t.Context(), r, adm.Entry(audit.ActionPricingCreate, "pricing_rule", r.ID)))
+	must(t, "CreateRule", ledger(s).CreateRule(t.Context(), r, adm.Entry(audit.ActionPricingCreate, "pricing_rule", r.ID)))
 	if c, err := charge(s, t, user, billing.RuleDir); err != nil || c.Units != 3000 {
 		t.Fatalf("after create: %+v %v", c, err)
 	}
 	units := billing.Units(250)
-	_, err := s.UpdateRule(t.Context(), r.ID, billing.RuleChange{Units: &units, At: now}, adm.Entry(audit.ActionPricingUpdate, "pricing_rule", r.ID))
+	_, err := ledger(s).UpdateRule(t.Context(), r.ID, billing.RuleChange{Units: &units, At: now}, adm.Entry(audit.ActionPricingUpdate, "pricing_rule", r.ID))
 	must(t, "UpdateRule", err)
 	if c, err := charge(s, t, user, billing.RuleDir); err != nil || c.Units != 250 {
 		t.Fatalf("after update: %+v %v", c, err)
 	}
 	// Ending it brings the seed back; ListRules hides it unless asked.
 	end := now
-	_, err = s.UpdateRule(t.Context(), r.ID, billing.RuleChange{ValidUntil: &end, At: now}, adm.Entry(audit.ActionPricingUpdate, "pricing_rule", r.ID))
+	_, err = ledger(s).UpdateRule(t.Context(), r.ID, billing.RuleChange{ValidUntil: &end, At: now}, adm.Entry(audit.ActionPricingUpdate, "pricing_rule", r.ID))
 	must(t, "UpdateRule end", err)
 	if c, err := charge(s, t, user, billing.RuleDir); err != nil || c.Units != 1000 {
 		t.Fatalf("after end: %+v %v", c, err)
 	}
-	live, _ := s.ListRules(t.Context(), false, now)
-	all, _ := s.ListRules(t.Context(), true, now)
+	live, _ := s.Billing.ListRules(t.Context(), false, now)
+	all, _ := s.Billing.ListRules(t.Context(), true, now)
 	if len(all) != len(live)+1 {
 		t.Fatalf("%d rules with expired, %d without; want one more", len(all), len(live))
 	}
 	before := billing.Units(5)
 	bad := t0.Add(-time.Hour)
-	if _, err := s.UpdateRule(t.Context(), r.ID, billing.RuleChange{Units: &before, ValidUntil: &bad, At: now},
+	if _, err := ledger(s).UpdateRule(t.Context(), r.ID, billing.RuleChange{Units: &before, ValidUntil: &bad, At: now},
 		adm.Entry(audit.ActionPricingUpdate, "pricing_rule", r.ID)); !errors.Is(err, billing.ErrRuleWindow) {
 		t.Fatalf("end before start: %v", err)
 	}
-	if _, err := s.UpdateRule(t.Context(), newID(), billing.RuleChange{Units: &before, At: now},
+	if _, err := ledger(s).UpdateRule(t.Context(), newID(), billing.RuleChange{Units: &before, At: now},
 		adm.Entry(audit.ActionPricingUpdate, "pricing_rule", "x")); !errors.Is(err, billing.ErrRuleNotFound) {
 		t.Fatalf("unknown rule: %v", err)
 	}
-	entries, _, err := s.ListAudit(t.Context(), audit.Filter{Action: audit.ActionPricingUpdate}, paging.Page{Limit: 10})
+	entries, _, err := s.Audit.ListAudit(t.Context(), audit.Filter{Action: audit.ActionPricingUpdate}, paging.Page{Limit: 10})
 	must(t, "ListAudit", err)
 	if len(entries) != 2 {
 		t.Fatalf("%d update audit rows, want 2 (refused updates write none)", len(entries))
@@ -117,7 +118,7 @@ func testRulesTakeEffect(t *testing.T, s store.Store) {
 func fund(t *testing.T, s store.Store, units billing.Units) string {
 	t.Helper()
 	u := createUser(t, s, newUser(newID()+"@example.com", "payer", t0)).user
-	_, err := s.AdjustBalance(t.Context(), billing.Adjustment{EventID: newID(), UserID: u.ID, Units: units,
+	_, err := ledger(s).AdjustBalance(t.Context(), billing.Adjustment{EventID: newID(), UserID: u.ID, Units: units,
 		Reason: "funding", At: t0, Audit: audit.Actor{AdminID: "adm", Role: "owner"}.Entry(audit.ActionUserBalanceAdjust, "user", u.ID)})
 	must(t, "fund", err)
 	return u.ID
@@ -130,7 +131,7 @@ func charge(s store.Store, t *testing.T, user, code string) (billing.Charged, er
 
 // chargeOne charges a batch of one.
 func chargeOne(ctx context.Context, s store.Store, c billing.Charge) (billing.Charged, error) {
-	r, err := s.ChargeCalls(ctx, []billing.Charge{c})
+	r, err := ledger(s).ChargeCalls(ctx, []billing.Charge{c})
 	if err != nil {
 		return billing.Charged{}, err
 	}
@@ -140,9 +141,9 @@ func chargeOne(ctx context.Context, s store.Store, c billing.Charge) (billing.Ch
 // checkLedger fails unless the balance is want and equals the sum of events.
 func checkLedger(t *testing.T, s store.Store, user string, want billing.Units) {
 	t.Helper()
-	bal, err := s.Balance(t.Context(), user)
+	bal, err := s.Billing.Balance(t.Context(), user)
 	must(t, "Balance", err)
-	sum, err := s.SumBillingEvents(t.Context(), user)
+	sum, err := s.Billing.SumBillingEvents(t.Context(), user)
 	must(t, "SumBillingEvents", err)
 	if bal != want || sum != bal {
 		t.Fatalf("balance %d, sum of events %d; want both %d", bal, sum, want)
@@ -168,7 +169,7 @@ func testAdjustThenCharge(t *testing.T, s store.Store) {
 	_, err = charge(s, t, user, billing.RuleDir)
 	checkErr(t, "charge past zero", err, billing.ErrInsufficient)
 	checkLedger(t, s, user, 0)
-	evs, total, err := s.ListBillingEvents(t.Context(), user, paging.Page{Limit: 10})
+	evs, total, err := s.Billing.ListBillingEvents(t.Context(), user, paging.Page{Limit: 10})
 	must(t, "ListBillingEvents", err)
 	if total != 3 || len(evs) != 3 {
 		t.Fatalf("%d events (total %d), want 3", len(evs), total)
@@ -182,17 +183,17 @@ func testAdjustThenCharge(t *testing.T, s store.Store) {
 
 func testAdjustBelowZero(t *testing.T, s store.Store) {
 	user := fund(t, s, 100)
-	_, err := s.AdjustBalance(t.Context(), billing.Adjustment{EventID: newID(), UserID: user, Units: -101,
+	_, err := ledger(s).AdjustBalance(t.Context(), billing.Adjustment{EventID: newID(), UserID: user, Units: -101,
 		Reason: "too much", At: t0, Audit: audit.Actor{AdminID: "adm"}.Entry(audit.ActionUserBalanceAdjust, "user", user)})
 	checkErr(t, "adjust", err, billing.ErrInsufficient)
 	checkLedger(t, s, user, 100)
-	after, err := s.AdjustBalance(t.Context(), billing.Adjustment{EventID: newID(), UserID: user, Units: -100,
+	after, err := ledger(s).AdjustBalance(t.Context(), billing.Adjustment{EventID: newID(), UserID: user, Units: -100,
 		Reason: "all", At: t0, Audit: audit.Actor{AdminID: "adm"}.Entry(audit.ActionUserBalanceAdjust, "user", user)})
 	must(t, "adjust to zero", err)
 	if after != 0 {
 		t.Fatalf("after = %d", after)
 	}
-	entries, _, err := s.ListAudit(t.Context(), audit.Filter{Action: audit.ActionUserBalanceAdjust}, paging.Page{Limit: 10})
+	entries, _, err := s.Audit.ListAudit(t.Context(), audit.Filter{Action: audit.ActionUserBalanceAdjust}, paging.Page{Limit: 10})
 	must(t, "ListAudit", err)
 	if len(entries) != 2 {
 		t.Fatalf("%d audit entries, want 2 (the refused adjustment writes none)", len(entries))
@@ -200,7 +201,7 @@ func testAdjustBelowZero(t *testing.T, s store.Store) {
 }
 
 func testAdjustUnknownUser(t *testing.T, s store.Store) {
-	_, err := s.AdjustBalance(t.Context(), billing.Adjustment{EventID: newID(), UserID: newID(), Units: 5,
+	_, err := ledger(s).AdjustBalance(t.Context(), billing.Adjustment{EventID: newID(), UserID: newID(), Units: 5,
 		Reason: "x", At: t0, Audit: audit.Actor{AdminID: "adm"}.Entry(audit.ActionUserBalanceAdjust, "user", "x")})
 	checkErr(t, "adjust", err, billing.ErrUserNotFound)
 }
@@ -212,17 +213,17 @@ func testFreeModeAndZeroPrice(t *testing.T, s store.Store) {
 	if c.Charged {
 		t.Fatalf("a zero-price rule charged: %+v", c)
 	}
-	mode, err := s.BillingMode(t.Context())
+	mode, err := s.Billing.BillingMode(t.Context())
 	must(t, "BillingMode", err)
 	if mode != billing.ModeCharging {
 		t.Fatalf("fresh mode %q, want charging", mode)
 	}
-	must(t, "SetBillingMode", s.SetBillingMode(t.Context(), billing.ModeFree, audit.Actor{AdminID: "adm"}.Entry(audit.ActionBillingModeChange, "billing", "mode")))
+	must(t, "SetBillingMode", ledger(s).SetMode(t.Context(), billing.ModeFree, audit.Actor{AdminID: "adm"}.Entry(audit.ActionBillingModeChange, "billing", "mode")))
 	if c, err := charge(s, t, user, billing.RuleExecShell); err != nil || c.Charged {
 		t.Fatalf("free mode charged: %+v %v", c, err)
 	}
 	checkLedger(t, s, user, 1000)
-	must(t, "SetBillingMode", s.SetBillingMode(t.Context(), billing.ModeCharging, audit.Actor{AdminID: "adm"}.Entry(audit.ActionBillingModeChange, "billing", "mode")))
+	must(t, "SetBillingMode", ledger(s).SetMode(t.Context(), billing.ModeCharging, audit.Actor{AdminID: "adm"}.Entry(audit.ActionBillingModeChange, "billing", "mode")))
 	if _, err := charge(s, t, user, billing.RuleDir); err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +257,7 @@ func testConcurrentCharges(t *testing.T, s store.Store) {
 		t.Fatalf("%d charged, %d refused; want 37 and 163", ok, refused)
 	}
 	checkLedger(t, s, user, 0)
-	_, total, err := s.ListBillingEvents(t.Context(), user, paging.Page{Limit: 1})
+	_, total, err := s.Billing.ListBillingEvents(t.Context(), user, paging.Page{Limit: 1})
 	must(t, "ListBillingEvents", err)
 	if total != 38 { // 37 charges and the funding
 		t.Fatalf("%d events, want 38", total)
@@ -277,7 +278,7 @@ func testChargeBatches(t *testing.T, s store.Store) {
 		mk(ann, billing.RuleDir), mk(bob, billing.RuleDir), mk(ann, billing.RuleDir), mk(broke, billing.RuleDir),
 		mk(ann, billing.RuleDir), mk(ann, billing.RuleHostQuery), mk(bob, billing.RuleSystemMetrics),
 	}
-	rs, err := s.ChargeCalls(t.Context(), cs)
+	rs, err := ledger(s).ChargeCalls(t.Context(), cs)
 	must(t, "ChargeCalls", err)
 	want := []struct {
 		charged bool
@@ -294,7 +295,7 @@ func testChargeBatches(t *testing.T, s store.Store) {
 	checkLedger(t, s, bob, 8_900)
 	// Each charge's event says what it was for.
 	for _, u := range []string{ann, bob} {
-		evs, _, err := s.ListBillingEvents(t.Context(), u, paging.Page{Limit: 10})
+		evs, _, err := s.Billing.ListBillingEvents(t.Context(), u, paging.Page{Limit: 10})
 		must(t, "ListBillingEvents", err)
 		for _, e := range evs {
 			if e.Kind != billing.KindCharge {
@@ -326,7 +327,7 @@ func testChargeBatches(t *testing.T, s store.Store) {
 			for range 5 {
 				batch = append(batch, mk(first, billing.RuleDir), mk(second, billing.RuleDir))
 			}
-			if _, err := s.ChargeCalls(t.Context(), batch); err != nil {
+			if _, err := ledger(s).ChargeCalls(t.Context(), batch); err != nil {
 				t.Errorf("concurrent batch: %v", err)
 			}
 		})
@@ -334,7 +335,7 @@ func testChargeBatches(t *testing.T, s store.Store) {
 	wg.Wait()
 	checkLedger(t, s, cara, 1_000_000-100*1_000)
 	checkLedger(t, s, dan, 1_000_000-100*1_000)
-	if rs, err := s.ChargeCalls(t.Context(), nil); err != nil || len(rs) != 0 {
+	if rs, err := ledger(s).ChargeCalls(t.Context(), nil); err != nil || len(rs) != 0 {
 		t.Errorf("empty batch: %v, %v", rs, err)
 	}
 }
@@ -345,13 +346,13 @@ func testEventsPage(t *testing.T, s store.Store) {
 		_, err := charge(s, t, user, billing.RuleDir)
 		must(t, "charge", err)
 	}
-	evs, total, err := s.ListBillingEvents(t.Context(), user, paging.Page{Limit: 2, Offset: 1})
+	evs, total, err := s.Billing.ListBillingEvents(t.Context(), user, paging.Page{Limit: 2, Offset: 1})
 	must(t, "ListBillingEvents", err)
 	if total != 6 || len(evs) != 2 {
 		t.Fatalf("page of %d, total %d", len(evs), total)
 	}
 	other := fund(t, s, 1)
-	evs, total, err = s.ListBillingEvents(t.Context(), other, paging.Page{Limit: 10})
+	evs, total, err = s.Billing.ListBillingEvents(t.Context(), other, paging.Page{Limit: 10})
 	must(t, "ListBillingEvents", err)
 	if total != 1 || evs[0].UserID != other || evs[0].Kind != billing.KindAdjust || evs[0].Reason != "funding" {
 		t.Fatalf("other user's events: %+v", evs)
@@ -360,7 +361,7 @@ func testEventsPage(t *testing.T, s store.Store) {
 }
 
 func testSeededRules(t *testing.T, s store.Store) {
-	rules, err := s.ListRules(t.Context(), false, time.Now())
+	rules, err := s.Billing.ListRules(t.Context(), false, time.Now())
 	must(t, "ListRules", err)
 	want := map[string]billing.Units{
 		billing.RuleDir: 1000, billing.RuleFileRead: 500, billing.RuleFileWrite: 1000, billing.RuleExecShell: 5000,
@@ -380,3 +381,6 @@ func testSeededRules(t *testing.T, s store.Store) {
 		}
 	}
 }
+
+// ledger is the billing ledger over s's billing storage.
+func ledger(s store.Store) billing.Ledger { return billing.NewLedger(s.Billing) }

@@ -40,7 +40,7 @@ func enqueue(t *testing.T, s store.Store, h hosts.Host, n int, at time.Time) []d
 	var out []deliveries.Delivery
 	for range n {
 		d := newDelivery(h, "https://hooks.example.com/"+h.Name, at)
-		must(t, "EnqueueDelivery", s.EnqueueDelivery(t.Context(), d))
+		must(t, "EnqueueDelivery", s.Deliveries.EnqueueDelivery(t.Context(), d))
 		out = append(out, d)
 	}
 	return out
@@ -48,7 +48,7 @@ func enqueue(t *testing.T, s store.Store, h hosts.Host, n int, at time.Time) []d
 
 func claim(t *testing.T, s store.Store, owner string, now time.Time) []string {
 	t.Helper()
-	got, err := s.ClaimDue(t.Context(), owner, now, time.Minute, 100)
+	got, err := s.Deliveries.ClaimDue(t.Context(), owner, now, time.Minute, 100)
 	must(t, "ClaimDue", err)
 	var ids []string
 	for _, d := range got {
@@ -78,7 +78,7 @@ func success(at time.Time) deliveries.Result {
 
 func delivery(t *testing.T, s store.Store, hostID, id string) deliveries.Delivery {
 	t.Helper()
-	list, err := s.ListDeliveries(t.Context(), hostID, deliveries.MaxLimit)
+	list, err := s.Deliveries.ListDeliveries(t.Context(), hostID, deliveries.MaxLimit)
 	must(t, "ListDeliveries", err)
 	for _, d := range list {
 		if d.ID == id {
@@ -93,12 +93,12 @@ func testEnqueueAndList(t *testing.T, s store.Store) {
 	h := createHost(t, s, newHost(owner(t, s, "ann@example.com"), "web", t0))
 	ds := enqueue(t, s, h, 3, t0)
 	skipped := newDelivery(h, "", t0)
-	must(t, "EnqueueDelivery without URL", s.EnqueueDelivery(t.Context(), skipped))
-	if n, err := s.CountUnfinishedDeliveries(t.Context()); err != nil || n != 3 {
+	must(t, "EnqueueDelivery without URL", s.Deliveries.EnqueueDelivery(t.Context(), skipped))
+	if n, err := s.Deliveries.CountUnfinishedDeliveries(t.Context()); err != nil || n != 3 {
 		t.Fatalf("CountUnfinishedDeliveries = %d, %v; want the 3 with a target", n, err)
 	}
 
-	list, err := s.ListDeliveries(t.Context(), h.ID, 0)
+	list, err := s.Deliveries.ListDeliveries(t.Context(), h.ID, 0)
 	must(t, "ListDeliveries", err)
 	want := []string{skipped.ID, ds[2].ID, ds[1].ID, ds[0].ID}
 	var got []string
@@ -125,10 +125,10 @@ func testEnqueueAndList(t *testing.T, s store.Store) {
 		string(d.Payload) != string(ds[0].Payload) || string(d.SealedSecrets) != string(ds[0].SealedSecrets) {
 		t.Errorf("stored delivery %+v", d)
 	}
-	if one, _ := s.ListDeliveries(t.Context(), h.ID, 1); len(one) != 1 {
+	if one, _ := s.Deliveries.ListDeliveries(t.Context(), h.ID, 1); len(one) != 1 {
 		t.Errorf("ListDeliveries limit 1: got %d rows", len(one))
 	}
-	if other, _ := s.ListDeliveries(t.Context(), newID(), 0); len(other) != 0 {
+	if other, _ := s.Deliveries.ListDeliveries(t.Context(), newID(), 0); len(other) != 0 {
 		t.Errorf("ListDeliveries of another host: got %d rows", len(other))
 	}
 	// A skipped row is never claimed.
@@ -137,7 +137,7 @@ func testEnqueueAndList(t *testing.T, s store.Store) {
 
 func testEnqueueUnknownHost(t *testing.T, s store.Store) {
 	h := newHost(owner(t, s, "ann@example.com"), "web", t0) // not created
-	checkErr(t, "EnqueueDelivery for unknown host", s.EnqueueDelivery(t.Context(), newDelivery(h, "https://x.example", t0)), hosts.ErrNotFound)
+	checkErr(t, "EnqueueDelivery for unknown host", s.Deliveries.EnqueueDelivery(t.Context(), newDelivery(h, "https://x.example", t0)), hosts.ErrNotFound)
 }
 
 func testClaimOldestPerHost(t *testing.T, s store.Store) {
@@ -148,15 +148,15 @@ func testClaimOldestPerHost(t *testing.T, s store.Store) {
 	bs := enqueue(t, s, b, 1, t0)
 	checkClaim(t, s, "i1", t0, as[0], bs[0])
 	checkClaim(t, s, "i2", t0) // leased, and a's second waits behind its first
-	must(t, "FinishDelivery", s.FinishDelivery(t.Context(), as[0].ID, "i1", success(t0)))
+	must(t, "FinishDelivery", s.Deliveries.FinishDelivery(t.Context(), as[0].ID, "i1", success(t0)))
 	checkClaim(t, s, "i2", t0, as[1])
 	got := delivery(t, s, a.ID, as[0].ID)
 	if got.Status != deliveries.StatusSuccess || got.Attempts != 1 || got.HTTPStatus == nil || *got.HTTPStatus != 200 ||
 		got.DeliveredAt == nil || got.LeaseOwner != "" || got.LeaseUntil != nil {
 		t.Errorf("after success: %+v", got)
 	}
-	checkErr(t, "FinishDelivery twice", s.FinishDelivery(t.Context(), as[0].ID, "i1", success(t0)), deliveries.ErrLeaseLost)
-	checkErr(t, "FinishDelivery by non-owner", s.FinishDelivery(t.Context(), as[1].ID, "i1", success(t0)), deliveries.ErrLeaseLost)
+	checkErr(t, "FinishDelivery twice", s.Deliveries.FinishDelivery(t.Context(), as[0].ID, "i1", success(t0)), deliveries.ErrLeaseLost)
+	checkErr(t, "FinishDelivery by non-owner", s.Deliveries.FinishDelivery(t.Context(), as[1].ID, "i1", success(t0)), deliveries.ErrLeaseLost)
 }
 
 func testClaimNotDue(t *testing.T, s store.Store) {
@@ -173,8 +173,8 @@ func testLeaseExpiry(t *testing.T, s store.Store) {
 	checkClaim(t, s, "i2", t0.Add(59*time.Second))
 	checkClaim(t, s, "i2", t0.Add(61*time.Second), d)
 	checkErr(t, "FinishDelivery by the expired owner",
-		s.FinishDelivery(t.Context(), d.ID, "crashed", success(t0.Add(62*time.Second))), deliveries.ErrLeaseLost)
-	must(t, "FinishDelivery by the new owner", s.FinishDelivery(t.Context(), d.ID, "i2", success(t0.Add(62*time.Second))))
+		s.Deliveries.FinishDelivery(t.Context(), d.ID, "crashed", success(t0.Add(62*time.Second))), deliveries.ErrLeaseLost)
+	must(t, "FinishDelivery by the new owner", s.Deliveries.FinishDelivery(t.Context(), d.ID, "i2", success(t0.Add(62*time.Second))))
 }
 
 func testRetryAndDeadLetter(t *testing.T, s store.Store) {
@@ -182,7 +182,7 @@ func testRetryAndDeadLetter(t *testing.T, s store.Store) {
 	ds := enqueue(t, s, h, 2, t0)
 	checkClaim(t, s, "i1", t0, ds[0])
 	next := t0.Add(30 * time.Second)
-	must(t, "FinishDelivery retrying", s.FinishDelivery(t.Context(), ds[0].ID, "i1", deliveries.Result{
+	must(t, "FinishDelivery retrying", s.Deliveries.FinishDelivery(t.Context(), ds[0].ID, "i1", deliveries.Result{
 		Status: deliveries.StatusRetrying, At: t0, HTTPStatus: 503, Error: "receiver answered 503", NextAttemptAt: next}))
 	got := delivery(t, s, h.ID, ds[0].ID)
 	if got.Status != deliveries.StatusRetrying || got.Attempts != 1 || got.HTTPStatus == nil || *got.HTTPStatus != 503 ||
@@ -192,7 +192,7 @@ func testRetryAndDeadLetter(t *testing.T, s store.Store) {
 	checkTime(t, "next_attempt_at", got.NextAttemptAt, next)
 	checkClaim(t, s, "i1", t0.Add(29*time.Second)) // not due; the second waits
 	checkClaim(t, s, "i1", next, ds[0])
-	must(t, "FinishDelivery dead", s.FinishDelivery(t.Context(), ds[0].ID, "i1", deliveries.Result{
+	must(t, "FinishDelivery dead", s.Deliveries.FinishDelivery(t.Context(), ds[0].ID, "i1", deliveries.Result{
 		Status: deliveries.StatusDeadLetter, At: next, Error: "timeout"}))
 	got = delivery(t, s, h.ID, ds[0].ID)
 	if got.Status != deliveries.StatusDeadLetter || got.Attempts != 2 || got.HTTPStatus != nil || got.LastError != "timeout" {
@@ -206,18 +206,18 @@ func testManualRetry(t *testing.T, s store.Store) {
 	h := createHost(t, s, newHost(owner(t, s, "ann@example.com"), "web", t0))
 	other := createHost(t, s, newHost(h.UserID, "other", t0))
 	ds := enqueue(t, s, h, 2, t0)
-	_, err := s.RetryDelivery(t.Context(), h.ID, ds[0].ID, t0)
+	_, err := s.Deliveries.RetryDelivery(t.Context(), h.ID, ds[0].ID, t0)
 	checkErr(t, "RetryDelivery of a pending row", err, deliveries.ErrNotDead)
-	_, err = s.RetryDelivery(t.Context(), h.ID, newID(), t0)
+	_, err = s.Deliveries.RetryDelivery(t.Context(), h.ID, newID(), t0)
 	checkErr(t, "RetryDelivery of an unknown row", err, deliveries.ErrNotFound)
-	_, err = s.RetryDelivery(t.Context(), other.ID, ds[0].ID, t0)
+	_, err = s.Deliveries.RetryDelivery(t.Context(), other.ID, ds[0].ID, t0)
 	checkErr(t, "RetryDelivery through another host", err, deliveries.ErrNotFound)
 
 	checkClaim(t, s, "i1", t0, ds[0])
-	must(t, "FinishDelivery dead", s.FinishDelivery(t.Context(), ds[0].ID, "i1", deliveries.Result{
+	must(t, "FinishDelivery dead", s.Deliveries.FinishDelivery(t.Context(), ds[0].ID, "i1", deliveries.Result{
 		Status: deliveries.StatusDeadLetter, At: t0, HTTPStatus: 500, Error: "receiver answered 500"}))
 	later := t0.Add(time.Hour)
-	got, err := s.RetryDelivery(t.Context(), h.ID, ds[0].ID, later)
+	got, err := s.Deliveries.RetryDelivery(t.Context(), h.ID, ds[0].ID, later)
 	must(t, "RetryDelivery", err)
 	if got.Status != deliveries.StatusRetrying || got.Attempts != 1 || got.LeaseUntil != nil {
 		t.Errorf("after manual retry: %+v", got)
@@ -225,7 +225,7 @@ func testManualRetry(t *testing.T, s store.Store) {
 	checkTime(t, "next_attempt_at", got.NextAttemptAt, later)
 	// The revived row goes first again; the later one waits behind it.
 	checkClaim(t, s, "i1", later, ds[0])
-	must(t, "FinishDelivery", s.FinishDelivery(t.Context(), ds[0].ID, "i1", success(later)))
+	must(t, "FinishDelivery", s.Deliveries.FinishDelivery(t.Context(), ds[0].ID, "i1", success(later)))
 	checkClaim(t, s, "i1", later, ds[1])
 }
 
@@ -233,13 +233,13 @@ func testRetriedRowWaitsForLeasedRow(t *testing.T, s store.Store) {
 	h := createHost(t, s, newHost(owner(t, s, "ann@example.com"), "web", t0))
 	ds := enqueue(t, s, h, 2, t0)
 	checkClaim(t, s, "i1", t0, ds[0])
-	must(t, "FinishDelivery dead", s.FinishDelivery(t.Context(), ds[0].ID, "i1", deliveries.Result{
+	must(t, "FinishDelivery dead", s.Deliveries.FinishDelivery(t.Context(), ds[0].ID, "i1", deliveries.Result{
 		Status: deliveries.StatusDeadLetter, At: t0, Error: "x"}))
 	checkClaim(t, s, "i1", t0, ds[1]) // in flight
-	_, err := s.RetryDelivery(t.Context(), h.ID, ds[0].ID, t0)
+	_, err := s.Deliveries.RetryDelivery(t.Context(), h.ID, ds[0].ID, t0)
 	must(t, "RetryDelivery", err)
 	checkClaim(t, s, "i2", t0) // the host has a send in flight
-	must(t, "FinishDelivery", s.FinishDelivery(t.Context(), ds[1].ID, "i1", deliveries.Result{
+	must(t, "FinishDelivery", s.Deliveries.FinishDelivery(t.Context(), ds[1].ID, "i1", deliveries.Result{
 		Status: deliveries.StatusRetrying, At: t0, HTTPStatus: 401, Error: "receiver answered 401", NextAttemptAt: t0}))
 	checkClaim(t, s, "i2", t0, ds[0])
 }
@@ -253,7 +253,7 @@ func testClaimRace(t *testing.T, s store.Store) {
 	claimed := make([][]deliveries.Delivery, 10)
 	errs := race(len(claimed), func(i int) error {
 		var err error
-		claimed[i], err = s.ClaimDue(t.Context(), fmt.Sprint("i", i), t0, time.Minute, 7)
+		claimed[i], err = s.Deliveries.ClaimDue(t.Context(), fmt.Sprint("i", i), t0, time.Minute, 7)
 		return err
 	})
 	countRace(t, errs)

@@ -77,7 +77,7 @@ func sealed(h hosts.Host, n int) []byte { return fmt.Appendf(nil, "sealed %d of 
 // createHost stores h with a first sealed secret and no issuance.
 func createHost(t *testing.T, s store.Store, h hosts.Host) hosts.Host {
 	t.Helper()
-	must(t, "CreateHost", s.CreateHost(t.Context(), h, hosts.Secrets{SecretSealed: sealed(h, 1)}, nil))
+	must(t, "CreateHost", s.Hosts.CreateHost(t.Context(), h, hosts.Secrets{SecretSealed: sealed(h, 1)}, nil))
 	return h
 }
 
@@ -121,7 +121,7 @@ func checkSecrets(t *testing.T, what string, got, want hosts.Secrets) {
 // hostNow reads a host through HostByID, failing the test on error.
 func hostNow(t *testing.T, s store.Store, id string) (hosts.Host, hosts.Secrets) {
 	t.Helper()
-	h, sec, err := s.HostByID(t.Context(), id)
+	h, sec, err := s.Hosts.HostByID(t.Context(), id)
 	must(t, "HostByID", err)
 	return h, sec
 }
@@ -141,7 +141,7 @@ func testCreateHostRoundTrip(t *testing.T, s store.Store) {
 	h.ListenPort, h.ReportURL = 40000, "https://report.example.com/x"
 	createHost(t, s, h)
 
-	got, err := s.OwnedHost(t.Context(), ann, h.ID)
+	got, err := s.Hosts.OwnedHost(t.Context(), ann, h.ID)
 	must(t, "OwnedHost", err)
 	checkHost(t, "OwnedHost", got, h)
 	got, sec := hostNow(t, s, h.ID)
@@ -149,9 +149,9 @@ func testCreateHostRoundTrip(t *testing.T, s store.Store) {
 	checkSecrets(t, "secrets without an issuance", sec, hosts.Secrets{SecretSealed: sealed(h, 1)})
 
 	// With no issuance there is no install token to consume.
-	_, _, err = s.ConsumeInstallToken(t.Context(), h.ID, hashOf(""), t0)
+	_, _, err = s.Hosts.ConsumeInstallToken(t.Context(), h.ID, hashOf(""), t0)
 	checkErr(t, "ConsumeInstallToken without an issuance", err, hosts.ErrTokenInvalid)
-	_, _, err = s.ConsumeInstallToken(t.Context(), h.ID, nil, t0)
+	_, _, err = s.Hosts.ConsumeInstallToken(t.Context(), h.ID, nil, t0)
 	checkErr(t, "ConsumeInstallToken of a nil hash", err, hosts.ErrTokenInvalid)
 }
 
@@ -159,11 +159,11 @@ func testCreateHostWithIssuance(t *testing.T, s store.Store) {
 	ann := owner(t, s, "ann@example.com")
 	h := newHost(ann, "web-1", t0)
 	iss := issuance("first", t0.Add(15*time.Minute))
-	must(t, "CreateHost", s.CreateHost(t.Context(), h, hosts.Secrets{SecretSealed: sealed(h, 1)}, &iss))
+	must(t, "CreateHost", s.Hosts.CreateHost(t.Context(), h, hosts.Secrets{SecretSealed: sealed(h, 1)}, &iss))
 	_, sec := hostNow(t, s, h.ID)
 	checkSecrets(t, "secrets after a first issuance", sec,
 		hosts.Secrets{SecretSealed: sealed(h, 1), AgentPubKey: iss.AgentPubKey, CredGen: 1})
-	got, sec, err := s.ConsumeInstallToken(t.Context(), h.ID, hashOf("first"), t0.Add(time.Minute))
+	got, sec, err := s.Hosts.ConsumeInstallToken(t.Context(), h.ID, hashOf("first"), t0.Add(time.Minute))
 	must(t, "ConsumeInstallToken of the first issuance", err)
 	checkHost(t, "consumed host", got, h)
 	checkSecrets(t, "consumed host's secrets", sec,
@@ -176,9 +176,9 @@ func testCreateHostBIDTaken(t *testing.T, s store.Store) {
 
 	clash := newHost(ann, "clash", t0)
 	clash.BID = first.BID
-	err := s.CreateHost(t.Context(), clash, hosts.Secrets{SecretSealed: sealed(clash, 1)}, nil)
+	err := s.Hosts.CreateHost(t.Context(), clash, hosts.Secrets{SecretSealed: sealed(clash, 1)}, nil)
 	checkErr(t, "CreateHost with the owner's bid", err, hosts.ErrBIDTaken)
-	_, _, err = s.HostByID(t.Context(), clash.ID)
+	_, _, err = s.Hosts.HostByID(t.Context(), clash.ID)
 	checkErr(t, "HostByID of the refused host", err, hosts.ErrNotFound)
 
 	other := newHost(bob, "other owner", t0)
@@ -186,15 +186,15 @@ func testCreateHostBIDTaken(t *testing.T, s store.Store) {
 	createHost(t, s, other) // bids are unique per owner only
 
 	// A deleted host keeps its bid reserved.
-	must(t, "DeleteHost", s.DeleteHost(t.Context(), ann, first.ID, t0, nil))
+	must(t, "DeleteHost", hosts.DeleteHost(t.Context(), s.Hosts, ann, first.ID, t0, nil))
 	clash.ID = newID()
-	err = s.CreateHost(t.Context(), clash, hosts.Secrets{SecretSealed: sealed(clash, 1)}, nil)
+	err = s.Hosts.CreateHost(t.Context(), clash, hosts.Secrets{SecretSealed: sealed(clash, 1)}, nil)
 	checkErr(t, "CreateHost with a deleted host's bid", err, hosts.ErrBIDTaken)
 
 	// A clash on the id is not a bid clash.
 	dupID := newHost(ann, "same id", t0)
 	dupID.ID = other.ID
-	err = s.CreateHost(t.Context(), dupID, hosts.Secrets{SecretSealed: sealed(dupID, 1)}, nil)
+	err = s.Hosts.CreateHost(t.Context(), dupID, hosts.Secrets{SecretSealed: sealed(dupID, 1)}, nil)
 	if err == nil || isAny(err, []error{hosts.ErrBIDTaken}) {
 		t.Errorf("CreateHost with a taken id: got %v, want an error other than ErrBIDTaken", err)
 	}
@@ -207,12 +207,12 @@ func testCreateHostBIDRace(t *testing.T, s store.Store) {
 	errs := race(n, func(i int) error {
 		h := newHost(ann, fmt.Sprint("racer ", i), t0)
 		h.BID = bid
-		return s.CreateHost(t.Context(), h, hosts.Secrets{SecretSealed: sealed(h, 1)}, nil)
+		return s.Hosts.CreateHost(t.Context(), h, hosts.Secrets{SecretSealed: sealed(h, 1)}, nil)
 	})
 	if ok := countRace(t, errs, hosts.ErrBIDTaken); ok != 1 {
 		t.Errorf("%d racing CreateHost with one bid: got %d successes, want 1", n, ok)
 	}
-	hs, err := s.ListOwnedHosts(t.Context(), ann)
+	hs, err := s.Hosts.ListOwnedHosts(t.Context(), ann)
 	must(t, "ListOwnedHosts", err)
 	if len(hs) != 1 {
 		t.Errorf("hosts after race: got %d, want 1", len(hs))
@@ -228,29 +228,29 @@ func testHostNotFound(t *testing.T, s store.Store) {
 		op  string
 		err error
 	}{
-		{"OwnedHost", second(s.OwnedHost(ctx, ann, missing))},
-		{"UpdateHost", second(s.UpdateHost(ctx, ann, missing, "x", 2000))},
-		{"DeleteHost", s.DeleteHost(ctx, ann, missing, t0, nil)},
-		{"DeleteHost by an admin", s.DeleteHost(ctx, "", missing, t0, nil)},
-		{"HostByID", third(s.HostByID(ctx, missing))},
-		{"Issue", third(s.Issue(ctx, ann, missing, issuance("x", t0)))},
-		{"RecordHandshake", s.RecordHandshake(ctx, missing, "192.0.2.1", "linux", "1.0", t0)},
-		{"SetBanned", second(s.SetBanned(ctx, missing, true, entry("a", audit.ActionHostBan, "host")))},
-		{"AppendEvent", s.AppendEvent(ctx, missing, hosts.Event{At: t0, Kind: "k"}, 10)},
+		{"OwnedHost", second(s.Hosts.OwnedHost(ctx, ann, missing))},
+		{"UpdateHost", second(s.Hosts.UpdateHost(ctx, ann, missing, "x", 2000))},
+		{"DeleteHost", hosts.DeleteHost(ctx, s.Hosts, ann, missing, t0, nil)},
+		{"DeleteHost by an admin", hosts.DeleteHost(ctx, s.Hosts, "", missing, t0, nil)},
+		{"HostByID", third(s.Hosts.HostByID(ctx, missing))},
+		{"Issue", third(s.Hosts.Issue(ctx, ann, missing, issuance("x", t0)))},
+		{"RecordHandshake", s.Hosts.RecordHandshake(ctx, missing, "192.0.2.1", "linux", "1.0", t0)},
+		{"SetBanned", second(hosts.SetBanned(ctx, s.Hosts, missing, true, entry("a", audit.ActionHostBan, "host")))},
+		{"AppendEvent", s.Hosts.AppendEvent(ctx, missing, hosts.Event{At: t0, Kind: "k"}, 10)},
 	} {
 		checkErr(t, c.op, c.err, hosts.ErrNotFound)
 	}
-	must(t, "AppendMetrics of an unknown host (skipped)", s.AppendMetrics(ctx, []hosts.Sample{{HostID: missing, Metrics: hosts.Metrics{At: t0}}}, 10))
-	_, _, err := s.ConsumeInstallToken(ctx, missing, hashOf("x"), t0)
+	must(t, "AppendMetrics of an unknown host (skipped)", s.Hosts.AppendMetrics(ctx, []hosts.Sample{{HostID: missing, Metrics: hosts.Metrics{At: t0}}}, 10))
+	_, _, err := s.Hosts.ConsumeInstallToken(ctx, missing, hashOf("x"), t0)
 	checkErr(t, "ConsumeInstallToken", err, hosts.ErrTokenInvalid)
-	must(t, "MarkSeen of an unknown host", s.MarkSeen(ctx, []hosts.Seen{{HostID: missing, At: t0}}))
+	must(t, "MarkSeen of an unknown host", s.Hosts.MarkSeen(ctx, []hosts.Seen{{HostID: missing, At: t0}}))
 	checkNoAudit(t, s)
 }
 
 // checkNoAudit checks that the store holds no audit entry.
 func checkNoAudit(t *testing.T, s store.Store) {
 	t.Helper()
-	_, total, err := s.ListAudit(t.Context(), audit.Filter{}, page(50, 0))
+	_, total, err := s.Audit.ListAudit(t.Context(), audit.Filter{}, page(50, 0))
 	must(t, "ListAudit", err)
 	if total != 0 {
 		t.Errorf("audit rows: got %d, want 0", total)
@@ -261,22 +261,22 @@ func testHostTenantIsolation(t *testing.T, s store.Store) {
 	ann, bob := owner(t, s, "ann@example.com"), owner(t, s, "bob@example.com")
 	h := newHost(ann, "ann's", t0)
 	iss := issuance("ann", t0.Add(time.Hour))
-	must(t, "CreateHost", s.CreateHost(t.Context(), h, hosts.Secrets{SecretSealed: sealed(h, 1)}, &iss))
+	must(t, "CreateHost", s.Hosts.CreateHost(t.Context(), h, hosts.Secrets{SecretSealed: sealed(h, 1)}, &iss))
 	ctx := t.Context()
 	for _, c := range []struct {
 		op  string
 		err error
 	}{
-		{"OwnedHost", second(s.OwnedHost(ctx, bob, h.ID))},
-		{"UpdateHost", second(s.UpdateHost(ctx, bob, h.ID, "mine now", 2000))},
-		{"DeleteHost", s.DeleteHost(ctx, bob, h.ID, t0, nil)},
-		{"Issue", third(s.Issue(ctx, bob, h.ID, issuance("bob", t0.Add(time.Hour))))},
-		{"OwnedHost with no owner", second(s.OwnedHost(ctx, "", h.ID))},
-		{"Issue with no owner", third(s.Issue(ctx, "", h.ID, issuance("nobody", t0.Add(time.Hour))))},
+		{"OwnedHost", second(s.Hosts.OwnedHost(ctx, bob, h.ID))},
+		{"UpdateHost", second(s.Hosts.UpdateHost(ctx, bob, h.ID, "mine now", 2000))},
+		{"DeleteHost", hosts.DeleteHost(ctx, s.Hosts, bob, h.ID, t0, nil)},
+		{"Issue", third(s.Hosts.Issue(ctx, bob, h.ID, issuance("bob", t0.Add(time.Hour))))},
+		{"OwnedHost with no owner", second(s.Hosts.OwnedHost(ctx, "", h.ID))},
+		{"Issue with no owner", third(s.Hosts.Issue(ctx, "", h.ID, issuance("nobody", t0.Add(time.Hour))))},
 	} {
 		checkErr(t, c.op, c.err, hosts.ErrNotFound)
 	}
-	hs, err := s.ListOwnedHosts(ctx, bob)
+	hs, err := s.Hosts.ListOwnedHosts(ctx, bob)
 	must(t, "ListOwnedHosts", err)
 	if len(hs) != 0 {
 		t.Errorf("ListOwnedHosts of another owner: got %v, want none", hostIDs(hs))
@@ -286,7 +286,7 @@ func testHostTenantIsolation(t *testing.T, s store.Store) {
 	checkHost(t, "host after another owner's attempts", got, h)
 	checkSecrets(t, "secrets after another owner's attempts", sec,
 		hosts.Secrets{SecretSealed: sealed(h, 1), AgentPubKey: iss.AgentPubKey, CredGen: 1})
-	_, _, err = s.ConsumeInstallToken(ctx, h.ID, hashOf("ann"), t0)
+	_, _, err = s.Hosts.ConsumeInstallToken(ctx, h.ID, hashOf("ann"), t0)
 	must(t, "ConsumeInstallToken of the owner's token", err)
 }
 
@@ -295,10 +295,10 @@ func testDeletedHostInvisible(t *testing.T, s store.Store) {
 	kept := createHost(t, s, newHost(ann, "kept", t0))
 	h := newHost(ann, "doomed", t0.Add(time.Minute))
 	iss := issuance("doomed", t0.Add(time.Hour))
-	must(t, "CreateHost", s.CreateHost(t.Context(), h, hosts.Secrets{SecretSealed: sealed(h, 1)}, &iss))
-	must(t, "AppendMetrics", s.AppendMetrics(t.Context(), []hosts.Sample{{HostID: h.ID, Metrics: hosts.Metrics{At: t0, CPUPct: 1}}}, 10))
-	must(t, "AppendEvent", s.AppendEvent(t.Context(), h.ID, hosts.Event{At: t0, Kind: "connected"}, 10))
-	must(t, "DeleteHost", s.DeleteHost(t.Context(), ann, h.ID, t0.Add(2*time.Minute), nil))
+	must(t, "CreateHost", s.Hosts.CreateHost(t.Context(), h, hosts.Secrets{SecretSealed: sealed(h, 1)}, &iss))
+	must(t, "AppendMetrics", s.Hosts.AppendMetrics(t.Context(), []hosts.Sample{{HostID: h.ID, Metrics: hosts.Metrics{At: t0, CPUPct: 1}}}, 10))
+	must(t, "AppendEvent", s.Hosts.AppendEvent(t.Context(), h.ID, hosts.Event{At: t0, Kind: "connected"}, 10))
+	must(t, "DeleteHost", hosts.DeleteHost(t.Context(), s.Hosts, ann, h.ID, t0.Add(2*time.Minute), nil))
 	checkNoAudit(t, s)
 
 	ctx := t.Context()
@@ -306,44 +306,44 @@ func testDeletedHostInvisible(t *testing.T, s store.Store) {
 		op  string
 		err error
 	}{
-		{"OwnedHost", second(s.OwnedHost(ctx, ann, h.ID))},
-		{"UpdateHost", second(s.UpdateHost(ctx, ann, h.ID, "back", 2000))},
-		{"DeleteHost again", s.DeleteHost(ctx, ann, h.ID, t0, nil)},
-		{"DeleteHost again by an admin", s.DeleteHost(ctx, "", h.ID, t0, nil)},
-		{"HostByID", third(s.HostByID(ctx, h.ID))},
-		{"Issue", third(s.Issue(ctx, ann, h.ID, issuance("again", t0.Add(time.Hour))))},
-		{"RecordHandshake", s.RecordHandshake(ctx, h.ID, "192.0.2.1", "linux", "1.0", t0)},
-		{"SetBanned", second(s.SetBanned(ctx, h.ID, true, entry("a", audit.ActionHostBan, "host")))},
-		{"AppendEvent", s.AppendEvent(ctx, h.ID, hosts.Event{At: t0, Kind: "k"}, 10)},
+		{"OwnedHost", second(s.Hosts.OwnedHost(ctx, ann, h.ID))},
+		{"UpdateHost", second(s.Hosts.UpdateHost(ctx, ann, h.ID, "back", 2000))},
+		{"DeleteHost again", hosts.DeleteHost(ctx, s.Hosts, ann, h.ID, t0, nil)},
+		{"DeleteHost again by an admin", hosts.DeleteHost(ctx, s.Hosts, "", h.ID, t0, nil)},
+		{"HostByID", third(s.Hosts.HostByID(ctx, h.ID))},
+		{"Issue", third(s.Hosts.Issue(ctx, ann, h.ID, issuance("again", t0.Add(time.Hour))))},
+		{"RecordHandshake", s.Hosts.RecordHandshake(ctx, h.ID, "192.0.2.1", "linux", "1.0", t0)},
+		{"SetBanned", second(hosts.SetBanned(ctx, s.Hosts, h.ID, true, entry("a", audit.ActionHostBan, "host")))},
+		{"AppendEvent", s.Hosts.AppendEvent(ctx, h.ID, hosts.Event{At: t0, Kind: "k"}, 10)},
 	} {
 		checkErr(t, c.op, c.err, hosts.ErrNotFound)
 	}
-	must(t, "AppendMetrics of a deleted host (skipped)", s.AppendMetrics(ctx, []hosts.Sample{{HostID: h.ID, Metrics: hosts.Metrics{At: t0}}}, 10))
+	must(t, "AppendMetrics of a deleted host (skipped)", s.Hosts.AppendMetrics(ctx, []hosts.Sample{{HostID: h.ID, Metrics: hosts.Metrics{At: t0}}}, 10))
 	checkNoAudit(t, s) // the refused SetBanned wrote nothing
-	_, _, err := s.ConsumeInstallToken(ctx, h.ID, hashOf("doomed"), t0)
+	_, _, err := s.Hosts.ConsumeInstallToken(ctx, h.ID, hashOf("doomed"), t0)
 	checkErr(t, "ConsumeInstallToken of a deleted host's token", err, hosts.ErrTokenInvalid)
 
-	must(t, "MarkSeen", s.MarkSeen(ctx, []hosts.Seen{{HostID: h.ID, At: t0}}))
-	must(t, "SweepStatus", s.SweepStatus(ctx, t0, t0))
-	owned, err := s.ListOwnedHosts(ctx, ann)
+	must(t, "MarkSeen", s.Hosts.MarkSeen(ctx, []hosts.Seen{{HostID: h.ID, At: t0}}))
+	must(t, "SweepStatus", s.Hosts.SweepStatus(ctx, t0, t0))
+	owned, err := s.Hosts.ListOwnedHosts(ctx, ann)
 	must(t, "ListOwnedHosts", err)
 	if got := hostIDs(owned); !slices.Equal(got, []string{kept.ID}) {
 		t.Errorf("ListOwnedHosts: got %v, want only %s", got, kept.ID)
 	}
-	listed, total, err := s.ListHosts(ctx, hosts.Filter{}, page(50, 0))
+	listed, total, err := s.Hosts.ListHosts(ctx, hosts.Filter{}, page(50, 0))
 	must(t, "ListHosts", err)
 	if total != 1 || len(listed) != 1 || listed[0].ID != kept.ID {
 		t.Errorf("ListHosts: got %d of %d, want only %s", len(listed), total, kept.ID)
 	}
-	counts, err := s.CountHosts(ctx)
+	counts, err := s.Hosts.CountHosts(ctx)
 	must(t, "CountHosts", err)
 	if counts[hosts.StatusPending] != 1 {
 		t.Errorf("CountHosts pending: got %d, want 1 (the deleted host not counted)", counts[hosts.StatusPending])
 	}
-	if m, err := s.ListMetrics(ctx, h.ID, 10); err != nil || len(m) != 0 {
+	if m, err := s.Hosts.ListMetrics(ctx, h.ID, 10); err != nil || len(m) != 0 {
 		t.Errorf("ListMetrics: got %d samples, %v; want none", len(m), err)
 	}
-	if e, err := s.ListEvents(ctx, h.ID, 10); err != nil || len(e) != 0 {
+	if e, err := s.Hosts.ListEvents(ctx, h.ID, 10); err != nil || len(e) != 0 {
 		t.Errorf("ListEvents: got %d events, %v; want none", len(e), err)
 	}
 }
@@ -354,13 +354,13 @@ func testDeleteHostAudit(t *testing.T, s store.Store) {
 	rec := entry("admin-1", audit.ActionHostDelete, "host")
 	rec.TargetID = h.ID
 	now := t0.Add(time.Hour)
-	must(t, "DeleteHost by an admin", s.DeleteHost(t.Context(), "", h.ID, now, &rec))
+	must(t, "DeleteHost by an admin", hosts.DeleteHost(t.Context(), s.Hosts, "", h.ID, now, &rec))
 	checkOneAudit(t, s, rec, now)
-	_, _, err := s.HostByID(t.Context(), h.ID)
+	_, _, err := s.Hosts.HostByID(t.Context(), h.ID)
 	checkErr(t, "HostByID after deletion", err, hosts.ErrNotFound)
 
 	// A refused deletion writes no entry.
-	err = s.DeleteHost(t.Context(), "", h.ID, now, &rec)
+	err = hosts.DeleteHost(t.Context(), s.Hosts, "", h.ID, now, &rec)
 	checkErr(t, "DeleteHost again", err, hosts.ErrNotFound)
 	checkOneAudit(t, s, rec, now)
 }
@@ -379,7 +379,7 @@ func testListOwnedHosts(t *testing.T, s store.Store) {
 		}
 		return strings.Compare(b.ID, a.ID)
 	})
-	got, err := s.ListOwnedHosts(t.Context(), ann)
+	got, err := s.Hosts.ListOwnedHosts(t.Context(), ann)
 	must(t, "ListOwnedHosts", err)
 	if g, w := hostIDs(got), hostIDs(want); !slices.Equal(g, w) {
 		t.Fatalf("ListOwnedHosts: got %v, want %v", g, w)
@@ -387,7 +387,7 @@ func testListOwnedHosts(t *testing.T, s store.Store) {
 	for i := range got {
 		checkHost(t, "listed host", got[i], want[i])
 	}
-	none, err := s.ListOwnedHosts(t.Context(), newID())
+	none, err := s.Hosts.ListOwnedHosts(t.Context(), newID())
 	must(t, "ListOwnedHosts of an unknown owner", err)
 	if len(none) != 0 {
 		t.Errorf("ListOwnedHosts of an unknown owner: got %d, want none", len(none))
@@ -397,11 +397,11 @@ func testListOwnedHosts(t *testing.T, s store.Store) {
 func testUpdateHost(t *testing.T, s store.Store) {
 	ann := owner(t, s, "ann@example.com")
 	h := createHost(t, s, newHost(ann, "web-1", t0))
-	got, err := s.UpdateHost(t.Context(), ann, h.ID, "web-one", 30000)
+	got, err := s.Hosts.UpdateHost(t.Context(), ann, h.ID, "web-one", 30000)
 	must(t, "UpdateHost", err)
 	h.Name, h.ListenPort = "web-one", 30000
 	checkHost(t, "UpdateHost result", got, h)
-	got, err = s.OwnedHost(t.Context(), ann, h.ID)
+	got, err = s.Hosts.OwnedHost(t.Context(), ann, h.ID)
 	must(t, "OwnedHost", err)
 	checkHost(t, "host after update", got, h)
 }
@@ -411,7 +411,7 @@ func testIssue(t *testing.T, s store.Store) {
 	h := createHost(t, s, newHost(ann, "web-1", t0))
 	for gen := int64(1); gen <= 3; gen++ {
 		iss := issuance(fmt.Sprint("token ", gen), t0.Add(time.Hour))
-		got, sec, err := s.Issue(t.Context(), ann, h.ID, iss)
+		got, sec, err := s.Hosts.Issue(t.Context(), ann, h.ID, iss)
 		must(t, "Issue", err)
 		checkHost(t, "Issue result", got, h)
 		want := hosts.Secrets{SecretSealed: sealed(h, 1), AgentPubKey: iss.AgentPubKey, CredGen: gen}
@@ -419,7 +419,7 @@ func testIssue(t *testing.T, s store.Store) {
 		_, sec = hostNow(t, s, h.ID)
 		checkSecrets(t, "stored secrets after Issue", sec, want)
 	}
-	_, _, err := s.ConsumeInstallToken(t.Context(), h.ID, hashOf("token 3"), t0)
+	_, _, err := s.Hosts.ConsumeInstallToken(t.Context(), h.ID, hashOf("token 3"), t0)
 	must(t, "ConsumeInstallToken of the latest token", err)
 }
 
@@ -428,7 +428,7 @@ func testIssueRotatesSecret(t *testing.T, s store.Store) {
 	h := createHost(t, s, newHost(ann, "web-1", t0))
 	iss := issuance("rotated", t0.Add(time.Hour))
 	iss.SecretSealed = sealed(h, 2)
-	_, sec, err := s.Issue(t.Context(), ann, h.ID, iss)
+	_, sec, err := s.Hosts.Issue(t.Context(), ann, h.ID, iss)
 	must(t, "Issue with a new secret", err)
 	want := hosts.Secrets{SecretSealed: sealed(h, 2), AgentPubKey: iss.AgentPubKey, CredGen: 1}
 	checkSecrets(t, "Issue result secrets", sec, want)
@@ -436,7 +436,7 @@ func testIssueRotatesSecret(t *testing.T, s store.Store) {
 	checkSecrets(t, "stored secrets", sec, want)
 
 	// The next issuance without a secret keeps the rotated one.
-	_, sec, err = s.Issue(t.Context(), ann, h.ID, issuance("next", t0.Add(time.Hour)))
+	_, sec, err = s.Hosts.Issue(t.Context(), ann, h.ID, issuance("next", t0.Add(time.Hour)))
 	must(t, "Issue", err)
 	if !bytes.Equal(sec.SecretSealed, sealed(h, 2)) || sec.CredGen != 2 {
 		t.Errorf("secrets after a plain issuance: got %q gen %d, want %q gen 2", sec.SecretSealed, sec.CredGen, sealed(h, 2))
@@ -447,22 +447,22 @@ func testConsumeInstallToken(t *testing.T, s store.Store) {
 	ann := owner(t, s, "ann@example.com")
 	h := createHost(t, s, newHost(ann, "web-1", t0))
 	iss := issuance("good", t0.Add(15*time.Minute))
-	_, _, err := s.Issue(t.Context(), ann, h.ID, iss)
+	_, _, err := s.Hosts.Issue(t.Context(), ann, h.ID, iss)
 	must(t, "Issue", err)
 	other := createHost(t, s, newHost(ann, "other", t0))
 
-	_, _, err = s.ConsumeInstallToken(t.Context(), h.ID, hashOf("wrong"), t0)
+	_, _, err = s.Hosts.ConsumeInstallToken(t.Context(), h.ID, hashOf("wrong"), t0)
 	checkErr(t, "ConsumeInstallToken with a wrong token", err, hosts.ErrTokenInvalid)
-	_, _, err = s.ConsumeInstallToken(t.Context(), other.ID, hashOf("good"), t0)
+	_, _, err = s.Hosts.ConsumeInstallToken(t.Context(), other.ID, hashOf("good"), t0)
 	checkErr(t, "ConsumeInstallToken with another host's token", err, hosts.ErrTokenInvalid)
 
-	got, sec, err := s.ConsumeInstallToken(t.Context(), h.ID, hashOf("good"), t0)
+	got, sec, err := s.Hosts.ConsumeInstallToken(t.Context(), h.ID, hashOf("good"), t0)
 	must(t, "ConsumeInstallToken", err)
 	checkHost(t, "consumed host", got, h)
 	checkSecrets(t, "consumed host's secrets", sec,
 		hosts.Secrets{SecretSealed: sealed(h, 1), AgentPubKey: iss.AgentPubKey, CredGen: 1})
 
-	_, _, err = s.ConsumeInstallToken(t.Context(), h.ID, hashOf("good"), t0)
+	_, _, err = s.Hosts.ConsumeInstallToken(t.Context(), h.ID, hashOf("good"), t0)
 	checkErr(t, "ConsumeInstallToken a second time", err, hosts.ErrTokenInvalid)
 	// Consuming changed nothing else.
 	_, sec = hostNow(t, s, h.ID)
@@ -474,13 +474,13 @@ func testConsumeInstallTokenExpiry(t *testing.T, s store.Store) {
 	ann := owner(t, s, "ann@example.com")
 	h := createHost(t, s, newHost(ann, "web-1", t0))
 	expires := t0.Add(15 * time.Minute)
-	_, _, err := s.Issue(t.Context(), ann, h.ID, issuance("token", expires))
+	_, _, err := s.Hosts.Issue(t.Context(), ann, h.ID, issuance("token", expires))
 	must(t, "Issue", err)
-	_, _, err = s.ConsumeInstallToken(t.Context(), h.ID, hashOf("token"), expires)
+	_, _, err = s.Hosts.ConsumeInstallToken(t.Context(), h.ID, hashOf("token"), expires)
 	checkErr(t, "ConsumeInstallToken at expiry", err, hosts.ErrTokenInvalid)
-	_, _, err = s.ConsumeInstallToken(t.Context(), h.ID, hashOf("token"), expires.Add(time.Hour))
+	_, _, err = s.Hosts.ConsumeInstallToken(t.Context(), h.ID, hashOf("token"), expires.Add(time.Hour))
 	checkErr(t, "ConsumeInstallToken after expiry", err, hosts.ErrTokenInvalid)
-	_, _, err = s.ConsumeInstallToken(t.Context(), h.ID, hashOf("token"), expires.Add(-time.Microsecond))
+	_, _, err = s.Hosts.ConsumeInstallToken(t.Context(), h.ID, hashOf("token"), expires.Add(-time.Microsecond))
 	must(t, "ConsumeInstallToken a microsecond before expiry", err)
 }
 
@@ -488,12 +488,12 @@ func testConsumeInstallTokenSuperseded(t *testing.T, s store.Store) {
 	ann := owner(t, s, "ann@example.com")
 	h := newHost(ann, "web-1", t0)
 	first := issuance("first", t0.Add(time.Hour))
-	must(t, "CreateHost", s.CreateHost(t.Context(), h, hosts.Secrets{SecretSealed: sealed(h, 1)}, &first))
-	_, _, err := s.Issue(t.Context(), ann, h.ID, issuance("second", t0.Add(time.Hour)))
+	must(t, "CreateHost", s.Hosts.CreateHost(t.Context(), h, hosts.Secrets{SecretSealed: sealed(h, 1)}, &first))
+	_, _, err := s.Hosts.Issue(t.Context(), ann, h.ID, issuance("second", t0.Add(time.Hour)))
 	must(t, "Issue", err)
-	_, _, err = s.ConsumeInstallToken(t.Context(), h.ID, hashOf("first"), t0)
+	_, _, err = s.Hosts.ConsumeInstallToken(t.Context(), h.ID, hashOf("first"), t0)
 	checkErr(t, "ConsumeInstallToken of a superseded token", err, hosts.ErrTokenInvalid)
-	_, sec, err := s.ConsumeInstallToken(t.Context(), h.ID, hashOf("second"), t0)
+	_, sec, err := s.Hosts.ConsumeInstallToken(t.Context(), h.ID, hashOf("second"), t0)
 	must(t, "ConsumeInstallToken of the current token", err)
 	if sec.CredGen != 2 {
 		t.Errorf("CredGen: got %d, want 2", sec.CredGen)
@@ -504,13 +504,13 @@ func testConsumeInstallTokenRace(t *testing.T, s store.Store) {
 	ann := owner(t, s, "ann@example.com")
 	h := newHost(ann, "web-1", t0)
 	iss := issuance("contested", t0.Add(time.Hour))
-	must(t, "CreateHost", s.CreateHost(t.Context(), h, hosts.Secrets{SecretSealed: sealed(h, 1)}, &iss))
+	must(t, "CreateHost", s.Hosts.CreateHost(t.Context(), h, hosts.Secrets{SecretSealed: sealed(h, 1)}, &iss))
 	const n = 20
 	// Warm the pools up first, so that the racers do not queue behind
 	// connections being opened, which would spread them out in time.
-	countRace(t, race(n, func(int) error { return third(s.HostByID(t.Context(), h.ID)) }))
+	countRace(t, race(n, func(int) error { return third(s.Hosts.HostByID(t.Context(), h.ID)) }))
 	errs := race(n, func(int) error {
-		got, _, err := s.ConsumeInstallToken(t.Context(), h.ID, hashOf("contested"), t0)
+		got, _, err := s.Hosts.ConsumeInstallToken(t.Context(), h.ID, hashOf("contested"), t0)
 		if err == nil && got.ID != h.ID {
 			return fmt.Errorf("got host %q, want %q", got.ID, h.ID)
 		}
@@ -525,10 +525,10 @@ func testExchangeInstallToken(t *testing.T, s store.Store) {
 	ann, bob := owner(t, s, "ann@example.com"), owner(t, s, "bob@example.com")
 	h := newHost(ann, "web-1", t0)
 	first := issuance("first", t0.Add(15*time.Minute))
-	must(t, "CreateHost", s.CreateHost(t.Context(), h, hosts.Secrets{SecretSealed: sealed(h, 1)}, &first))
+	must(t, "CreateHost", s.Hosts.CreateHost(t.Context(), h, hosts.Secrets{SecretSealed: sealed(h, 1)}, &first))
 	other := newHost(bob, "bob's", t0)
 	otherIss := issuance("bob", t0.Add(15*time.Minute))
-	must(t, "CreateHost", s.CreateHost(t.Context(), other, hosts.Secrets{SecretSealed: sealed(other, 1)}, &otherIss))
+	must(t, "CreateHost", s.Hosts.CreateHost(t.Context(), other, hosts.Secrets{SecretSealed: sealed(other, 1)}, &otherIss))
 
 	next := issuance("next", t0.Add(30*time.Minute))
 	for _, c := range []struct {
@@ -540,24 +540,24 @@ func testExchangeInstallToken(t *testing.T, s store.Store) {
 		{"a nil hash", nil, t0},
 		{"an expired token", hashOf("first"), t0.Add(15 * time.Minute)},
 	} {
-		_, _, err := s.ExchangeInstallToken(t.Context(), c.hash, c.now, next)
+		_, _, err := s.Hosts.ExchangeInstallToken(t.Context(), c.hash, c.now, next)
 		checkErr(t, "ExchangeInstallToken of "+c.what, err, hosts.ErrTokenInvalid)
 	}
 	_, sec := hostNow(t, s, h.ID)
 	checkSecrets(t, "secrets after refused exchanges", sec,
 		hosts.Secrets{SecretSealed: sealed(h, 1), AgentPubKey: first.AgentPubKey, CredGen: 1})
 
-	got, sec, err := s.ExchangeInstallToken(t.Context(), hashOf("first"), t0.Add(time.Minute), next)
+	got, sec, err := s.Hosts.ExchangeInstallToken(t.Context(), hashOf("first"), t0.Add(time.Minute), next)
 	must(t, "ExchangeInstallToken", err)
 	checkHost(t, "exchanged host", got, h)
 	checkSecrets(t, "exchanged host's secrets", sec,
 		hosts.Secrets{SecretSealed: sealed(h, 1), AgentPubKey: next.AgentPubKey, CredGen: 2})
-	_, _, err = s.ExchangeInstallToken(t.Context(), hashOf("first"), t0.Add(time.Minute), issuance("again", t0.Add(time.Hour)))
+	_, _, err = s.Hosts.ExchangeInstallToken(t.Context(), hashOf("first"), t0.Add(time.Minute), issuance("again", t0.Add(time.Hour)))
 	checkErr(t, "ExchangeInstallToken a second time", err, hosts.ErrTokenInvalid)
 	// The old token cannot enrol; the new one can.
-	_, _, err = s.ConsumeInstallToken(t.Context(), h.ID, hashOf("first"), t0.Add(time.Minute))
+	_, _, err = s.Hosts.ConsumeInstallToken(t.Context(), h.ID, hashOf("first"), t0.Add(time.Minute))
 	checkErr(t, "ConsumeInstallToken of the exchanged token", err, hosts.ErrTokenInvalid)
-	_, _, err = s.ConsumeInstallToken(t.Context(), h.ID, hashOf("next"), t0.Add(time.Minute))
+	_, _, err = s.Hosts.ConsumeInstallToken(t.Context(), h.ID, hashOf("next"), t0.Add(time.Minute))
 	must(t, "ConsumeInstallToken of the new token", err)
 	// Bob's host was not touched.
 	_, sec = hostNow(t, s, other.ID)
@@ -565,8 +565,8 @@ func testExchangeInstallToken(t *testing.T, s store.Store) {
 		hosts.Secrets{SecretSealed: sealed(other, 1), AgentPubKey: otherIss.AgentPubKey, CredGen: 1})
 
 	// A deleted host's token is dead.
-	must(t, "DeleteHost", s.DeleteHost(t.Context(), bob, other.ID, t0, nil))
-	_, _, err = s.ExchangeInstallToken(t.Context(), hashOf("bob"), t0, next)
+	must(t, "DeleteHost", hosts.DeleteHost(t.Context(), s.Hosts, bob, other.ID, t0, nil))
+	_, _, err = s.Hosts.ExchangeInstallToken(t.Context(), hashOf("bob"), t0, next)
 	checkErr(t, "ExchangeInstallToken of a deleted host", err, hosts.ErrTokenInvalid)
 }
 
@@ -574,11 +574,11 @@ func testExchangeInstallTokenRace(t *testing.T, s store.Store) {
 	ann := owner(t, s, "ann@example.com")
 	h := newHost(ann, "web-1", t0)
 	iss := issuance("contested", t0.Add(time.Hour))
-	must(t, "CreateHost", s.CreateHost(t.Context(), h, hosts.Secrets{SecretSealed: sealed(h, 1)}, &iss))
+	must(t, "CreateHost", s.Hosts.CreateHost(t.Context(), h, hosts.Secrets{SecretSealed: sealed(h, 1)}, &iss))
 	const n = 20
-	countRace(t, race(n, func(int) error { return third(s.HostByID(t.Context(), h.ID)) }))
+	countRace(t, race(n, func(int) error { return third(s.Hosts.HostByID(t.Context(), h.ID)) }))
 	errs := race(n, func(i int) error {
-		_, _, err := s.ExchangeInstallToken(t.Context(), hashOf("contested"), t0, issuance(fmt.Sprint("racer ", i), t0.Add(time.Hour)))
+		_, _, err := s.Hosts.ExchangeInstallToken(t.Context(), hashOf("contested"), t0, issuance(fmt.Sprint("racer ", i), t0.Add(time.Hour)))
 		return err
 	})
 	if ok := countRace(t, errs, hosts.ErrTokenInvalid); ok != 1 {
@@ -593,7 +593,7 @@ func testRecordHandshake(t *testing.T, s store.Store) {
 	ann := owner(t, s, "ann@example.com")
 	h := createHost(t, s, newHost(ann, "web-1", t0))
 	at := t0.Add(time.Minute)
-	must(t, "RecordHandshake", s.RecordHandshake(t.Context(), h.ID, "203.0.113.9", "linux/amd64", "1.2.3", at))
+	must(t, "RecordHandshake", s.Hosts.RecordHandshake(t.Context(), h.ID, "203.0.113.9", "linux/amd64", "1.2.3", at))
 	h.PublicIP, h.OS, h.InstalledVersion = "203.0.113.9", "linux/amd64", "1.2.3"
 	h.LastSeenAt, h.LastOnlineAt = &at, &at
 	h.Status = hosts.StatusOnline // at once, not at the next liveness flush
@@ -601,16 +601,16 @@ func testRecordHandshake(t *testing.T, s store.Store) {
 	checkHost(t, "host after handshake", got, h)
 
 	// An earlier handshake time does not move the times back.
-	must(t, "RecordHandshake", s.RecordHandshake(t.Context(), h.ID, "203.0.113.10", "windows", "1.2.4", t0))
+	must(t, "RecordHandshake", s.Hosts.RecordHandshake(t.Context(), h.ID, "203.0.113.10", "windows", "1.2.4", t0))
 	h.PublicIP, h.OS, h.InstalledVersion = "203.0.113.10", "windows", "1.2.4"
 	got, _ = hostNow(t, s, h.ID)
 	checkHost(t, "host after an earlier handshake", got, h)
 
 	// A banned host stays banned, and its last_online_at stays.
-	_, err := s.SetBanned(t.Context(), h.ID, true, entry("a", audit.ActionHostBan, "host"))
+	_, err := hosts.SetBanned(t.Context(), s.Hosts, h.ID, true, entry("a", audit.ActionHostBan, "host"))
 	must(t, "SetBanned", err)
 	later := at.Add(time.Minute)
-	must(t, "RecordHandshake of a banned host", s.RecordHandshake(t.Context(), h.ID, "203.0.113.10", "windows", "1.2.4", later))
+	must(t, "RecordHandshake of a banned host", s.Hosts.RecordHandshake(t.Context(), h.ID, "203.0.113.10", "windows", "1.2.4", later))
 	h.Status, h.LastSeenAt = hosts.StatusBanned, &later
 	got, _ = hostNow(t, s, h.ID)
 	checkHost(t, "banned host after a handshake", got, h)
@@ -621,10 +621,10 @@ func testMarkSeen(t *testing.T, s store.Store) {
 	a := createHost(t, s, newHost(ann, "a", t0))
 	b := createHost(t, s, newHost(ann, "b", t0))
 	c := createHost(t, s, newHost(ann, "c", t0)) // never seen
-	must(t, "MarkSeen of nothing", s.MarkSeen(t.Context(), nil))
+	must(t, "MarkSeen of nothing", s.Hosts.MarkSeen(t.Context(), nil))
 
 	t1, t2 := t0.Add(time.Minute), t0.Add(2*time.Minute)
-	must(t, "MarkSeen", s.MarkSeen(t.Context(), []hosts.Seen{
+	must(t, "MarkSeen", s.Hosts.MarkSeen(t.Context(), []hosts.Seen{
 		{HostID: a.ID, At: t2}, {HostID: b.ID, At: t1}, {HostID: a.ID, At: t1}, {HostID: newID(), At: t1},
 	}))
 	for _, w := range []struct {
@@ -639,8 +639,8 @@ func testMarkSeen(t *testing.T, s store.Store) {
 	checkHost(t, "host not in the batch", got, c)
 
 	// An older fact does not move last_seen back, and revives a swept host.
-	must(t, "SweepStatus", s.SweepStatus(t.Context(), t2.Add(time.Second), t2.Add(time.Second)))
-	must(t, "MarkSeen", s.MarkSeen(t.Context(), []hosts.Seen{{HostID: a.ID, At: t1}}))
+	must(t, "SweepStatus", s.Hosts.SweepStatus(t.Context(), t2.Add(time.Second), t2.Add(time.Second)))
+	must(t, "MarkSeen", s.Hosts.MarkSeen(t.Context(), []hosts.Seen{{HostID: a.ID, At: t1}}))
 	a.Status, a.LastSeenAt, a.LastOnlineAt = hosts.StatusOnline, &t2, &t2
 	got, _ = hostNow(t, s, a.ID)
 	checkHost(t, "host seen with an older fact", got, a)
@@ -667,8 +667,8 @@ func testLargeBatches(t *testing.T, s store.Store) {
 	for i := range 3 {
 		samples = append(samples, hosts.Sample{HostID: hs[0].ID, Metrics: hosts.Metrics{At: t0, CPUPct: float64(1000 + i)}})
 	}
-	must(t, "MarkSeen", s.MarkSeen(t.Context(), seen))
-	must(t, "AppendMetrics", s.AppendMetrics(t.Context(), samples, 0))
+	must(t, "MarkSeen", s.Hosts.MarkSeen(t.Context(), seen))
+	must(t, "AppendMetrics", s.Hosts.AppendMetrics(t.Context(), samples, 0))
 	for i, h := range hs {
 		at := t0.Add(time.Duration(i) * time.Second)
 		if i == 0 {
@@ -677,7 +677,7 @@ func testLargeBatches(t *testing.T, s store.Store) {
 		h.Status, h.LastSeenAt, h.LastOnlineAt = hosts.StatusOnline, &at, &at
 		got, _ := hostNow(t, s, h.ID)
 		checkHost(t, fmt.Sprint("host ", i), got, h)
-		ms, err := s.ListMetrics(t.Context(), h.ID, 10)
+		ms, err := s.Hosts.ListMetrics(t.Context(), h.ID, 10)
 		must(t, "ListMetrics", err)
 		want := []float64{float64(i)}
 		if i == 0 {
@@ -697,10 +697,10 @@ func testMarkSeenBanned(t *testing.T, s store.Store) {
 	ann := owner(t, s, "ann@example.com")
 	h := createHost(t, s, newHost(ann, "a", t0))
 	t1, t2 := t0.Add(time.Minute), t0.Add(2*time.Minute)
-	must(t, "MarkSeen", s.MarkSeen(t.Context(), []hosts.Seen{{HostID: h.ID, At: t1}}))
-	_, err := s.SetBanned(t.Context(), h.ID, true, entry("a", audit.ActionHostBan, "host"))
+	must(t, "MarkSeen", s.Hosts.MarkSeen(t.Context(), []hosts.Seen{{HostID: h.ID, At: t1}}))
+	_, err := hosts.SetBanned(t.Context(), s.Hosts, h.ID, true, entry("a", audit.ActionHostBan, "host"))
 	must(t, "SetBanned", err)
-	must(t, "MarkSeen of a banned host", s.MarkSeen(t.Context(), []hosts.Seen{{HostID: h.ID, At: t2}}))
+	must(t, "MarkSeen of a banned host", s.Hosts.MarkSeen(t.Context(), []hosts.Seen{{HostID: h.ID, At: t2}}))
 	h.Status, h.LastSeenAt, h.LastOnlineAt = hosts.StatusBanned, &t2, &t1
 	got, _ := hostNow(t, s, h.ID)
 	checkHost(t, "banned host after a heartbeat", got, h)
@@ -737,7 +737,7 @@ func testSweepStatus(t *testing.T, s store.Store) {
 		ids[i] = createHost(t, s, h).ID
 	}
 	for range 2 { // a second sweep changes nothing more
-		must(t, "SweepStatus", s.SweepStatus(t.Context(), staleBefore, offlineBefore))
+		must(t, "SweepStatus", s.Hosts.SweepStatus(t.Context(), staleBefore, offlineBefore))
 		for i, c := range cases {
 			got, _ := hostNow(t, s, ids[i])
 			if got.Status != c.status {
@@ -765,10 +765,10 @@ func testSweepBesideFlushes(t *testing.T, s store.Store) {
 			for round := range 8 {
 				var err error
 				if w%2 == 0 {
-					err = s.MarkSeen(t.Context(), seen)
+					err = s.Hosts.MarkSeen(t.Context(), seen)
 				} else { // everything seen at t0 is stale and offline by then
 					late := t0.Add(time.Duration(round+1) * time.Hour)
-					err = s.SweepStatus(t.Context(), late, late)
+					err = s.Hosts.SweepStatus(t.Context(), late, late)
 				}
 				if err != nil {
 					errs <- err
@@ -788,16 +788,16 @@ func testSetBanned(t *testing.T, s store.Store) {
 	ann := owner(t, s, "ann@example.com")
 	h := createHost(t, s, newHost(ann, "a", t0))
 	seen := t0.Add(time.Minute)
-	must(t, "MarkSeen", s.MarkSeen(t.Context(), []hosts.Seen{{HostID: h.ID, At: seen}}))
+	must(t, "MarkSeen", s.Hosts.MarkSeen(t.Context(), []hosts.Seen{{HostID: h.ID, At: seen}}))
 	h.LastSeenAt, h.LastOnlineAt = &seen, &seen
 
 	ban := entry("admin-1", audit.ActionHostBan, "host")
 	before := time.Now()
-	got, err := s.SetBanned(t.Context(), h.ID, true, ban)
+	got, err := hosts.SetBanned(t.Context(), s.Hosts, h.ID, true, ban)
 	must(t, "SetBanned ban", err)
 	h.Status = hosts.StatusBanned
 	checkHost(t, "SetBanned ban result", got, h)
-	entries, _, err := s.ListAudit(t.Context(), audit.Filter{}, page(50, 0))
+	entries, _, err := s.Audit.ListAudit(t.Context(), audit.Filter{}, page(50, 0))
 	must(t, "ListAudit", err)
 	if len(entries) != 1 {
 		t.Fatalf("audit rows after a ban: got %d, want 1", len(entries))
@@ -807,11 +807,11 @@ func testSetBanned(t *testing.T, s store.Store) {
 		t.Errorf("audit CreatedAt: got %v, want about now", at)
 	}
 
-	got, err = s.SetBanned(t.Context(), h.ID, true, entry("admin-1", audit.ActionHostBan, "host"))
+	got, err = hosts.SetBanned(t.Context(), s.Hosts, h.ID, true, entry("admin-1", audit.ActionHostBan, "host"))
 	must(t, "SetBanned ban again", err)
 	checkHost(t, "banned twice", got, h)
 
-	got, err = s.SetBanned(t.Context(), h.ID, false, entry("admin-2", audit.ActionHostUnban, "host"))
+	got, err = hosts.SetBanned(t.Context(), s.Hosts, h.ID, false, entry("admin-2", audit.ActionHostUnban, "host"))
 	must(t, "SetBanned unban", err)
 	h.Status = hosts.StatusOffline
 	checkHost(t, "SetBanned unban result", got, h)
@@ -819,13 +819,13 @@ func testSetBanned(t *testing.T, s store.Store) {
 	checkHost(t, "stored host after unban", after, h)
 
 	// Unbanning a host that is not banned keeps its status.
-	must(t, "MarkSeen", s.MarkSeen(t.Context(), []hosts.Seen{{HostID: h.ID, At: seen}}))
-	got, err = s.SetBanned(t.Context(), h.ID, false, entry("admin-2", audit.ActionHostUnban, "host"))
+	must(t, "MarkSeen", s.Hosts.MarkSeen(t.Context(), []hosts.Seen{{HostID: h.ID, At: seen}}))
+	got, err = hosts.SetBanned(t.Context(), s.Hosts, h.ID, false, entry("admin-2", audit.ActionHostUnban, "host"))
 	must(t, "SetBanned unban of an online host", err)
 	if got.Status != hosts.StatusOnline {
 		t.Errorf("unbanned online host: got %s, want online", got.Status)
 	}
-	_, total, err := s.ListAudit(t.Context(), audit.Filter{}, page(50, 0))
+	_, total, err := s.Audit.ListAudit(t.Context(), audit.Filter{}, page(50, 0))
 	must(t, "ListAudit", err)
 	if total != 4 {
 		t.Errorf("audit rows: got %d, want 4, one per SetBanned", total)
@@ -848,7 +848,7 @@ func testListHosts(t *testing.T, s store.Store) {
 		add(bob, "same time", "192.0.2.1", hosts.StatusOnline, t0.Add(4*time.Minute)),
 	}
 	deleted := add(ann, "deleted web", "203.0.113.5", hosts.StatusOnline, t0.Add(5*time.Minute))
-	must(t, "DeleteHost", s.DeleteHost(t.Context(), "", deleted.ID, t0, nil))
+	must(t, "DeleteHost", hosts.DeleteHost(t.Context(), s.Hosts, "", deleted.ID, t0, nil))
 
 	newest := slices.Clone(seed)
 	slices.SortFunc(newest, func(a, b hosts.Host) int {
@@ -893,7 +893,7 @@ func testListHosts(t *testing.T, s store.Store) {
 		{"no match", q("zed"), page(50, 0), nil, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got, total, err := s.ListHosts(t.Context(), c.filter, c.page)
+			got, total, err := s.Hosts.ListHosts(t.Context(), c.filter, c.page)
 			must(t, "ListHosts", err)
 			var gotIDs []string
 			for _, h := range got {
@@ -907,7 +907,7 @@ func testListHosts(t *testing.T, s store.Store) {
 			}
 		})
 	}
-	got, _, err := s.ListHosts(t.Context(), hosts.Filter{}, page(50, 0))
+	got, _, err := s.Hosts.ListHosts(t.Context(), hosts.Filter{}, page(50, 0))
 	must(t, "ListHosts", err)
 	for i, a := range got {
 		checkHost(t, "listed host", a.Host, newest[i])
@@ -921,7 +921,7 @@ func testCountHosts(t *testing.T, s store.Store) {
 	want := map[hosts.Status]int{
 		hosts.StatusPending: 0, hosts.StatusOnline: 0, hosts.StatusStale: 0, hosts.StatusOffline: 0, hosts.StatusBanned: 0,
 	}
-	counts, err := s.CountHosts(t.Context())
+	counts, err := s.Hosts.CountHosts(t.Context())
 	must(t, "CountHosts of no hosts", err)
 	if !maps.Equal(counts, want) {
 		t.Errorf("CountHosts of no hosts: got %v, want %v", counts, want)
@@ -932,12 +932,12 @@ func testCountHosts(t *testing.T, s store.Store) {
 		h.Status = st
 		createHost(t, s, h)
 		if i == 4 {
-			must(t, "DeleteHost", s.DeleteHost(t.Context(), ann, h.ID, t0, nil))
+			must(t, "DeleteHost", hosts.DeleteHost(t.Context(), s.Hosts, ann, h.ID, t0, nil))
 			continue
 		}
 		want[st]++
 	}
-	counts, err = s.CountHosts(t.Context())
+	counts, err = s.Hosts.CountHosts(t.Context())
 	must(t, "CountHosts", err)
 	if !maps.Equal(counts, want) {
 		t.Errorf("CountHosts: got %v, want %v", counts, want)
@@ -966,7 +966,7 @@ func testMetricsHistory(t *testing.T, s store.Store) {
 	slices.Reverse(newest)
 	checkMetrics(t, s, h.ID, 50, newest)
 	checkMetrics(t, s, h.ID, 2, newest[:2])
-	if m, err := s.ListMetrics(t.Context(), other.ID, 50); err != nil || len(m) != 3 {
+	if m, err := s.Hosts.ListMetrics(t.Context(), other.ID, 50); err != nil || len(m) != 3 {
 		t.Errorf("other host's samples: got %d, %v; want 3, untouched", len(m), err)
 	}
 
@@ -980,7 +980,7 @@ func testMetricsHistory(t *testing.T, s store.Store) {
 	appendTrimmed(t, s, h.ID, second, keep)
 	checkMetrics(t, s, h.ID, 50, append([]hosts.Metrics{second, first}, newest[:3]...))
 
-	if m, err := s.ListMetrics(t.Context(), newID(), 50); err != nil || len(m) != 0 {
+	if m, err := s.Hosts.ListMetrics(t.Context(), newID(), 50); err != nil || len(m) != 0 {
 		t.Errorf("ListMetrics of an unknown host: got %d, %v; want none", len(m), err)
 	}
 }
@@ -988,7 +988,7 @@ func testMetricsHistory(t *testing.T, s store.Store) {
 // appendTrimmed appends one sample that asks for a trim.
 func appendTrimmed(t *testing.T, s store.Store, hostID string, m hosts.Metrics, keep int) {
 	t.Helper()
-	must(t, "AppendMetrics", s.AppendMetrics(t.Context(), []hosts.Sample{{HostID: hostID, Metrics: m, Trim: true}}, keep))
+	must(t, "AppendMetrics", s.Hosts.AppendMetrics(t.Context(), []hosts.Sample{{HostID: hostID, Metrics: m, Trim: true}}, keep))
 }
 
 // testMetricsBatch: one batch for several hosts, an unknown one among
@@ -1000,33 +1000,33 @@ func testMetricsBatch(t *testing.T, s store.Store) {
 	const keep = 3
 	for i := range 5 {
 		m := hosts.Metrics{At: t0.Add(time.Duration(i) * time.Minute), CPUPct: float64(i)}
-		must(t, "AppendMetrics", s.AppendMetrics(t.Context(), []hosts.Sample{
+		must(t, "AppendMetrics", s.Hosts.AppendMetrics(t.Context(), []hosts.Sample{
 			{HostID: a.ID, Metrics: m}, {HostID: newID(), Metrics: m}, {HostID: b.ID, Metrics: m},
 		}, keep))
 	}
 	for _, h := range []hosts.Host{a, b} {
-		if got, err := s.ListMetrics(t.Context(), h.ID, 50); err != nil || len(got) != 5 {
+		if got, err := s.Hosts.ListMetrics(t.Context(), h.ID, 50); err != nil || len(got) != 5 {
 			t.Fatalf("untrimmed history: got %d samples, %v; want all 5", len(got), err)
 		}
 	}
 	last := hosts.Metrics{At: t0.Add(time.Hour), CPUPct: 9}
-	must(t, "AppendMetrics", s.AppendMetrics(t.Context(), []hosts.Sample{
+	must(t, "AppendMetrics", s.Hosts.AppendMetrics(t.Context(), []hosts.Sample{
 		{HostID: a.ID, Metrics: last, Trim: true}, {HostID: b.ID, Metrics: last},
 	}, keep))
-	got, err := s.ListMetrics(t.Context(), a.ID, 50)
+	got, err := s.Hosts.ListMetrics(t.Context(), a.ID, 50)
 	must(t, "ListMetrics", err)
 	if len(got) != keep || got[0].CPUPct != 9 || got[1].CPUPct != 4 || got[2].CPUPct != 3 {
 		t.Errorf("trimmed host: got %+v, want the newest %d (9, 4, 3)", got, keep)
 	}
-	if got, err := s.ListMetrics(t.Context(), b.ID, 50); err != nil || len(got) != 6 {
+	if got, err := s.Hosts.ListMetrics(t.Context(), b.ID, 50); err != nil || len(got) != 6 {
 		t.Errorf("host without a trim: got %d samples, %v; want 6", len(got), err)
 	}
-	must(t, "AppendMetrics of nothing", s.AppendMetrics(t.Context(), nil, keep))
+	must(t, "AppendMetrics of nothing", s.Hosts.AppendMetrics(t.Context(), nil, keep))
 }
 
 func checkMetrics(t *testing.T, s store.Store, hostID string, limit int, want []hosts.Metrics) {
 	t.Helper()
-	got, err := s.ListMetrics(t.Context(), hostID, limit)
+	got, err := s.Hosts.ListMetrics(t.Context(), hostID, limit)
 	must(t, "ListMetrics", err)
 	if len(got) != len(want) {
 		t.Fatalf("ListMetrics(%d): got %d samples, want %d", limit, len(got), len(want))
@@ -1049,13 +1049,13 @@ func testEventsHistory(t *testing.T, s store.Store) {
 	var appended []hosts.Event
 	for i := range keep + 2 {
 		e := hosts.Event{At: t0.Add(time.Duration(i) * time.Second), Kind: fmt.Sprint("kind ", i), Message: fmt.Sprintf("message %d: é ✓", i)}
-		must(t, "AppendEvent", s.AppendEvent(t.Context(), h.ID, e, keep))
+		must(t, "AppendEvent", s.Hosts.AppendEvent(t.Context(), h.ID, e, keep))
 		appended = append(appended, e)
 	}
-	must(t, "AppendEvent other", s.AppendEvent(t.Context(), other.ID, hosts.Event{At: t0, Kind: "other"}, keep))
+	must(t, "AppendEvent other", s.Hosts.AppendEvent(t.Context(), other.ID, hosts.Event{At: t0, Kind: "other"}, keep))
 	want := slices.Clone(appended[2:])
 	slices.Reverse(want)
-	got, err := s.ListEvents(t.Context(), h.ID, 50)
+	got, err := s.Hosts.ListEvents(t.Context(), h.ID, 50)
 	must(t, "ListEvents", err)
 	if len(got) != len(want) {
 		t.Fatalf("ListEvents: got %d events, want %d", len(got), len(want))
@@ -1075,10 +1075,10 @@ func testEventsHistory(t *testing.T, s store.Store) {
 			t.Errorf("event %d: got %q %q, want %q %q", i, got[i].Kind, got[i].Message, want[i].Kind, want[i].Message)
 		}
 	}
-	if got, err := s.ListEvents(t.Context(), h.ID, 1); err != nil || len(got) != 1 || got[0].Kind != want[0].Kind {
+	if got, err := s.Hosts.ListEvents(t.Context(), h.ID, 1); err != nil || len(got) != 1 || got[0].Kind != want[0].Kind {
 		t.Errorf("ListEvents(1): got %+v, %v; want the newest, %q", got, err, want[0].Kind)
 	}
-	if got, err := s.ListEvents(t.Context(), other.ID, 50); err != nil || len(got) != 1 {
+	if got, err := s.Hosts.ListEvents(t.Context(), other.ID, 50); err != nil || len(got) != 1 {
 		t.Errorf("other host's events: got %d, %v; want 1, untouched", len(got), err)
 	}
 }
@@ -1091,7 +1091,7 @@ func testEventsBatch(t *testing.T, s store.Store) {
 	b := createHost(t, s, newHost(ann, "b", t0))
 	untrimmed := createHost(t, s, newHost(ann, "untrimmed", t0))
 	gone := createHost(t, s, newHost(ann, "gone", t0))
-	must(t, "DeleteHost", s.DeleteHost(t.Context(), ann, gone.ID, t0, nil))
+	must(t, "DeleteHost", hosts.DeleteHost(t.Context(), s.Hosts, ann, gone.ID, t0, nil))
 	const keep = 3
 	var batch []hosts.HostEvent
 	for i := range 5 {
@@ -1101,8 +1101,8 @@ func testEventsBatch(t *testing.T, s store.Store) {
 			hosts.HostEvent{HostID: gone.ID, Event: e}, hosts.HostEvent{HostID: untrimmed.ID, Event: e})
 	}
 	batch = append(batch, hosts.HostEvent{HostID: b.ID, Event: hosts.Event{At: t0, Kind: "disconnected"}, Trim: true})
-	must(t, "AppendEvents", s.AppendEvents(t.Context(), batch, keep))
-	got, err := s.ListEvents(t.Context(), a.ID, 50)
+	must(t, "AppendEvents", s.Hosts.AppendEvents(t.Context(), batch, keep))
+	got, err := s.Hosts.ListEvents(t.Context(), a.ID, 50)
 	must(t, "ListEvents", err)
 	var kinds []string
 	for _, e := range got {
@@ -1114,14 +1114,14 @@ func testEventsBatch(t *testing.T, s store.Store) {
 	if want := []string{"connected 4", "connected 3", "connected 2"}; !slices.Equal(kinds, want) {
 		t.Errorf("host a: %v, want the newest %d in order %v", kinds, keep, want)
 	}
-	if got, err := s.ListEvents(t.Context(), untrimmed.ID, 50); err != nil || len(got) != 5 {
+	if got, err := s.Hosts.ListEvents(t.Context(), untrimmed.ID, 50); err != nil || len(got) != 5 {
 		t.Errorf("host without a trim: %d events, %v; want all 5", len(got), err)
 	}
-	if got, err := s.ListEvents(t.Context(), b.ID, 50); err != nil || len(got) != 1 || got[0].Kind != "disconnected" {
+	if got, err := s.Hosts.ListEvents(t.Context(), b.ID, 50); err != nil || len(got) != 1 || got[0].Kind != "disconnected" {
 		t.Errorf("host b: %+v, %v", got, err)
 	}
-	if got, err := s.ListEvents(t.Context(), gone.ID, 50); err != nil || len(got) != 0 {
+	if got, err := s.Hosts.ListEvents(t.Context(), gone.ID, 50); err != nil || len(got) != 0 {
 		t.Errorf("deleted host: %+v, %v; want none", got, err)
 	}
-	must(t, "AppendEvents of nothing", s.AppendEvents(t.Context(), nil, keep))
+	must(t, "AppendEvents of nothing", s.Hosts.AppendEvents(t.Context(), nil, keep))
 }

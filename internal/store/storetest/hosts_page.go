@@ -25,10 +25,10 @@ func seedPageFleet(t *testing.T, s store.Store) (ann string, byName map[string]h
 	for i, name := range pageFleet {
 		byName[name] = createHost(t, s, newHost(ann, name, t0.Add(time.Duration(i)*time.Minute)))
 	}
-	must(t, "RecordHandshake", s.RecordHandshake(ctx, byName["bravo"].ID, "203.0.113.1", "linux", "1.0.0", t0.Add(10*time.Minute)))
-	must(t, "RecordHandshake", s.RecordHandshake(ctx, byName["delta"].ID, "203.0.113.2", "linux", "1.0.0", t0.Add(5*time.Minute)))
+	must(t, "RecordHandshake", s.Hosts.RecordHandshake(ctx, byName["bravo"].ID, "203.0.113.1", "linux", "1.0.0", t0.Add(10*time.Minute)))
+	must(t, "RecordHandshake", s.Hosts.RecordHandshake(ctx, byName["delta"].ID, "203.0.113.2", "linux", "1.0.0", t0.Add(5*time.Minute)))
 	gone := createHost(t, s, newHost(ann, "bravo-gone", t0.Add(time.Hour)))
-	must(t, "DeleteHost", s.DeleteHost(ctx, ann, gone.ID, t0.Add(time.Hour), nil))
+	must(t, "DeleteHost", hosts.DeleteHost(ctx, s.Hosts, ann, gone.ID, t0.Add(time.Hour), nil))
 	bobs = createHost(t, s, newHost(bob, "bravo-bob", t0.Add(time.Hour)))
 	return ann, byName, bobs
 }
@@ -99,7 +99,7 @@ func testPageOwnedHosts(t *testing.T, s store.Store) {
 	}
 	tested := map[hosts.Sort]bool{}
 	for _, c := range cases {
-		got, total, err := s.PageOwnedHosts(t.Context(), ann, c.f, c.p)
+		got, total, err := s.Hosts.PageOwnedHosts(t.Context(), ann, c.f, c.p)
 		must(t, "PageOwnedHosts "+c.name, err)
 		if g := hostIDs(got); !slices.Equal(g, c.want) || total != c.total {
 			t.Errorf("PageOwnedHosts %s: got %v total %d, want %v total %d", c.name, g, total, c.want, c.total)
@@ -112,15 +112,15 @@ func testPageOwnedHosts(t *testing.T, s store.Store) {
 			t.Errorf("PageOwnedHosts: no case sorts by %q", o.Sort)
 		}
 	}
-	if _, _, err := s.PageOwnedHosts(t.Context(), ann, hosts.OwnedFilter{Sort: "bid"}, full); err == nil {
+	if _, _, err := s.Hosts.PageOwnedHosts(t.Context(), ann, hosts.OwnedFilter{Sort: "bid"}, full); err == nil {
 		t.Error("PageOwnedHosts sort bid: no error, want an unknown sort refused")
 	}
-	got, _, err := s.PageOwnedHosts(t.Context(), ann, hosts.OwnedFilter{Query: "charlie"}, full)
+	got, _, err := s.Hosts.PageOwnedHosts(t.Context(), ann, hosts.OwnedFilter{Query: "charlie"}, full)
 	must(t, "PageOwnedHosts one host", err)
 	if len(got) == 1 {
 		checkHost(t, "paged host", got[0], byName["charlie"])
 	}
-	none, total, err := s.PageOwnedHosts(t.Context(), newID(), hosts.OwnedFilter{}, full)
+	none, total, err := s.Hosts.PageOwnedHosts(t.Context(), newID(), hosts.OwnedFilter{}, full)
 	must(t, "PageOwnedHosts of an unknown owner", err)
 	if len(none) != 0 || total != 0 {
 		t.Errorf("PageOwnedHosts of an unknown owner: got %d hosts total %d, want none", len(none), total)
@@ -135,7 +135,7 @@ func testPageOwnedHostsTotal(t *testing.T, s store.Store) {
 	ann, bob := owner(t, s, "ann@example.com"), owner(t, s, "bob@example.com")
 	wantTotal := func(who string, want int) {
 		t.Helper()
-		_, total, err := s.PageOwnedHosts(ctx, who, hosts.OwnedFilter{}, paging.Page{Limit: 1})
+		_, total, err := s.Hosts.PageOwnedHosts(ctx, who, hosts.OwnedFilter{}, paging.Page{Limit: 1})
 		must(t, "PageOwnedHosts", err)
 		if total != want {
 			t.Fatalf("PageOwnedHosts total: got %d, want %d", total, want)
@@ -147,13 +147,13 @@ func testPageOwnedHostsTotal(t *testing.T, s store.Store) {
 	createHost(t, s, newHost(bob, "c", t0))
 	clash := newHost(ann, "clash", t0)
 	clash.BID = a.BID
-	checkErr(t, "CreateHost with a taken bid", s.CreateHost(ctx, clash, hosts.Secrets{SecretSealed: sealed(clash, 1)}, nil), hosts.ErrBIDTaken)
+	checkErr(t, "CreateHost with a taken bid", s.Hosts.CreateHost(ctx, clash, hosts.Secrets{SecretSealed: sealed(clash, 1)}, nil), hosts.ErrBIDTaken)
 	wantTotal(ann, 2)
-	must(t, "DeleteHost", s.DeleteHost(ctx, ann, a.ID, t0, nil))
-	checkErr(t, "DeleteHost again", s.DeleteHost(ctx, ann, a.ID, t0, nil), hosts.ErrNotFound)
-	checkErr(t, "DeleteHost of another owner", s.DeleteHost(ctx, bob, b.ID, t0, nil), hosts.ErrNotFound)
+	must(t, "DeleteHost", hosts.DeleteHost(ctx, s.Hosts, ann, a.ID, t0, nil))
+	checkErr(t, "DeleteHost again", hosts.DeleteHost(ctx, s.Hosts, ann, a.ID, t0, nil), hosts.ErrNotFound)
+	checkErr(t, "DeleteHost of another owner", hosts.DeleteHost(ctx, s.Hosts, bob, b.ID, t0, nil), hosts.ErrNotFound)
 	wantTotal(ann, 1)
-	must(t, "DeleteHost by an admin", s.DeleteHost(ctx, "", b.ID, t0, nil))
+	must(t, "DeleteHost by an admin", hosts.DeleteHost(ctx, s.Hosts, "", b.ID, t0, nil))
 	wantTotal(ann, 0)
 	wantTotal(bob, 1)
 }

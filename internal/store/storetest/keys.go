@@ -24,7 +24,7 @@ func testServerKeyFirstWins(t *testing.T, s store.Store) {
 		{"jwt", "second", "first"},
 		{"cookie", "other", "other"},
 	} {
-		got, err := s.ServerKey(t.Context(), c.name, []byte(c.candidate))
+		got, err := s.Keys.ServerKey(t.Context(), c.name, []byte(c.candidate))
 		must(t, "ServerKey", err)
 		if string(got) != c.want {
 			t.Errorf("ServerKey(%q, %q): got %q, want %q", c.name, c.candidate, got, c.want)
@@ -39,7 +39,7 @@ func testServerKeyRace(t *testing.T, s store.Store) {
 	errs := race(n, func(i int) error {
 		candidates[i] = fmt.Appendf(nil, "candidate %d", i)
 		var err error
-		keys[i], err = s.ServerKey(t.Context(), "jwt", candidates[i])
+		keys[i], err = s.Keys.ServerKey(t.Context(), "jwt", candidates[i])
 		return err
 	})
 	countRace(t, errs)

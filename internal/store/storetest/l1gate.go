@@ -23,7 +23,7 @@ var l1gateTests = []test{
 // addNonce adds one nonce and fails on an error.
 func addNonce(t *testing.T, s store.Store, scope, nonce string, now, until time.Time) bool {
 	t.Helper()
-	added, err := s.AddNonce(t.Context(), scope, nonce, now, until)
+	added, err := s.L1Gate.AddNonce(t.Context(), scope, nonce, now, until)
 	must(t, "AddNonce", err)
 	return added
 }
@@ -52,7 +52,7 @@ func testNonceConcurrentAddOnce(t *testing.T, s store.Store) {
 	added := make([]bool, n)
 	errs := race(n, func(i int) error {
 		var err error
-		added[i], err = s.AddNonce(t.Context(), "host-a", "same-nonce-0123456", t0, t0.Add(time.Minute))
+		added[i], err = s.L1Gate.AddNonce(t.Context(), "host-a", "same-nonce-0123456", t0, t0.Add(time.Minute))
 		return err
 	})
 	countRace(t, errs)
@@ -63,7 +63,7 @@ func testNonceConcurrentAddOnce(t *testing.T, s store.Store) {
 	later := t0.Add(time.Minute)
 	errs = race(n, func(i int) error {
 		var err error
-		added[i], err = s.AddNonce(t.Context(), "host-a", "same-nonce-0123456", later, later.Add(time.Minute))
+		added[i], err = s.L1Gate.AddNonce(t.Context(), "host-a", "same-nonce-0123456", later, later.Add(time.Minute))
 		return err
 	})
 	countRace(t, errs)
@@ -108,17 +108,17 @@ func testNoncePrune(t *testing.T, s store.Store) {
 	}
 	addNonce(t, s, "host-a", "live-nonce-0000000", t0, t0.Add(time.Hour))
 	now := t0.Add(time.Minute)
-	n, err := s.PruneNonces(ctx, now, 3)
+	n, err := s.L1Gate.PruneNonces(ctx, now, 3)
 	must(t, "PruneNonces", err)
 	if n != 3 {
 		t.Errorf("first prune: %d deleted, want 3 (the limit)", n)
 	}
-	n, err = s.PruneNonces(ctx, now, 3)
+	n, err = s.L1Gate.PruneNonces(ctx, now, 3)
 	must(t, "PruneNonces", err)
 	if n != 2 {
 		t.Errorf("second prune: %d deleted, want the other 2", n)
 	}
-	n, err = s.PruneNonces(ctx, now, 3)
+	n, err = s.L1Gate.PruneNonces(ctx, now, 3)
 	must(t, "PruneNonces", err)
 	if n != 0 {
 		t.Errorf("third prune: %d deleted, want 0", n)
@@ -154,9 +154,9 @@ func testHostsByBID(t *testing.T, s store.Store) {
 	for _, h := range []hosts.Host{a, b, c, other} {
 		createHost(t, s, h)
 	}
-	must(t, "DeleteHost", s.DeleteHost(ctx, cat, c.ID, t0, nil))
+	must(t, "DeleteHost", hosts.DeleteHost(ctx, s.Hosts, cat, c.ID, t0, nil))
 
-	got, err := s.HostsByBID(ctx, a.BID)
+	got, err := s.L1Gate.HostsByBID(ctx, a.BID)
 	must(t, "HostsByBID", err)
 	want := []l1gate.Candidate{
 		{HostID: a.ID, UserID: ann, Status: hosts.StatusPending, OwnerActive: true, SecretSealed: sealed(a, 1)},
@@ -165,7 +165,7 @@ func testHostsByBID(t *testing.T, s store.Store) {
 	if !slices.EqualFunc(got, want, equalCandidate) {
 		t.Errorf("HostsByBID: got %+v, want %+v", got, want)
 	}
-	none, err := s.HostsByBID(ctx, a.BID+1)
+	none, err := s.L1Gate.HostsByBID(ctx, a.BID+1)
 	must(t, "HostsByBID of an unused bid", err)
 	if len(none) != 0 {
 		t.Errorf("HostsByBID of an unused bid: got %+v", none)

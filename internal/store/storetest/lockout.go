@@ -24,14 +24,14 @@ var lockPolicy = lockout.Policy{Threshold: 3, Window: 10 * time.Minute, LockFor:
 func failAt(t *testing.T, s store.Store, kind, name string, at time.Time, n int) {
 	t.Helper()
 	for i := range n {
-		must(t, "RecordLoginFailure", s.RecordLoginFailure(t.Context(), kind, name, at.Add(time.Duration(i)*time.Second), lockPolicy))
+		must(t, "RecordLoginFailure", s.Lockout.RecordLoginFailure(t.Context(), kind, name, at.Add(time.Duration(i)*time.Second), lockPolicy))
 	}
 }
 
 // checkLock fails unless the name's lock ends at want (zero: no lock).
 func checkLock(t *testing.T, s store.Store, what, kind, name string, want time.Time) {
 	t.Helper()
-	got, err := s.LoginLockedUntil(t.Context(), kind, name)
+	got, err := s.Lockout.LoginLockedUntil(t.Context(), kind, name)
 	must(t, what+": LoginLockedUntil", err)
 	if want.IsZero() {
 		if !got.IsZero() {
@@ -67,20 +67,20 @@ func testLockoutWindow(t *testing.T, s store.Store) {
 	checkLock(t, s, "third in the new window", "user", "n1", at.Add(lockPolicy.LockFor))
 
 	lone := lockout.Policy{Threshold: 1, Window: time.Minute, LockFor: time.Minute}
-	must(t, "RecordLoginFailure", s.RecordLoginFailure(t.Context(), "user", "n2", t0, lone))
+	must(t, "RecordLoginFailure", s.Lockout.RecordLoginFailure(t.Context(), "user", "n2", t0, lone))
 	checkLock(t, s, "threshold of one", "user", "n2", t0.Add(time.Minute))
 }
 
 func testLockoutClear(t *testing.T, s store.Store) {
 	failAt(t, s, "user", "n1", t0, 2)
-	must(t, "ClearLoginFailures", s.ClearLoginFailures(t.Context(), "user", "n1", t0.Add(time.Minute)))
+	must(t, "ClearLoginFailures", s.Lockout.ClearLoginFailures(t.Context(), "user", "n1", t0.Add(time.Minute)))
 	failAt(t, s, "user", "n1", t0.Add(2*time.Minute), 2)
 	checkLock(t, s, "two, cleared, two", "user", "n1", time.Time{})
 
 	failAt(t, s, "user", "n2", t0, 3)
-	must(t, "ClearLoginFailures while locked", s.ClearLoginFailures(t.Context(), "user", "n2", t0.Add(time.Minute)))
+	must(t, "ClearLoginFailures while locked", s.Lockout.ClearLoginFailures(t.Context(), "user", "n2", t0.Add(time.Minute)))
 	checkLock(t, s, "cleared while locked", "user", "n2", t0.Add(2*time.Second+lockPolicy.LockFor))
-	must(t, "ClearLoginFailures after the lock", s.ClearLoginFailures(t.Context(), "user", "n2", t0.Add(time.Hour)))
+	must(t, "ClearLoginFailures after the lock", s.Lockout.ClearLoginFailures(t.Context(), "user", "n2", t0.Add(time.Hour)))
 	checkLock(t, s, "cleared after the lock", "user", "n2", time.Time{})
 }
 
@@ -98,12 +98,12 @@ func testLockoutApart(t *testing.T, s store.Store) {
 
 func testLockoutRace(t *testing.T, s store.Store) {
 	p := lockout.Policy{Threshold: 20, Window: time.Hour, LockFor: time.Hour}
-	errs := race(19, func(int) error { return s.RecordLoginFailure(t.Context(), "user", "n1", t0, p) })
+	errs := race(19, func(int) error { return s.Lockout.RecordLoginFailure(t.Context(), "user", "n1", t0, p) })
 	for i, err := range errs {
 		must(t, fmt.Sprint("racing failure ", i), err)
 	}
 	checkLock(t, s, "after 19 racing failures", "user", "n1", time.Time{})
-	must(t, "20th failure", s.RecordLoginFailure(t.Context(), "user", "n1", t0, p))
+	must(t, "20th failure", s.Lockout.RecordLoginFailure(t.Context(), "user", "n1", t0, p))
 	checkLock(t, s, "after the 20th", "user", "n1", t0.Add(time.Hour))
 }
 
@@ -113,7 +113,7 @@ func testLockoutPrune(t *testing.T, s store.Store) {
 	failAt(t, s, "user", "new", t0.Add(time.Hour), 1)
 	failAt(t, s, "admin", "old", t0, 3)
 	// At t0+30m: "old"'s window is over and "locked"'s lock too.
-	must(t, "PruneLoginLockouts", s.PruneLoginLockouts(t.Context(), "user", t0.Add(20*time.Minute), t0.Add(30*time.Minute)))
+	must(t, "PruneLoginLockouts", s.Lockout.PruneLoginLockouts(t.Context(), "user", t0.Add(20*time.Minute), t0.Add(30*time.Minute)))
 	failAt(t, s, "user", "old", t0.Add(31*time.Minute), 2)
 	checkLock(t, s, "pruned name counts from zero", "user", "old", time.Time{})
 	checkLock(t, s, "pruned lock", "user", "locked", time.Time{})
@@ -123,6 +123,6 @@ func testLockoutPrune(t *testing.T, s store.Store) {
 
 	// A lock still running is kept whatever its window.
 	failAt(t, s, "user", "long", t0, 3)
-	must(t, "PruneLoginLockouts", s.PruneLoginLockouts(t.Context(), "user", t0.Add(time.Hour), t0.Add(time.Minute)))
+	must(t, "PruneLoginLockouts", s.Lockout.PruneLoginLockouts(t.Context(), "user", t0.Add(time.Hour), t0.Add(time.Minute)))
 	checkLock(t, s, "running lock", "user", "long", t0.Add(2*time.Second+lockPolicy.LockFor))
 }

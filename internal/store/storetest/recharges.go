@@ -54,11 +54,11 @@ func testRandomMix(t *testing.T, s store.Store) {
 						_, _, err = refund(s, t, r.ID)
 					}
 				case 2:
-					_, err = s.AdjustBalance(t.Context(), billing.Adjustment{EventID: newID(), UserID: u,
+					_, err = ledger(s).AdjustBalance(t.Context(), billing.Adjustment{EventID: newID(), UserID: u,
 						Units: billing.Units(rng.IntN(20_000) - 10_000), Reason: "mix", At: t0,
 						Audit: adm.Entry(audit.ActionUserBalanceAdjust, "user", u)})
 				case 3:
-					_, err = s.Balance(t.Context(), u)
+					_, err = s.Billing.Balance(t.Context(), u)
 				}
 				if err != nil && !errors.Is(err, billing.ErrInsufficient) {
 					t.Errorf("mix: %v", err)
@@ -68,15 +68,15 @@ func testRandomMix(t *testing.T, s store.Store) {
 	}
 	wg.Wait()
 	for _, u := range users {
-		bal, err := s.Balance(t.Context(), u)
+		bal, err := s.Billing.Balance(t.Context(), u)
 		must(t, "Balance", err)
-		sum, err := s.SumBillingEvents(t.Context(), u)
+		sum, err := s.Billing.SumBillingEvents(t.Context(), u)
 		must(t, "SumBillingEvents", err)
 		if bal != sum || bal < 0 {
 			t.Errorf("user %s: balance %d, events sum %d", u, bal, sum)
 		}
 	}
-	sum, err := s.Summary(t.Context(), t0)
+	sum, err := s.Billing.Summary(t.Context(), t0)
 	must(t, "Summary", err)
 	if sum.Charges != charges.Load() || sum.Charged != billing.Units(charges.Load()*5000) {
 		t.Errorf("summary %+v, want %d charges of 5 tokens", sum, charges.Load())
@@ -84,7 +84,7 @@ func testRandomMix(t *testing.T, s store.Store) {
 }
 
 func refund(s store.Store, t *testing.T, id string) (billing.Recharge, billing.Units, error) {
-	return s.RefundRecharge(t.Context(), billing.Refund{RechargeID: id, EventID: newID(), Reason: "customer asked",
+	return ledger(s).RefundRecharge(t.Context(), billing.Refund{RechargeID: id, EventID: newID(), Reason: "customer asked",
 		At: t0.Add(time.Hour), Audit: audit.Actor{AdminID: "adm", Role: "finance"}.Entry(audit.ActionRechargeRefund, "recharge", id)})
 }
 
@@ -136,11 +136,11 @@ func testRefundOnce(t *testing.T, s store.Store) {
 		t.Fatalf("refund past the balance: %v", err)
 	}
 	checkLedger(t, s, u.ID, 95_000)
-	paid, _, _ := s.ListRecharges(t.Context(), u.ID, billing.RechargePaid, paging.Page{Limit: 5})
+	paid, _, _ := s.Billing.ListRecharges(t.Context(), u.ID, billing.RechargePaid, paging.Page{Limit: 5})
 	if len(paid) != 1 || paid[0].ID != r2.ID {
 		t.Fatalf("the refused refund changed the order: %+v", paid)
 	}
-	entries, _, err := s.ListAudit(t.Context(), audit.Filter{Action: audit.ActionRechargeRefund}, paging.Page{Limit: 10})
+	entries, _, err := s.Audit.ListAudit(t.Context(), audit.Filter{Action: audit.ActionRechargeRefund}, paging.Page{Limit: 10})
 	must(t, "ListAudit", err)
 	if len(entries) != 1 {
 		t.Fatalf("%d refund audit rows, want 1", len(entries))
@@ -152,15 +152,15 @@ func testRefundOnce(t *testing.T, s store.Store) {
 func testExpireThenPay(t *testing.T, s store.Store) {
 	u := createUser(t, s, newUser("late@example.com", "late", t0)).user
 	r := newRecharge(t, s, u.ID, 300, t0)
-	n, err := s.ExpireRecharges(t.Context(), t0.Add(59*time.Minute))
+	n, err := s.Billing.ExpireRecharges(t.Context(), t0.Add(59*time.Minute))
 	must(t, "ExpireRecharges", err)
 	if n != 0 {
 		t.Fatalf("expired %d orders before their time", n)
 	}
-	if n, err = s.ExpireRecharges(t.Context(), t0.Add(time.Hour)); err != nil || n != 1 {
+	if n, err = s.Billing.ExpireRecharges(t.Context(), t0.Add(time.Hour)); err != nil || n != 1 {
 		t.Fatalf("expired %d, %v; want 1", n, err)
 	}
-	items, _, _ := s.ListRecharges(t.Context(), u.ID, billing.RechargeExpired, paging.Page{Limit: 5})
+	items, _, _ := s.Billing.ListRecharges(t.Context(), u.ID, billing.RechargeExpired, paging.Page{Limit: 5})
 	if len(items) != 1 {
 		t.Fatalf("expired orders: %+v", items)
 	}
@@ -175,12 +175,12 @@ func newRecharge(t *testing.T, s store.Store, user string, fen int64, created ti
 	r := billing.Recharge{ID: newID(), OrderNo: "HG" + newID()[:12], UserID: user, AmountFen: fen,
 		Units: billing.Units(fen * billing.UnitsPerFen), Status: billing.RechargePending,
 		CreatedAt: created, ExpiresAt: created.Add(time.Hour)}
-	must(t, "CreateRecharge", s.CreateRecharge(t.Context(), r))
+	must(t, "CreateRecharge", s.Billing.CreateRecharge(t.Context(), r))
 	return r
 }
 
 func pay(s store.Store, t *testing.T, orderNo string, fen int64) (billing.Recharge, bool, error) {
-	return s.PayRecharge(t.Context(), billing.Payment{OrderNo: orderNo, AmountFen: fen, Provider: "dummy",
+	return ledger(s).PayRecharge(t.Context(), billing.Payment{OrderNo: orderNo, AmountFen: fen, Provider: "dummy",
 		EventID: newID(), At: t0.Add(time.Minute)})
 }
 
@@ -208,7 +208,7 @@ func testPayOnce(t *testing.T, s store.Store) {
 		t.Fatalf("%d credits, %d repeats; want 1 and 999", credited.Load(), repeats.Load())
 	}
 	checkLedger(t, s, u.ID, 1_234_000)
-	items, _, err := s.ListRecharges(t.Context(), u.ID, billing.RechargePaid, paging.Page{Limit: 5})
+	items, _, err := s.Billing.ListRecharges(t.Context(), u.ID, billing.RechargePaid, paging.Page{Limit: 5})
 	must(t, "ListRecharges", err)
 	if len(items) != 1 || items[0].PaidAt == nil || items[0].Provider != "dummy" {
 		t.Fatalf("paid order: %+v", items)
@@ -225,7 +225,7 @@ func testPayRefusals(t *testing.T, s store.Store) {
 		t.Errorf("unknown order: %v", err)
 	}
 	checkLedger(t, s, u.ID, 0)
-	items, _, err := s.ListRecharges(t.Context(), u.ID, billing.RechargePending, paging.Page{Limit: 5})
+	items, _, err := s.Billing.ListRecharges(t.Context(), u.ID, billing.RechargePending, paging.Page{Limit: 5})
 	must(t, "ListRecharges", err)
 	if len(items) != 1 {
 		t.Fatalf("the refused payments changed the order: %+v", items)
@@ -247,17 +247,17 @@ func testListRecharges(t *testing.T, s store.Store) {
 		newRecharge(t, s, a.ID, 100, t0.Add(time.Duration(i)*time.Second))
 	}
 	last := newRecharge(t, s, b.ID, 100, t0)
-	items, total, err := s.ListRecharges(t.Context(), a.ID, "", paging.Page{Limit: 2})
+	items, total, err := s.Billing.ListRecharges(t.Context(), a.ID, "", paging.Page{Limit: 2})
 	must(t, "ListRecharges", err)
 	if total != 3 || len(items) != 2 || !items[0].CreatedAt.After(items[1].CreatedAt) {
 		t.Fatalf("page %+v total %d", items, total)
 	}
-	all, total, err := s.ListRecharges(t.Context(), "", "", paging.Page{Limit: 10})
+	all, total, err := s.Billing.ListRecharges(t.Context(), "", "", paging.Page{Limit: 10})
 	must(t, "ListRecharges all", err)
 	if total != 4 || len(all) != 4 {
 		t.Fatalf("all users: %d of %d", len(all), total)
 	}
-	got, _, _ := s.ListRecharges(t.Context(), b.ID, "", paging.Page{Limit: 10})
+	got, _, _ := s.Billing.ListRecharges(t.Context(), b.ID, "", paging.Page{Limit: 10})
 	if len(got) != 1 || got[0].OrderNo != last.OrderNo || got[0].AmountFen != 100 || got[0].Units != 100_000 {
 		t.Fatalf("b's orders: %+v", got)
 	}
@@ -269,7 +269,7 @@ func testListRecharges(t *testing.T, s store.Store) {
 func testRechargeByOrderNo(t *testing.T, s store.Store) {
 	u := createUser(t, s, newUser("byorder@example.com", "o", t0)).user
 	r := newRecharge(t, s, u.ID, 250, t0)
-	got, err := s.RechargeByOrderNo(t.Context(), r.OrderNo)
+	got, err := s.Billing.RechargeByOrderNo(t.Context(), r.OrderNo)
 	must(t, "RechargeByOrderNo", err)
 	if got.ID != r.ID || got.UserID != u.ID || got.AmountFen != 250 || got.Status != billing.RechargePending || got.PaidAt != nil {
 		t.Errorf("pending order: %+v", got)
@@ -277,12 +277,12 @@ func testRechargeByOrderNo(t *testing.T, s store.Store) {
 	if _, _, err := pay(s, t, r.OrderNo, 250); err != nil {
 		t.Fatal(err)
 	}
-	got, err = s.RechargeByOrderNo(t.Context(), r.OrderNo)
+	got, err = s.Billing.RechargeByOrderNo(t.Context(), r.OrderNo)
 	must(t, "RechargeByOrderNo", err)
 	if got.Status != billing.RechargePaid || got.PaidAt == nil || got.Provider != "dummy" {
 		t.Errorf("paid order: %+v", got)
 	}
-	if _, err := s.RechargeByOrderNo(t.Context(), "HG-none"); !errors.Is(err, billing.ErrOrderNotFound) {
+	if _, err := s.Billing.RechargeByOrderNo(t.Context(), "HG-none"); !errors.Is(err, billing.ErrOrderNotFound) {
 		t.Errorf("unknown order: %v, want ErrOrderNotFound", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"hostgate/internal/hosts"
 	"hostgate/internal/keyring"
 	"hostgate/internal/store"
 )
@@ -41,7 +42,7 @@ func allSealed(t *testing.T, s store.Store, kind string, limit int) []keyring.Se
 	var out []keyring.Sealed
 	after := ""
 	for {
-		vals, err := s.SealedValues(t.Context(), kind, after, limit)
+		vals, err := s.Reseal.SealedValues(t.Context(), kind, after, limit)
 		must(t, "SealedValues", err)
 		if len(vals) > limit {
 			t.Fatalf("SealedValues(limit %d): got %d values", limit, len(vals))
@@ -59,7 +60,7 @@ func testSealedValuesPaging(t *testing.T, s store.Store) {
 	// A deleted host's secret is still a sealed value to re-seal.
 	for id := range rows[keyring.SealedHostSecret] {
 		h, _ := hostNow(t, s, id)
-		must(t, "DeleteHost", s.DeleteHost(t.Context(), h.UserID, h.ID, t0, nil))
+		must(t, "DeleteHost", hosts.DeleteHost(t.Context(), s.Hosts, h.UserID, h.ID, t0, nil))
 		break
 	}
 	for kind, want := range rows {
@@ -92,7 +93,7 @@ func testReplaceSealedConditional(t *testing.T, s store.Store) {
 			}
 			rs = append(rs, keyring.Replacement{ID: id, Old: v, New: []byte("new " + id)})
 		}
-		n, err := s.ReplaceSealed(t.Context(), kind, rs)
+		n, err := s.Reseal.ReplaceSealed(t.Context(), kind, rs)
 		must(t, "ReplaceSealed", err)
 		if n != len(vals)-1 {
 			t.Errorf("%s: ReplaceSealed replaced %d, want %d", kind, n, len(vals)-1)
@@ -134,7 +135,7 @@ func testReplaceSealedRace(t *testing.T, s store.Store) {
 	counts := make([]int, n)
 	errs := race(n, func(i int) error {
 		var err error
-		counts[i], err = s.ReplaceSealed(t.Context(), keyring.SealedHostSecret,
+		counts[i], err = s.Reseal.ReplaceSealed(t.Context(), keyring.SealedHostSecret,
 			[]keyring.Replacement{{ID: id, Old: old, New: fmt.Appendf(nil, "racer %d", i)}})
 		return err
 	})
@@ -155,10 +156,10 @@ func testReplaceSealedRace(t *testing.T, s store.Store) {
 }
 
 func testSealedUnknownKind(t *testing.T, s store.Store) {
-	if _, err := s.SealedValues(t.Context(), "users; DROP TABLE users", "", 1); err == nil {
+	if _, err := s.Reseal.SealedValues(t.Context(), "users; DROP TABLE users", "", 1); err == nil {
 		t.Errorf("SealedValues of an unknown kind: got nil error, want one")
 	}
-	if _, err := s.ReplaceSealed(t.Context(), "nope", nil); err == nil {
+	if _, err := s.Reseal.ReplaceSealed(t.Context(), "nope", nil); err == nil {
 		t.Errorf("ReplaceSealed of an unknown kind: got nil error, want one")
 	}
 }

@@ -35,13 +35,13 @@ func upgradeEvent(at time.Time, kind string) hosts.Event {
 
 func startUpgrade(t *testing.T, s store.Store, u upgrades.Upgrade) {
 	t.Helper()
-	must(t, "StartUpgrade", s.StartUpgrade(t.Context(), u, u.RequestedAt.Add(-time.Hour),
+	must(t, "StartUpgrade", upgrades.StartUpgrade(t.Context(), s.Upgrades, u, u.RequestedAt.Add(-time.Hour),
 		upgradeEvent(u.RequestedAt, "upgrade.requested"), pushEntry(u.HostID)))
 }
 
 func eventKinds(t *testing.T, s store.Store, hostID string) []string {
 	t.Helper()
-	evs, err := s.ListEvents(t.Context(), hostID, 50)
+	evs, err := s.Hosts.ListEvents(t.Context(), hostID, 50)
 	must(t, "ListEvents", err)
 	var kinds []string
 	for i := len(evs) - 1; i >= 0; i-- {
@@ -53,13 +53,13 @@ func eventKinds(t *testing.T, s store.Store, hostID string) []string {
 func testStartAndAdvance(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	h := createHost(t, s, newHost(owner(t, s, "ann@example.com"), "web", t0))
-	if _, err := s.GetUpgrade(ctx, h.ID); !errors.Is(err, upgrades.ErrNotFound) {
+	if _, err := s.Upgrades.GetUpgrade(ctx, h.ID); !errors.Is(err, upgrades.ErrNotFound) {
 		t.Fatalf("GetUpgrade before any: %v", err)
 	}
 	u := newUpgrade(h.ID, "2.0.0", t0)
 	startUpgrade(t, s, u)
 	checkOneAudit(t, s, pushEntry(h.ID), t0)
-	got, err := s.GetUpgrade(ctx, h.ID)
+	got, err := s.Upgrades.GetUpgrade(ctx, h.ID)
 	must(t, "GetUpgrade", err)
 	checkTime(t, "requested_at", got.RequestedAt, t0)
 	if got.Version != "2.0.0" || got.FromVersion != "1.0.0" || got.State != agentproto.UpgradeRequested || got.RequestedBy != "adm" {
@@ -81,7 +81,7 @@ func testStartAndAdvance(t *testing.T, s store.Store) {
 	}
 	for i, st := range steps {
 		at := t0.Add(time.Duration(i+1) * time.Minute)
-		got, moved, err := s.AdvanceUpgrade(ctx, h.ID, st.version, st.to, "why "+string(st.to), at, upgradeEvent(at, "upgrade."+string(st.to)))
+		got, moved, err := upgrades.AdvanceUpgrade(ctx, s.Upgrades, h.ID, st.version, st.to, "why "+string(st.to), at, upgradeEvent(at, "upgrade."+string(st.to)))
 		must(t, "AdvanceUpgrade", err)
 		if moved != st.moved || got.State != st.want {
 			t.Fatalf("step %d to %s: moved %v state %s, want %v %s", i, st.to, moved, got.State, st.moved, st.want)
@@ -93,7 +93,7 @@ func testStartAndAdvance(t *testing.T, s store.Store) {
 			}
 		}
 	}
-	if _, _, err := s.AdvanceUpgrade(ctx, h.ID, "3.0.0", agentproto.UpgradeDone, "", t0, upgradeEvent(t0, "x")); !errors.Is(err, upgrades.ErrNotFound) {
+	if _, _, err := upgrades.AdvanceUpgrade(ctx, s.Upgrades, h.ID, "3.0.0", agentproto.UpgradeDone, "", t0, upgradeEvent(t0, "x")); !errors.Is(err, upgrades.ErrNotFound) {
 		t.Fatalf("advance another version: %v", err)
 	}
 	want := []string{"upgrade.requested", "upgrade.downloading", "upgrade.restarting", "upgrade.rolled_back"}
@@ -104,7 +104,7 @@ func testStartAndAdvance(t *testing.T, s store.Store) {
 	// A finished upgrade is replaced by the next push.
 	next := newUpgrade(h.ID, "2.0.1", t0.Add(time.Hour))
 	startUpgrade(t, s, next)
-	got, err = s.GetUpgrade(ctx, h.ID)
+	got, err = s.Upgrades.GetUpgrade(ctx, h.ID)
 	must(t, "GetUpgrade", err)
 	if got.Version != "2.0.1" || got.State != agentproto.UpgradeRequested || got.Reason != "" {
 		t.Fatalf("replaced upgrade %+v", got)
@@ -114,7 +114,7 @@ func testStartAndAdvance(t *testing.T, s store.Store) {
 func testStartRefusals(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	u := newUpgrade(newID(), "2.0.0", t0)
-	if err := s.StartUpgrade(ctx, u, t0, upgradeEvent(t0, "upgrade.requested"), pushEntry(u.HostID)); !errors.Is(err, hosts.ErrNotFound) {
+	if err := upgrades.StartUpgrade(ctx, s.Upgrades, u, t0, upgradeEvent(t0, "upgrade.requested"), pushEntry(u.HostID)); !errors.Is(err, hosts.ErrNotFound) {
 		t.Fatalf("start on an unknown host: %v", err)
 	}
 	checkNoAudit(t, s)
@@ -122,23 +122,23 @@ func testStartRefusals(t *testing.T, s store.Store) {
 	h := createHost(t, s, newHost(owner(t, s, "ann@example.com"), "web", t0))
 	startUpgrade(t, s, newUpgrade(h.ID, "2.0.0", t0))
 	again := newUpgrade(h.ID, "2.0.1", t0.Add(time.Minute))
-	err := s.StartUpgrade(ctx, again, t0.Add(-time.Minute), upgradeEvent(t0, "upgrade.requested"), pushEntry(h.ID))
+	err := upgrades.StartUpgrade(ctx, s.Upgrades, again, t0.Add(-time.Minute), upgradeEvent(t0, "upgrade.requested"), pushEntry(h.ID))
 	if !errors.Is(err, upgrades.ErrInProgress) {
 		t.Fatalf("start while one runs: %v", err)
 	}
-	got, _ := s.GetUpgrade(ctx, h.ID)
+	got, _ := s.Upgrades.GetUpgrade(ctx, h.ID)
 	if got.Version != "2.0.0" {
 		t.Fatalf("the running upgrade was replaced: %+v", got)
 	}
 	checkOneAudit(t, s, pushEntry(h.ID), t0)
 
 	// An upgrade that stopped moving before busySince may be replaced.
-	must(t, "StartUpgrade over an abandoned one", s.StartUpgrade(ctx, again, t0.Add(time.Second),
+	must(t, "StartUpgrade over an abandoned one", upgrades.StartUpgrade(ctx, s.Upgrades, again, t0.Add(time.Second),
 		upgradeEvent(t0, "upgrade.requested"), pushEntry(h.ID)))
 
-	must(t, "DeleteHost", s.DeleteHost(ctx, "", h.ID, t0, nil))
+	must(t, "DeleteHost", hosts.DeleteHost(ctx, s.Hosts, "", h.ID, t0, nil))
 	late := newUpgrade(h.ID, "2.0.2", t0.Add(time.Hour))
-	if err := s.StartUpgrade(ctx, late, late.RequestedAt, upgradeEvent(t0, "upgrade.requested"), pushEntry(h.ID)); !errors.Is(err, hosts.ErrNotFound) {
+	if err := upgrades.StartUpgrade(ctx, s.Upgrades, late, late.RequestedAt, upgradeEvent(t0, "upgrade.requested"), pushEntry(h.ID)); !errors.Is(err, hosts.ErrNotFound) {
 		t.Fatalf("start on a deleted host: %v", err)
 	}
 }
@@ -151,7 +151,7 @@ func testStartRace(t *testing.T, s store.Store) {
 	for i := range n {
 		wg.Go(func() {
 			u := newUpgrade(h.ID, "2.0.0", t0)
-			errs[i] = s.StartUpgrade(t.Context(), u, t0.Add(-time.Hour), upgradeEvent(t0, "upgrade.requested"), pushEntry(h.ID))
+			errs[i] = upgrades.StartUpgrade(t.Context(), s.Upgrades, u, t0.Add(-time.Hour), upgradeEvent(t0, "upgrade.requested"), pushEntry(h.ID))
 		})
 	}
 	wg.Wait()
@@ -179,10 +179,10 @@ func testStaleUpgrades(t *testing.T, s store.Store) {
 	startUpgrade(t, s, newUpgrade(old.ID, "2.0.0", t0))
 	startUpgrade(t, s, newUpgrade(fresh.ID, "2.0.0", t0.Add(time.Hour)))
 	startUpgrade(t, s, newUpgrade(finished.ID, "2.0.0", t0))
-	_, _, err := s.AdvanceUpgrade(ctx, finished.ID, "2.0.0", agentproto.UpgradeDone, "", t0, upgradeEvent(t0, "upgrade.done"))
+	_, _, err := upgrades.AdvanceUpgrade(ctx, s.Upgrades, finished.ID, "2.0.0", agentproto.UpgradeDone, "", t0, upgradeEvent(t0, "upgrade.done"))
 	must(t, "AdvanceUpgrade", err)
 
-	stale, err := s.StaleUpgrades(ctx, t0.Add(30*time.Minute), 10)
+	stale, err := s.Upgrades.StaleUpgrades(ctx, t0.Add(30*time.Minute), 10)
 	must(t, "StaleUpgrades", err)
 	if len(stale) != 1 || stale[0].HostID != old.ID {
 		t.Fatalf("stale %+v, want only the old unfinished one", stale)
