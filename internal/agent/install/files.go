@@ -11,42 +11,19 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf16"
+
+	"hostgate/internal/agentproto"
 )
 
 // Portable helpers of the System implementations, kept here so that they
 // are tested on every platform.
 
-// writeFileAtomic replaces path with data: a temporary file (mode 0600) in
-// the same directory, prepared by prepare (e.g. to set its ACL before any
-// byte is written), written, synced and renamed over path.
+// writeFileAtomic replaces path with data as agentproto.WriteFileAtomic
+// does: a temporary file (mode 0600) in the same directory, prepared by
+// prepare (e.g. to set its ACL before any byte is written), written,
+// synced and renamed over path.
 func writeFileAtomic(path string, data []byte, prepare func(tmp string) error) error {
-	dir, name := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+name+".*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // no-op after the rename
-	err = f.Chmod(0o600)
-	if err == nil && prepare != nil {
-		err = prepare(tmp)
-	}
-	if err == nil {
-		_, err = f.Write(data)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return agentproto.WriteFileAtomic(path, data, prepare)
 }
 
 // copyFile installs src at dst through a temporary file and a rename.
