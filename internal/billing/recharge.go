@@ -182,9 +182,15 @@ func (s *Service) RefundRecharge(ctx context.Context, actor audit.Actor, id, rea
 	case errors.Is(err, ErrOrderNotFound):
 		return Recharge{}, 0, apperr.NotFound("recharge")
 	case errors.Is(err, ErrNotRefundable):
-		return Recharge{}, 0, apperr.New("not_refundable", "only a paid order can be refunded, once")
+		return Recharge{}, 0, apperr.New(CodeNotRefundable, "only a paid order can be refunded, once")
 	case errors.Is(err, ErrInsufficient):
-		return Recharge{}, 0, apperr.New("refund_exceeds_balance", "the balance no longer covers what the order credited")
+		return Recharge{}, 0, apperr.New(CodeRefundExceedsBalance, "the balance no longer covers what the order credited")
 	}
 	return r, after, err
 }
+
+// Error codes of a refund.
+const (
+	CodeNotRefundable        = "not_refundable"
+	CodeRefundExceedsBalance = "refund_exceeds_balance"
+)

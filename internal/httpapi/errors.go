@@ -12,64 +12,78 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"hostgate/internal/accounts"
+	"hostgate/internal/admin"
+	"hostgate/internal/agentproto"
 	"hostgate/internal/apperr"
+	"hostgate/internal/billing"
 	"hostgate/internal/deliveries"
+	"hostgate/internal/dispatch"
+	"hostgate/internal/hosts"
+	"hostgate/internal/installer"
+	"hostgate/internal/l1config"
 	"hostgate/internal/operations"
+	"hostgate/internal/passwords"
+	"hostgate/internal/terminals"
+	"hostgate/internal/upgrades"
+	"hostgate/internal/versions"
 )
 
-// statusByCode is the only place an error code becomes an HTTP status.
+// statusByCode is the only place an error code becomes an HTTP status,
+// keyed by the constants of the domains that own the codes; the string
+// literals left are the transport's own codes and the payment provider's.
 // A code missing here is a bug: it answers 500 and a test lists them all.
 var statusByCode = withOperationFailures(map[string]int{
-	apperr.CodeInvalidBody:   400,
-	apperr.CodeInvalidID:     400,
-	apperr.CodeInvalidQuery:  400,
-	"invalid_name":           400,
-	"name_too_long":          400,
-	"invalid_port":           400,
-	"invalid_email":          400,
-	"invalid_username":       400,
-	"invalid_role":           400,
-	"weak_password":          400,
-	"version_required":       400,
-	"invalid_version":        400,
-	"invalid_bid":            400,
-	"invalid_secret_key":     400,
-	"invalid_url":            400,
-	"url_not_allowed":        400,
-	"invalid_webhook_format": 400,
+	apperr.CodeInvalidBody:        400,
+	apperr.CodeInvalidID:          400,
+	apperr.CodeInvalidQuery:       400,
+	hosts.CodeInvalidName:         400,
+	hosts.CodeNameTooLong:         400,
+	hosts.CodeInvalidPort:         400,
+	accounts.CodeInvalidEmail:     400,
+	admin.CodeInvalidUsername:     400,
+	admin.CodeInvalidRole:         400,
+	passwords.CodeWeakPassword:    400,
+	versions.CodeVersionRequired:  400,
+	versions.CodeInvalidVersion:   400,
+	l1config.CodeInvalidBID:       400,
+	l1config.CodeInvalidSecretKey: 400,
+	l1config.CodeInvalidURL:       400,
+	l1config.CodeURLNotAllowed:    400,
+	l1config.CodeInvalidFormat:    400,
 
-	apperr.CodeUnauthorized: 401,
-	apperr.CodeInvalidToken: 401,
-	"invalid_ticket":        401,
-	apperr.CodeInvalidCreds: 401,
-	"missing_agent_token":   401,
+	apperr.CodeUnauthorized:     401,
+	apperr.CodeInvalidToken:     401,
+	terminals.CodeInvalidTicket: 401,
+	apperr.CodeInvalidCreds:     401,
+	"missing_agent_token":       401,
 
-	"insufficient_balance": 402,
+	billing.CodeInsufficientBalance: 402,
 
-	apperr.CodeForbidden: 403,
-	"host_banned":        403,
-	"step_up_required":   403,
-	"account_suspended":  403,
+	apperr.CodeForbidden:          403,
+	hosts.CodeHostBanned:          403,
+	admin.CodeStepUpRequired:      403,
+	accounts.CodeAccountSuspended: 403,
 
 	apperr.CodeNotFound:            404,
-	"version_not_found":            404,
+	versions.CodeVersionNotFound:   404,
 	operations.CodeGameDirNotFound: 404,
 
 	"method_not_allowed": 405,
 
-	apperr.CodeConflict:            409,
-	"email_taken":                  409,
-	"username_taken":               409,
-	"host_offline":                 409,
-	"version_yanked":               409,
-	"version_exists":               409,
-	"bid_collision":                409,
-	"upgrade_in_progress":          409,
-	"version_unsupported":          409,
-	deliveries.CodeDeliveryNotDead: 409,
-	"agent_upgrade_required":       409,
+	apperr.CodeConflict:                409,
+	accounts.CodeEmailTaken:            409,
+	admin.CodeUsernameTaken:            409,
+	dispatch.CodeHostOffline:           409,
+	versions.CodeVersionYanked:         409,
+	versions.CodeVersionExists:         409,
+	hosts.CodeBIDCollision:             409,
+	upgrades.CodeInProgress:            409,
+	upgrades.CodeUnsupported:           409,
+	deliveries.CodeDeliveryNotDead:     409,
+	terminals.CodeAgentUpgradeRequired: 409,
 
-	"terminal_ended": 410,
+	terminals.CodeTerminalEnded: 410,
 
 	"precondition_failed": 412,
 
@@ -81,23 +95,23 @@ var statusByCode = withOperationFailures(map[string]int{
 	apperr.CodeAccountLocked: 423,
 	apperr.CodeRateLimited:   429,
 
-	apperr.CodeInternal:      500,
-	"not_implemented":        501,
-	"unsupported_control":    501,
-	"agent_error":            502,
-	apperr.CodeUnavailable:   503,
-	"terminal_busy":          503,
-	"exe_unavailable":        503,
-	"exe_not_configured":     503,
-	"payment_not_configured": 503,
-	"invalid_signature":      400,
-	"payment_not_successful": 400,
-	"amount_mismatch":        400,
-	"order_not_found":        404,
-	"order_not_payable":      409,
-	"not_refundable":         409,
-	"refund_exceeds_balance": 409,
-	"agent_timeout":          504,
+	apperr.CodeInternal:               500,
+	agentproto.CodeNotImplemented:     501,
+	agentproto.CodeUnsupportedControl: 501,
+	operations.CodeAgentError:         502,
+	apperr.CodeUnavailable:            503,
+	terminals.CodeTerminalBusy:        503,
+	installer.CodeExeUnavailable:      503,
+	installer.CodeExeNotConfigured:    503,
+	"payment_not_configured":          503,
+	"invalid_signature":               400,
+	"payment_not_successful":          400,
+	"amount_mismatch":                 400,
+	"order_not_found":                 404,
+	"order_not_payable":               409,
+	billing.CodeNotRefundable:         409,
+	billing.CodeRefundExceedsBalance:  409,
+	dispatch.CodeAgentTimeout:         504,
 })
 
 // withOperationFailures adds to statuses the codes package operations

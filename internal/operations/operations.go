@@ -111,6 +111,10 @@ func messageOf(err error) string {
 	return err.Error()
 }
 
+// CodeAgentError: the agent answered a call it should always carry out
+// (a ping) with an error.
+const CodeAgentError = "agent_error"
+
 // pingTimeout bounds a ping's round trip.
 const pingTimeout = 10 * time.Second
 
@@ -143,7 +147,7 @@ func (s *Service) Ping(ctx context.Context, userID, apiKeyID, hostID string) (Po
 		return Pong{}, err
 	}
 	if !resp.OK || resp.Error != nil {
-		return Pong{}, apperr.New("agent_error", "the agent refused the ping")
+		return Pong{}, apperr.New(CodeAgentError, "the agent refused the ping")
 	}
 	var pong agentproto.Pong
 	_ = json.Unmarshal(resp.Result, &pong)
