@@ -12,7 +12,13 @@ import (
 	"hostgate/internal/apikeys"
 )
 
-var _ apikeys.Store = (*DB)(nil)
+// APIKeys is the client API keys' storage, on the shared core.
+type APIKeys struct{ d *DB }
+
+var _ apikeys.Store = APIKeys{}
+
+// APIKeys returns the client API keys' storage.
+func (d *DB) APIKeys() apikeys.Store { return APIKeys{d} }
 
 // keyCols are the stored columns of apikeys.Key, in scanKey's order.
 // Prefix is not stored: the service derives it from the id.
@@ -26,7 +32,8 @@ func scanKey(r rowScanner) (apikeys.Key, error) {
 
 // CreateKey stores k with the hash of its secret. LastUsedAt is stored
 // as given (normally nil).
-func (d *DB) CreateKey(ctx context.Context, k apikeys.Key, secretHash []byte) error {
+func (s APIKeys) CreateKey(ctx context.Context, k apikeys.Key, secretHash []byte) error {
+	d := s.d
 	_, err := d.write.ExecContext(ctx,
 		`INSERT INTO api_keys (`+keyCols+`, secret_hash) VALUES ($1, $2, $3, $4, $5, $6)`,
 		k.ID, k.UserID, k.Name, d.nullTimeArg(k.LastUsedAt), d.timeArg(k.CreatedAt), secretHash)
@@ -37,7 +44,8 @@ func (d *DB) CreateKey(ctx context.Context, k apikeys.Key, secretHash []byte) er
 }
 
 // ListKeys returns the owner's undeleted keys, newest first.
-func (d *DB) ListKeys(ctx context.Context, owner string) ([]apikeys.Key, error) {
+func (s APIKeys) ListKeys(ctx context.Context, owner string) ([]apikeys.Key, error) {
+	d := s.d
 	rows, err := d.read.QueryContext(ctx,
 		`SELECT `+keyCols+` FROM api_keys WHERE user_id = $1 AND deleted_at IS NULL
 		 ORDER BY created_at DESC, id DESC`, owner)
@@ -52,7 +60,8 @@ func (d *DB) ListKeys(ctx context.Context, owner string) ([]apikeys.Key, error) 
 }
 
 // DeleteKey soft-deletes the owner's undeleted key; ErrNotFound.
-func (d *DB) DeleteKey(ctx context.Context, owner, id string, now time.Time) error {
+func (s APIKeys) DeleteKey(ctx context.Context, owner, id string, now time.Time) error {
+	d := s.d
 	res, err := d.write.ExecContext(ctx,
 		`UPDATE api_keys SET deleted_at = $1 WHERE id = $2 AND user_id = $3 AND deleted_at IS NULL`,
 		d.timeArg(now), id, owner)
@@ -67,7 +76,8 @@ const keyForAuth = `SELECT k.user_id, k.secret_hash FROM api_keys k JOIN users u
 
 // KeyForAuth returns the owner and secret hash of an undeleted key whose
 // owner is active, read together in one statement; ErrNotFound otherwise.
-func (d *DB) KeyForAuth(ctx context.Context, id string) (string, []byte, error) {
+func (s APIKeys) KeyForAuth(ctx context.Context, id string) (string, []byte, error) {
+	d := s.d
 	var userID string
 	var hash []byte
 	err := d.readRow(ctx, keyForAuth, id, string(accounts.StatusActive)).Scan(&userID, &hash)
@@ -84,7 +94,8 @@ func (d *DB) KeyForAuth(ctx context.Context, id string) (string, []byte, error) 
 // times, never back, in one transaction. Unknown and deleted keys are
 // skipped. Keys are updated in id order, so that hub instances flushing
 // overlapping batches lock rows in the same order and cannot deadlock.
-func (d *DB) TouchKeys(ctx context.Context, used map[string]time.Time) error {
+func (s APIKeys) TouchKeys(ctx context.Context, used map[string]time.Time) error {
+	d := s.d
 	if len(used) == 0 {
 		return nil
 	}
