@@ -10,7 +10,13 @@ import (
 	"hostgate/internal/paging"
 )
 
-var _ audit.Store = (*DB)(nil)
+// Audit is the audit log's storage, on the shared core.
+type Audit struct{ d *DB }
+
+var _ audit.Store = Audit{}
+
+// Audit returns the audit log's storage.
+func (d *DB) Audit() audit.Store { return Audit{d} }
 
 const auditCols = "id, admin_id, admin_role, action, target_type, target_id, request_id, client_ip, detail, created_at"
 
@@ -39,10 +45,13 @@ func withAuditDefaults(e audit.Entry, now time.Time) audit.Entry {
 }
 
 // AppendAudit writes e on its own, filling its ID and CreatedAt when zero.
-func (d *DB) AppendAudit(ctx context.Context, e audit.Entry) error {
+func (s Audit) AppendAudit(ctx context.Context, e audit.Entry) error {
+	d := s.d
 	return d.insertAudit(ctx, d.write, withAuditDefaults(e, time.Now()))
 }
 
+// insertAudit writes e through q. It stays on the core: Audit and every
+// unit of work (tx.AppendAudit) write through it.
 func (d *DB) insertAudit(ctx context.Context, q queryer, e audit.Entry) error {
 	var detail any // NULL when there is none
 	if len(e.Detail) > 0 {
@@ -60,7 +69,8 @@ func (d *DB) insertAudit(ctx context.Context, q queryer, e audit.Entry) error {
 
 // ListAudit returns matching entries, newest first, and the count of all
 // matches, both from one snapshot.
-func (d *DB) ListAudit(ctx context.Context, f audit.Filter, p paging.Page) ([]audit.Entry, int, error) {
+func (s Audit) ListAudit(ctx context.Context, f audit.Filter, p paging.Page) ([]audit.Entry, int, error) {
+	d := s.d
 	return listPage(ctx, d, "audit", auditCols, "audit_logs", auditWhere(f), "created_at DESC, id DESC", p, scanAudit)
 }
 
