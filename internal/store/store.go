@@ -65,7 +65,7 @@ type Store struct {
 // New returns the store over db, which it owns: Close closes it.
 func New(db *sqldb.DB) Store {
 	return Store{
-		Accounts: db.Accounts(), Admins: db.Admins(), APIKeys: db.APIKeys(), Audit: db.Audit(), Billing: db.Billing(), Deliveries: db,
+		Accounts: db.Accounts(), Admins: db.Admins(), APIKeys: db.APIKeys(), Audit: db.Audit(), Billing: db.Billing(), Deliveries: db.Deliveries(),
 		Hosts: db.Hosts(), Keys: db, Reseal: db, L1Config: db.L1Config(), L1Gate: db, Lockout: db,
 		Upgrades: db.Upgrades(), Versions: db.Versions(), db: db,
 	}

@@ -12,7 +12,13 @@ import (
 	"hostgate/internal/hosts"
 )
 
-var _ deliveries.Store = (*DB)(nil)
+// Deliveries is the webhook delivery queue's storage, on the shared core.
+type Deliveries struct{ d *DB }
+
+var _ deliveries.Store = Deliveries{}
+
+// Deliveries returns the webhook delivery queue's storage.
+func (d *DB) Deliveries() deliveries.Store { return Deliveries{d} }
 
 const deliveryCols = `seq, id, host_id, user_id, event_type, format, status, attempts, target_url, http_status,
 	last_error, payload, secrets_sealed, next_attempt_at, lease_owner, lease_until, created_at, delivered_at`
@@ -39,7 +45,8 @@ func scanDelivery(r rowScanner) (deliveries.Delivery, error) {
 }
 
 // CountUnfinishedDeliveries implements deliveries.Store: the queue depth.
-func (d *DB) CountUnfinishedDeliveries(ctx context.Context) (int64, error) {
+func (s Deliveries) CountUnfinishedDeliveries(ctx context.Context) (int64, error) {
+	d := s.d
 	var n int64
 	err := d.read.QueryRowContext(ctx, `SELECT count(*) FROM webhook_deliveries WHERE status IN `+unfinished).Scan(&n)
 	return n, err
@@ -47,12 +54,14 @@ func (d *DB) CountUnfinishedDeliveries(ctx context.Context) (int64, error) {
 
 // EnqueueDelivery implements deliveries.Store: insertDelivery in a
 // transaction of its own.
-func (d *DB) EnqueueDelivery(ctx context.Context, del deliveries.Delivery) error {
+func (s Deliveries) EnqueueDelivery(ctx context.Context, del deliveries.Delivery) error {
+	d := s.d
 	return d.withTx(ctx, func(tx *sql.Tx) error { return d.insertDelivery(ctx, tx, del) })
 }
 
 // insertDelivery queues del inside tx, the transaction that wrote the L1
-// change it reports; the store assigns seq. A delivery without a target is
+// change it reports; the store assigns seq. It stays on the core: L1Config's
+// unit of work queues through it too. A delivery without a target is
 // stored as skipped_no_url. The host must exist: hosts.ErrNotFound.
 //
 // It locks the host's row first (PostgreSQL; SQLite's single writer needs
@@ -93,7 +102,8 @@ func (d *DB) insertDelivery(ctx context.Context, tx *sql.Tx, del deliveries.Deli
 // condition is checked again on the locked row: a row another instance has
 // just leased is left alone. On SQLite the single writer runs the
 // statement alone.
-func (d *DB) ClaimDue(ctx context.Context, owner string, now time.Time, lease time.Duration, limit int) ([]deliveries.Delivery, error) {
+func (s Deliveries) ClaimDue(ctx context.Context, owner string, now time.Time, lease time.Duration, limit int) ([]deliveries.Delivery, error) {
+	d := s.d
 	lock := ""
 	if d.dialect.RowLocks {
 		lock = " FOR UPDATE SKIP LOCKED"
@@ -123,7 +133,8 @@ func (d *DB) ClaimDue(ctx context.Context, owner string, now time.Time, lease ti
 // FinishDelivery implements deliveries.Store. The lease must still be the
 // owner's and live at r.At: a lease that expired may already have been
 // taken over, and the new owner's attempt is the one that counts.
-func (d *DB) FinishDelivery(ctx context.Context, id, owner string, r deliveries.Result) error {
+func (s Deliveries) FinishDelivery(ctx context.Context, id, owner string, r deliveries.Result) error {
+	d := s.d
 	var httpStatus any
 	if r.HTTPStatus != 0 {
 		httpStatus = int64(r.HTTPStatus)
@@ -150,7 +161,8 @@ func (d *DB) FinishDelivery(ctx context.Context, id, owner string, r deliveries.
 }
 
 // ListDeliveries implements deliveries.Store.
-func (d *DB) ListDeliveries(ctx context.Context, hostID string, limit int) ([]deliveries.Delivery, error) {
+func (s Deliveries) ListDeliveries(ctx context.Context, hostID string, limit int) ([]deliveries.Delivery, error) {
+	d := s.d
 	if limit <= 0 {
 		limit = deliveries.DefaultLimit
 	}
@@ -167,7 +179,8 @@ func (d *DB) ListDeliveries(ctx context.Context, hostID string, limit int) ([]de
 }
 
 // RetryDelivery implements deliveries.Store.
-func (d *DB) RetryDelivery(ctx context.Context, hostID, id string, now time.Time) (deliveries.Delivery, error) {
+func (s Deliveries) RetryDelivery(ctx context.Context, hostID, id string, now time.Time) (deliveries.Delivery, error) {
+	d := s.d
 	var del deliveries.Delivery
 	err := d.withTx(ctx, func(tx *sql.Tx) error {
 		var err error
