@@ -8,13 +8,20 @@ import (
 	"hostgate/internal/keyring"
 )
 
-var _ keyring.Store = (*DB)(nil)
+// Keys is the server keys' storage, on the shared core.
+type Keys struct{ d *DB }
+
+var _ keyring.Store = Keys{}
+
+// Keys returns the server keys' storage.
+func (d *DB) Keys() keyring.Store { return Keys{d} }
 
 // ServerKey returns the key stored under name, storing candidate first
 // when there is none. Insert-if-absent then read, rather than read then
 // insert, so that racing callers (other hub instances included) all read
 // the one row the first insert stored.
-func (d *DB) ServerKey(ctx context.Context, name string, candidate []byte) ([]byte, error) {
+func (s Keys) ServerKey(ctx context.Context, name string, candidate []byte) ([]byte, error) {
+	d := s.d
 	var key []byte
 	err := d.withTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx,

@@ -8,7 +8,14 @@ import (
 	"hostgate/internal/keyring"
 )
 
-var _ keyring.ResealStore = (*DB)(nil)
+// Reseal is the storage of the sealed values, read and replaced when the
+// server key is rotated, on the shared core.
+type Reseal struct{ d *DB }
+
+var _ keyring.ResealStore = Reseal{}
+
+// Reseal returns the sealed values' storage for re-sealing.
+func (d *DB) Reseal() keyring.ResealStore { return Reseal{d} }
 
 // sealedColumns are, by kind, the table and column of each sealed value;
 // the row's id is its aad.
@@ -27,7 +34,8 @@ func sealedColumn(kind string) (table, column string, err error) {
 
 // SealedValues implements keyring.ResealStore: every row, deleted hosts
 // and finished deliveries included.
-func (d *DB) SealedValues(ctx context.Context, kind, after string, limit int) ([]keyring.Sealed, error) {
+func (s Reseal) SealedValues(ctx context.Context, kind, after string, limit int) ([]keyring.Sealed, error) {
+	d := s.d
 	table, column, err := sealedColumn(kind)
 	if err != nil {
 		return nil, err
@@ -51,7 +59,8 @@ func (d *DB) SealedValues(ctx context.Context, kind, after string, limit int) ([
 // ReplaceSealed implements keyring.ResealStore. Each update is
 // conditional on the value read, so a row a serving hub rewrote meanwhile
 // keeps the hub's value.
-func (d *DB) ReplaceSealed(ctx context.Context, kind string, rs []keyring.Replacement) (int, error) {
+func (s Reseal) ReplaceSealed(ctx context.Context, kind string, rs []keyring.Replacement) (int, error) {
+	d := s.d
 	table, column, err := sealedColumn(kind)
 	if err != nil {
 		return 0, err
