@@ -10,11 +10,18 @@ import (
 	"hostgate/internal/l1gate"
 )
 
-var _ l1gate.Store = (*DB)(nil)
+// L1Gate is the L1 gate's storage (hosts by bid, nonces), on the shared core.
+type L1Gate struct{ d *DB }
+
+var _ l1gate.Store = L1Gate{}
+
+// L1Gate returns the L1 gate's storage (hosts by bid, nonces).
+func (d *DB) L1Gate() l1gate.Store { return L1Gate{d} }
 
 // HostsByBID returns every undeleted host with bid, of any user, with its
 // owner's state and sealed secret, oldest first.
-func (d *DB) HostsByBID(ctx context.Context, bid int64) ([]l1gate.Candidate, error) {
+func (s L1Gate) HostsByBID(ctx context.Context, bid int64) ([]l1gate.Candidate, error) {
+	d := s.d
 	rows, err := d.read.QueryContext(ctx,
 		`SELECT h.id, h.user_id, h.status, u.status, h.secret_sealed
 		 FROM hosts h JOIN users u ON u.id = h.user_id
@@ -47,7 +54,8 @@ const addNonce = `INSERT INTO l1_nonces (scope, nonce, expires_at) VALUES ($1, $
 
 // AddNonce records nonce under scope until until and reports whether it
 // was absent, or expired, as of now.
-func (d *DB) AddNonce(ctx context.Context, scope, nonce string, now, until time.Time) (bool, error) {
+func (s L1Gate) AddNonce(ctx context.Context, scope, nonce string, now, until time.Time) (bool, error) {
+	d := s.d
 	var one int
 	err := d.write.QueryRowContext(ctx, addNonce, scope, nonce, d.timeArg(until), d.timeArg(now)).Scan(&one)
 	switch {
@@ -60,7 +68,8 @@ func (d *DB) AddNonce(ctx context.Context, scope, nonce string, now, until time.
 }
 
 // PruneNonces deletes at most limit nonces expired at now, oldest first.
-func (d *DB) PruneNonces(ctx context.Context, now time.Time, limit int) (int, error) {
+func (s L1Gate) PruneNonces(ctx context.Context, now time.Time, limit int) (int, error) {
+	d := s.d
 	res, err := d.write.ExecContext(ctx,
 		`DELETE FROM l1_nonces WHERE (scope, nonce) IN (
 			SELECT scope, nonce FROM l1_nonces WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2)`,
