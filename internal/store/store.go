@@ -66,7 +66,7 @@ type Store struct {
 func New(db *sqldb.DB) Store {
 	return Store{
 		Accounts: db.Accounts(), Admins: db.Admins(), APIKeys: db.APIKeys(), Audit: db.Audit(), Billing: db.Billing(), Deliveries: db.Deliveries(),
-		Hosts: db.Hosts(), Keys: db.Keys(), Reseal: db.Reseal(), L1Config: db.L1Config(), L1Gate: db.L1Gate(), Lockout: db,
+		Hosts: db.Hosts(), Keys: db.Keys(), Reseal: db.Reseal(), L1Config: db.L1Config(), L1Gate: db.L1Gate(), Lockout: db.Lockout(),
 		Upgrades: db.Upgrades(), Versions: db.Versions(), db: db,
 	}
 }

@@ -9,11 +9,18 @@ import (
 	"hostgate/internal/lockout"
 )
 
-var _ lockout.Store = (*DB)(nil)
+// Lockout is the login lockouts' storage, on the shared core.
+type Lockout struct{ d *DB }
+
+var _ lockout.Store = Lockout{}
+
+// Lockout returns the login lockouts' storage.
+func (d *DB) Lockout() lockout.Store { return Lockout{d} }
 
 // LoginLockedUntil returns when the name's lock ends; zero when there is
 // no row or no lock.
-func (d *DB) LoginLockedUntil(ctx context.Context, kind, name string) (time.Time, error) {
+func (s Lockout) LoginLockedUntil(ctx context.Context, kind, name string) (time.Time, error) {
+	d := s.d
 	var until *time.Time
 	err := d.read.QueryRowContext(ctx,
 		`SELECT locked_until FROM login_lockouts WHERE kind = $1 AND name_hash = $2`,
@@ -48,7 +55,8 @@ ON CONFLICT (kind, name_hash) DO UPDATE SET
 
 // RecordLoginFailure counts a failure at now in one statement, so
 // concurrent failures of one name on any number of instances all count.
-func (d *DB) RecordLoginFailure(ctx context.Context, kind, name string, now time.Time, p lockout.Policy) error {
+func (s Lockout) RecordLoginFailure(ctx context.Context, kind, name string, now time.Time, p lockout.Policy) error {
+	d := s.d
 	lockEnd := d.timeArg(now.Add(p.LockFor))
 	first, firstLock := int64(1), any(nil)
 	if p.Threshold <= 1 {
@@ -63,7 +71,8 @@ func (d *DB) RecordLoginFailure(ctx context.Context, kind, name string, now time
 }
 
 // ClearLoginFailures deletes the name's row unless it is locked at now.
-func (d *DB) ClearLoginFailures(ctx context.Context, kind, name string, now time.Time) error {
+func (s Lockout) ClearLoginFailures(ctx context.Context, kind, name string, now time.Time) error {
+	d := s.d
 	_, err := d.write.ExecContext(ctx,
 		`DELETE FROM login_lockouts WHERE kind = $1 AND name_hash = $2
 		 AND (locked_until IS NULL OR locked_until <= $3)`,
@@ -76,7 +85,8 @@ func (d *DB) ClearLoginFailures(ctx context.Context, kind, name string, now time
 
 // PruneLoginLockouts deletes the rows of kind whose window began before
 // windowsFrom and whose lock, if any, has ended by now.
-func (d *DB) PruneLoginLockouts(ctx context.Context, kind string, windowsFrom, now time.Time) error {
+func (s Lockout) PruneLoginLockouts(ctx context.Context, kind string, windowsFrom, now time.Time) error {
+	d := s.d
 	_, err := d.write.ExecContext(ctx,
 		`DELETE FROM login_lockouts WHERE kind = $1 AND window_start < $2
 		 AND (locked_until IS NULL OR locked_until <= $3)`,
