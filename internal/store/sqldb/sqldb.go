@@ -50,7 +50,10 @@ type Dialect struct {
 // SQL comparisons and ORDER BY on the text are chronological.
 const TimeFormat = "2006-01-02T15:04:05.000000Z"
 
-// DB is the store over one database. It is safe for concurrent use.
+// DB is the shared core over one database: its pools, dialect, prepared
+// statements and unit of work. Each domain's storage is a small type over
+// it (Accounts, APIKeys, …), returned by the method of that name; DB
+// itself implements no domain's interface. It is safe for concurrent use.
 type DB struct {
 	dialect Dialect
 	// write runs transactions and every statement that writes; read runs
