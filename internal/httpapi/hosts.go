@@ -289,12 +289,8 @@ type rotatedHostOut struct {
 
 func (s *Server) userRotateSecret(ctx context.Context, in *HostIDParam) (*rotatedHostOut, error) {
 	owner := userOf(ctx).UserID
-	c, err := s.cfg.Hosts.RotateSecret(ctx, owner, in.ID,
+	h, c, err := s.cfg.Hosts.RotateSecretView(ctx, owner, in.ID,
 		hosts.ChangedBy{Source: string(webhooks.SourceWeb), Kind: webhooks.ActorUser, ID: owner, IP: clientIP(ctx)})
-	if err != nil {
-		return nil, err
-	}
-	h, err := s.cfg.Hosts.Get(ctx, owner, in.ID)
 	if err != nil {
 		return nil, err
 	}

@@ -85,6 +85,7 @@ type Hosts interface {
 	Page(ctx context.Context, owner string, f hosts.OwnedFilter, p paging.Page) (paging.Result[hosts.Host], error)
 	Refresh(ctx context.Context, hostID, challenge, signature string) (agentproto.TokenResponse, error)
 	RotateSecret(ctx context.Context, owner, id string, by hosts.ChangedBy) (hosts.Credentials, error)
+	RotateSecretView(ctx context.Context, owner, id string, by hosts.ChangedBy) (hosts.Host, hosts.Credentials, error)
 	SetBanned(ctx context.Context, actor audit.Actor, id string, ban bool) (hosts.Host, error)
 	Update(ctx context.Context, owner, id string, name *string, listenPort *int) (hosts.Host, error)
 }
