@@ -109,7 +109,9 @@ type Agents interface {
 	PublishVersion(ctx context.Context, actor audit.Actor, p versions.Publish) (versions.Version, error)
 	YankVersion(ctx context.Context, actor audit.Actor, version string) (versions.Version, error)
 	UpdateL1Config(ctx context.Context, owner, hostID string, who l1config.Who, r l1config.Request) (l1config.L1ConfigPutResp, error)
-	ValidateL1Config(r l1config.Request) error
+	// ChargedUpdateL1Config is the client API's write: validated, the
+	// host checked, then charged and written (l1config.Charged.Update).
+	ChargedUpdateL1Config(ctx context.Context, owner, apiKeyID, hostID string, who l1config.Who, r l1config.Request) (l1config.L1ConfigPutResp, error)
 	// ServeL1 answers POST /gateway; ok is false when the hub has no L1
 	// gateway (404).
 	ServeL1(ctx context.Context, ip, bidParam string, body io.Reader) (status int, resp l1.Response, ok bool)

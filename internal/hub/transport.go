@@ -42,13 +42,14 @@ func (a adminConsole) ListAudit(ctx context.Context, f audit.Filter, p paging.Pa
 
 // agents is httpapi.Agents.
 type agents struct {
-	dispatch *dispatch.Dispatcher
-	live     *hosts.Liveness
-	gw       *agentgw.Gateway
-	upgrades *upgrades.Service
-	versions *versions.Service
-	l1config *l1config.Service
-	l1gate   *l1gate.Service
+	dispatch  *dispatch.Dispatcher
+	live      *hosts.Liveness
+	gw        *agentgw.Gateway
+	upgrades  *upgrades.Service
+	versions  *versions.Service
+	l1config  *l1config.Service
+	l1charged *l1config.Charged
+	l1gate    *l1gate.Service
 }
 
 var _ httpapi.Agents = agents{}
@@ -99,7 +100,9 @@ func (a agents) UpdateL1Config(ctx context.Context, owner, hostID string, who l1
 	return a.l1config.Update(ctx, owner, hostID, who, r)
 }
 
-func (a agents) ValidateL1Config(r l1config.Request) error { return a.l1config.Validate(r) }
+func (a agents) ChargedUpdateL1Config(ctx context.Context, owner, apiKeyID, hostID string, who l1config.Who, r l1config.Request) (l1config.L1ConfigPutResp, error) {
+	return a.l1charged.Update(ctx, owner, apiKeyID, hostID, who, r)
+}
 
 func (a agents) ServeL1(ctx context.Context, ip, bidParam string, body io.Reader) (int, l1.Response, bool) {
 	if a.l1gate == nil {
