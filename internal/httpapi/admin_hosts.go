@@ -77,20 +77,12 @@ func (s *Server) adminListHosts(ctx context.Context, in *adminListHostsIn) (*adm
 }
 
 func (s *Server) adminGetHost(ctx context.Context, in *HostIDParam) (*adminHostOut, error) {
-	h, err := s.cfg.Hosts.AdminGet(ctx, in.ID)
-	if err != nil {
-		return nil, err
-	}
-	on, err := s.cfg.Agents.Online(ctx, h.ID)
-	if err != nil {
-		return nil, err
-	}
-	up, err := s.cfg.Agents.UpgradeOf(ctx, h.ID)
+	st, err := s.cfg.Agents.AdminHostState(ctx, in.ID)
 	if err != nil {
 		return nil, err
 	}
 	out := &adminHostOut{}
-	out.Body.Host, out.Body.WSConnected, out.Body.Online, out.Body.Upgrade = h, on, on, up
+	out.Body.Host, out.Body.WSConnected, out.Body.Online, out.Body.Upgrade = st.Host, st.Online, st.Online, st.Upgrade
 	return out, nil
 }
 

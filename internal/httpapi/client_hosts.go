@@ -92,14 +92,11 @@ func (s *Server) clientHostRoutes() {
 
 func (s *Server) apiGetHost(ctx context.Context, in *HostIDParam) (*clientHostOut, error) {
 	c := clientOf(ctx)
-	st, err := s.hostWithState(ctx, c.UserID, in.ID)
+	st, err := s.cfg.Agents.ChargedHostState(ctx, c.UserID, c.KeyID, in.ID)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.cfg.Operations.Charge(ctx, c.UserID, c.KeyID, in.ID, billing.RuleHostQuery); err != nil {
-		return nil, err
-	}
-	return &clientHostOut{Body: HostListItem{Host: st.Body.Host, Online: st.Body.Online}}, nil
+	return &clientHostOut{Body: HostListItem{Host: st.Host, Online: st.Online}}, nil
 }
 
 func (s *Server) apiCreateHost(ctx context.Context, in *clientCreateHostIn) (*clientCreatedOut, error) {

@@ -71,13 +71,6 @@ func (in *userListHostsIn) Resolve(ctx huma.Context) []error {
 
 type hostOut struct{ Body hosts.Host }
 
-type hostWithStateOut struct {
-	Body struct {
-		Host   hosts.Host `json:"host"`
-		Online bool       `json:"online"`
-	}
-}
-
 type userHostOut struct {
 	Body struct {
 		Host    hosts.Host        `json:"host"`
@@ -200,31 +193,13 @@ func (s *Server) userCreateHost(ctx context.Context, in *createHostIn) (*userCre
 	return out, nil
 }
 
-func (s *Server) hostWithState(ctx context.Context, owner, id string) (*hostWithStateOut, error) {
-	h, err := s.cfg.Hosts.Get(ctx, owner, id)
-	if err != nil {
-		return nil, err
-	}
-	on, err := s.cfg.Agents.Online(ctx, h.ID)
-	if err != nil {
-		return nil, err
-	}
-	out := &hostWithStateOut{}
-	out.Body.Host, out.Body.Online = h, on
-	return out, nil
-}
-
 func (s *Server) userGetHost(ctx context.Context, in *HostIDParam) (*userHostOut, error) {
-	st, err := s.hostWithState(ctx, userOf(ctx).UserID, in.ID)
-	if err != nil {
-		return nil, err
-	}
-	up, err := s.cfg.Agents.UpgradeOf(ctx, in.ID)
+	st, err := s.cfg.Agents.HostState(ctx, userOf(ctx).UserID, in.ID)
 	if err != nil {
 		return nil, err
 	}
 	out := &userHostOut{}
-	out.Body.Host, out.Body.Online, out.Body.Upgrade = st.Body.Host, st.Body.Online, up
+	out.Body.Host, out.Body.Online, out.Body.Upgrade = st.Host, st.Online, st.Upgrade
 	return out, nil
 }
 

@@ -94,7 +94,6 @@ type Hosts interface {
 // the gateway, liveness), what runs on them (a ping, upgrades, the
 // published versions), their L1 configuration and the L1 gateway.
 type Agents interface {
-	Online(ctx context.Context, hostID string) (bool, error)
 	OnlineMany(ctx context.Context, hostIDs []string) (map[string]bool, error)
 	CountOnline(ctx context.Context) (int64, error)
 	Send(ctx context.Context, hostID, op string, args json.RawMessage, timeout time.Duration) (agentproto.Response, error)
@@ -103,7 +102,14 @@ type Agents interface {
 	// Admit and Upgrade are the agent WebSocket's admission and upgrade.
 	Admit() (done func(), retryAfter time.Duration, ok bool)
 	Upgrade(w http.ResponseWriter, r *http.Request, a hosts.Agent, publicIP string)
-	UpgradeOf(ctx context.Context, hostID string) (*upgrades.Upgrade, error)
+	// HostState is the owner's host, its presence and its latest
+	// upgrade; AdminHostState the same for any host.
+	HostState(ctx context.Context, owner, id string) (HostState, error)
+	AdminHostState(ctx context.Context, id string) (HostState, error)
+	// ChargedHostState is the client API's host query: the owner's host
+	// and its presence, then the call charged host.query (nothing is
+	// charged when the host is not found). Upgrade is not read.
+	ChargedHostState(ctx context.Context, owner, apiKeyID, id string) (HostState, error)
 	PushUpgrade(ctx context.Context, actor audit.Actor, hostID, version string) (upgrades.Result, error)
 	ListVersions(ctx context.Context, f versions.Filter, p paging.Page) (paging.Result[versions.Version], error)
 	PublishVersion(ctx context.Context, actor audit.Actor, p versions.Publish) (versions.Version, error)
@@ -115,6 +121,14 @@ type Agents interface {
 	// ServeL1 answers POST /gateway; ok is false when the hub has no L1
 	// gateway (404).
 	ServeL1(ctx context.Context, ip, bidParam string, body io.Reader) (status int, resp l1.Response, ok bool)
+}
+
+// HostState is a host as its views show it: the row, whether its agent
+// is connected and its latest upgrade (nil when none or not read).
+type HostState struct {
+	Host    hosts.Host
+	Online  bool
+	Upgrade *upgrades.Upgrade
 }
 
 // Billing is balances, prices, recharges and the billing mode

@@ -42,6 +42,10 @@ func (a adminConsole) ListAudit(ctx context.Context, f audit.Filter, p paging.Pa
 
 // agents is httpapi.Agents.
 type agents struct {
+	hosts  *hosts.Service
+	charge interface {
+		Charge(ctx context.Context, userID, apiKeyID, hostID, code string) error
+	}
 	dispatch  *dispatch.Dispatcher
 	live      *hosts.Liveness
 	gw        *agentgw.Gateway
@@ -53,10 +57,6 @@ type agents struct {
 }
 
 var _ httpapi.Agents = agents{}
-
-func (a agents) Online(ctx context.Context, hostID string) (bool, error) {
-	return a.dispatch.Online(ctx, hostID)
-}
 
 func (a agents) OnlineMany(ctx context.Context, hostIDs []string) (map[string]bool, error) {
 	return a.dispatch.OnlineMany(ctx, hostIDs)
@@ -74,10 +74,6 @@ func (a agents) Admit() (done func(), retryAfter time.Duration, ok bool) { retur
 
 func (a agents) Upgrade(w http.ResponseWriter, r *http.Request, ag hosts.Agent, publicIP string) {
 	a.gw.Upgrade(w, r, ag, publicIP)
-}
-
-func (a agents) UpgradeOf(ctx context.Context, hostID string) (*upgrades.Upgrade, error) {
-	return a.upgrades.Get(ctx, hostID)
 }
 
 func (a agents) PushUpgrade(ctx context.Context, actor audit.Actor, hostID, version string) (upgrades.Result, error) {
