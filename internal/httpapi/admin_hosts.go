@@ -58,11 +58,7 @@ type eventsOut struct {
 type deletedOut struct{ Status int }
 
 func (s *Server) adminListHosts(ctx context.Context, in *adminListHostsIn) (*adminHostsOut, error) {
-	res, err := s.cfg.Hosts.AdminList(ctx, hosts.Filter{Query: in.Q, Status: hosts.Status(in.Status)}, in.page())
-	if err != nil {
-		return nil, err
-	}
-	on, err := s.cfg.Agents.OnlineMany(ctx, hostIDs(res.Items, func(h hosts.AdminHost) string { return h.ID }))
+	res, on, err := s.cfg.Agents.AdminLiveHostPage(ctx, hosts.Filter{Query: in.Q, Status: hosts.Status(in.Status)}, in.page())
 	if err != nil {
 		return nil, err
 	}

@@ -99,52 +99,37 @@ type updateHostIn struct {
 	}
 }
 
-// liveItems adds the live connection state to hosts, read in one batch.
-func (s *Server) liveItems(ctx context.Context, hs []hosts.Host) ([]HostListItem, error) {
-	on, err := s.cfg.Agents.OnlineMany(ctx, hostIDs(hs, func(h hosts.Host) string { return h.ID }))
-	if err != nil {
-		return nil, err
-	}
+// liveItems pairs hosts with their live connection state.
+func liveItems(hs []hosts.Host, on map[string]bool) []HostListItem {
 	items := make([]HostListItem, len(hs))
 	for i, h := range hs {
 		items[i] = HostListItem{Host: h, Online: on[h.ID]}
 	}
-	return items, nil
+	return items
 }
 
-// hostIDs is the id of each of hs.
-func hostIDs[T any](hs []T, id func(T) string) []string {
-	ids := make([]string, len(hs))
-	for i, h := range hs {
-		ids[i] = id(h)
-	}
-	return ids
-}
-
-func (s *Server) listHosts(ctx context.Context, owner string) (*hostItemsOut, error) {
-	hs, err := s.cfg.Hosts.List(ctx, owner)
+// hostItems answers a whole list of hosts.
+func hostItems(hs []hosts.Host, on map[string]bool, err error) (*hostItemsOut, error) {
 	if err != nil {
 		return nil, err
 	}
 	out := &hostItemsOut{}
-	out.Body.Items, err = s.liveItems(ctx, hs)
-	return out, err
+	out.Body.Items = liveItems(hs, on)
+	return out, nil
 }
 
 func (s *Server) userListHosts(ctx context.Context, in *userListHostsIn) (*hostItemsOut, error) {
 	owner := userOf(ctx).UserID
 	if !in.paged {
-		return s.listHosts(ctx, owner)
+		return hostItems(s.cfg.Agents.LiveHosts(ctx, owner))
 	}
 	f := hosts.OwnedFilter{Query: in.Q, Status: hosts.Status(in.Status), Sort: hosts.Sort(in.Sort)}
-	res, err := s.cfg.Hosts.Page(ctx, owner, f, in.page())
+	res, on, err := s.cfg.Agents.LiveHostPage(ctx, owner, f, in.page())
 	if err != nil {
 		return nil, err
 	}
 	out := &hostItemsOut{}
-	if out.Body.Items, err = s.liveItems(ctx, res.Items); err != nil {
-		return nil, err
-	}
+	out.Body.Items = liveItems(res.Items, on)
 	out.Body.Total, out.Body.Limit, out.Body.Offset = &res.Total, &res.Limit, &res.Offset
 	return out, nil
 }

@@ -94,7 +94,6 @@ type Hosts interface {
 // the gateway, liveness), what runs on them (a ping, upgrades, the
 // published versions), their L1 configuration and the L1 gateway.
 type Agents interface {
-	OnlineMany(ctx context.Context, hostIDs []string) (map[string]bool, error)
 	CountOnline(ctx context.Context) (int64, error)
 	Send(ctx context.Context, hostID, op string, args json.RawMessage, timeout time.Duration) (agentproto.Response, error)
 	// Seen notes an agent's sign-in (liveness).
@@ -110,6 +109,15 @@ type Agents interface {
 	// and its presence, then the call charged host.query (nothing is
 	// charged when the host is not found). Upgrade is not read.
 	ChargedHostState(ctx context.Context, owner, apiKeyID, id string) (HostState, error)
+	// LiveHosts is all the owner's hosts, LiveHostPage one page of them
+	// and AdminLiveHostPage one page of all hosts, each with the live
+	// presence of its hosts (host id → connected) read in one batch.
+	// ChargedLiveHosts is the client API's list: charged host.query
+	// first, then LiveHosts.
+	LiveHosts(ctx context.Context, owner string) ([]hosts.Host, map[string]bool, error)
+	ChargedLiveHosts(ctx context.Context, owner, apiKeyID string) ([]hosts.Host, map[string]bool, error)
+	LiveHostPage(ctx context.Context, owner string, f hosts.OwnedFilter, p paging.Page) (paging.Result[hosts.Host], map[string]bool, error)
+	AdminLiveHostPage(ctx context.Context, f hosts.Filter, p paging.Page) (paging.Result[hosts.AdminHost], map[string]bool, error)
 	PushUpgrade(ctx context.Context, actor audit.Actor, hostID, version string) (upgrades.Result, error)
 	ListVersions(ctx context.Context, f versions.Filter, p paging.Page) (paging.Result[versions.Version], error)
 	PublishVersion(ctx context.Context, actor audit.Actor, p versions.Publish) (versions.Version, error)

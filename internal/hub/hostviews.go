@@ -6,6 +6,7 @@ import (
 	"hostgate/internal/billing"
 	"hostgate/internal/hosts"
 	"hostgate/internal/httpapi"
+	"hostgate/internal/paging"
 )
 
 // The host views: a host with its presence and upgrade state, read in
@@ -54,4 +55,56 @@ func (a agents) withState(ctx context.Context, h hosts.Host) (httpapi.HostState,
 		return httpapi.HostState{}, err
 	}
 	return httpapi.HostState{Host: h, Online: on, Upgrade: up}, nil
+}
+
+func (a agents) LiveHosts(ctx context.Context, owner string) ([]hosts.Host, map[string]bool, error) {
+	hs, err := a.hosts.List(ctx, owner)
+	if err != nil {
+		return nil, nil, err
+	}
+	on, err := a.dispatch.OnlineMany(ctx, hostIDs(hs, func(h hosts.Host) string { return h.ID }))
+	if err != nil {
+		return nil, nil, err
+	}
+	return hs, on, nil
+}
+
+func (a agents) ChargedLiveHosts(ctx context.Context, owner, apiKeyID string) ([]hosts.Host, map[string]bool, error) {
+	if err := a.charge.Charge(ctx, owner, apiKeyID, "", billing.RuleHostQuery); err != nil {
+		return nil, nil, err
+	}
+	return a.LiveHosts(ctx, owner)
+}
+
+func (a agents) LiveHostPage(ctx context.Context, owner string, f hosts.OwnedFilter, p paging.Page) (paging.Result[hosts.Host], map[string]bool, error) {
+	res, err := a.hosts.Page(ctx, owner, f, p)
+	if err != nil {
+		return paging.Result[hosts.Host]{}, nil, err
+	}
+	on, err := a.dispatch.OnlineMany(ctx, hostIDs(res.Items, func(h hosts.Host) string { return h.ID }))
+	if err != nil {
+		return paging.Result[hosts.Host]{}, nil, err
+	}
+	return res, on, nil
+}
+
+func (a agents) AdminLiveHostPage(ctx context.Context, f hosts.Filter, p paging.Page) (paging.Result[hosts.AdminHost], map[string]bool, error) {
+	res, err := a.hosts.AdminList(ctx, f, p)
+	if err != nil {
+		return paging.Result[hosts.AdminHost]{}, nil, err
+	}
+	on, err := a.dispatch.OnlineMany(ctx, hostIDs(res.Items, func(h hosts.AdminHost) string { return h.ID }))
+	if err != nil {
+		return paging.Result[hosts.AdminHost]{}, nil, err
+	}
+	return res, on, nil
+}
+
+// hostIDs is the id of each of hs.
+func hostIDs[T any](hs []T, id func(T) string) []string {
+	ids := make([]string, len(hs))
+	for i, h := range hs {
+		ids[i] = id(h)
+	}
+	return ids
 }

@@ -58,10 +58,6 @@ type agents struct {
 
 var _ httpapi.Agents = agents{}
 
-func (a agents) OnlineMany(ctx context.Context, hostIDs []string) (map[string]bool, error) {
-	return a.dispatch.OnlineMany(ctx, hostIDs)
-}
-
 func (a agents) CountOnline(ctx context.Context) (int64, error) { return a.dispatch.CountOnline(ctx) }
 
 func (a agents) Send(ctx context.Context, hostID, op string, args json.RawMessage, timeout time.Duration) (agentproto.Response, error) {
