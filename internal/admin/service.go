@@ -12,7 +12,6 @@ import (
 
 	"hostgate/internal/apperr"
 	"hostgate/internal/audit"
-	"hostgate/internal/coord"
 	"hostgate/internal/keyring"
 	"hostgate/internal/lockout"
 	"hostgate/internal/passwords"
@@ -34,7 +33,7 @@ var usernameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{2,63}$`)
 // Service carries out admin account operations.
 type Service struct {
 	store  Store
-	coord  coord.Coord // step-up tickets
+	coord  Tickets // step-up tickets
 	keys   *keyring.Keyring
 	hasher *passwords.Hasher
 	guard  *lockout.Guard
@@ -44,9 +43,16 @@ type Service struct {
 	admins *recent.Cache[Admin]
 }
 
+// Tickets is what admins use of coordination (coord.Coord): step-up
+// tickets.
+type Tickets interface {
+	PutTicket(ctx context.Context, key string, value []byte, ttl time.Duration) error
+	TakeTicket(ctx context.Context, key string) (value []byte, ok bool, err error)
+}
+
 // NewService wires the admin service; bus carries the forgetting of kept
 // admins to other instances.
-func NewService(st Store, c coord.Coord, bus *recent.Bus, keys *keyring.Keyring, h *passwords.Hasher, g *lockout.Guard) *Service {
+func NewService(st Store, c Tickets, bus *recent.Bus, keys *keyring.Keyring, h *passwords.Hasher, g *lockout.Guard) *Service {
 	return &Service{store: st, coord: c, keys: keys, hasher: h, guard: g, now: time.Now, admins: recent.New[Admin]("admins", bus)}
 }
 

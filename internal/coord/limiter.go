@@ -5,12 +5,17 @@ import (
 	"time"
 )
 
+// Counter is what a Limiter uses of coordination (Coord.Incr).
+type Counter interface {
+	Incr(ctx context.Context, key string, window time.Duration) (int64, error)
+}
+
 // Limiter allows Limit events per key in each fixed Window. The counts
 // live in coordination (Incr), so every hub instance shares them. Keys
 // are prefixed with Prefix; a caller passes something like a source
 // address, never a secret.
 type Limiter struct {
-	Coord  Coord
+	Coord  Counter
 	Prefix string
 	Limit  int64
 	Window time.Duration

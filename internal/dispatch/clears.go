@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"time"
 
-	"hostgate/internal/coord"
 	"hostgate/internal/groupcommit"
 )
 
@@ -25,7 +24,12 @@ type presenceClears = groupcommit.Batcher[[]string, struct{}]
 // their contexts is its own.
 const clearTimeout = 10 * time.Second
 
-func newPresenceClears(c coord.Coord, instance string, log *slog.Logger) *presenceClears {
+// presenceClearer is what the clears use of coordination.
+type presenceClearer interface {
+	ClearPresence(ctx context.Context, instanceID string, hostIDs []string) error
+}
+
+func newPresenceClears(c presenceClearer, instance string, log *slog.Logger) *presenceClears {
 	return groupcommit.New(0, func(lists [][]string) ([]struct{}, error) {
 		var ids []string
 		for _, l := range lists {

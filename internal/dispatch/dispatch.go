@@ -54,7 +54,7 @@ type Observer interface {
 // Dispatcher routes commands. Create it with New and run it with Run.
 type Dispatcher struct {
 	instance string
-	coord    coord.Coord
+	coord    Coordination
 	log      *slog.Logger
 	obs      Observer
 	clears   *presenceClears
@@ -73,8 +73,21 @@ type held struct {
 	at   time.Time
 }
 
+// Coordination is what the dispatcher uses of coordination
+// (coord.Coord): the agents' presence and the instances' channels.
+type Coordination interface {
+	SetPresence(ctx context.Context, hostID, instanceID string, ttl time.Duration) error
+	RefreshPresence(ctx context.Context, instanceID string, hostIDs []string, ttl time.Duration) error
+	Presence(ctx context.Context, hostID string) (instanceID string, ok bool, err error)
+	PresenceMany(ctx context.Context, hostIDs []string) (map[string]string, error)
+	ClearPresence(ctx context.Context, instanceID string, hostIDs []string) error
+	CountPresence(ctx context.Context) (int64, error)
+	Publish(ctx context.Context, channel string, msg []byte) error
+	Subscribe(ctx context.Context, channel string) (coord.Subscription, error)
+}
+
 // New returns a dispatcher for this hub instance.
-func New(instance string, c coord.Coord, log *slog.Logger) *Dispatcher {
+func New(instance string, c Coordination, log *slog.Logger) *Dispatcher {
 	return &Dispatcher{
 		instance: instance, coord: c, log: log,
 		clears:  newPresenceClears(c, instance, log),

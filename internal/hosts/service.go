@@ -21,7 +21,6 @@ import (
 	"hostgate/internal/agentproto"
 	"hostgate/internal/apperr"
 	"hostgate/internal/audit"
-	"hostgate/internal/coord"
 	"hostgate/internal/keyring"
 	"hostgate/internal/names"
 	"hostgate/internal/paging"
@@ -72,7 +71,7 @@ type SecretRotator interface {
 // Service carries out host operations.
 type Service struct {
 	store   Store
-	coord   coord.Coord
+	coord   Tickets
 	keys    *keyring.Keyring
 	cfg     Config
 	log     *slog.Logger
@@ -90,6 +89,13 @@ type target struct {
 	banned bool
 }
 
+// Tickets is what hosts use of coordination (coord.Coord): the agents'
+// sign-in challenges.
+type Tickets interface {
+	PutTicket(ctx context.Context, key string, value []byte, ttl time.Duration) error
+	TakeTicket(ctx context.Context, key string) (value []byte, ok bool, err error)
+}
+
 // NewService wires the host service; bus carries the invalidation of
 // kept command targets to other instances. drop ends an agent's
 // connection when its host is deleted, banned or has its secret rotated;
@@ -97,7 +103,7 @@ type target struct {
 // are required, so that no Service can rotate a secret without reporting
 // it: NewService panics when either is nil (a wiring mistake), and the
 // hub builds them first (*dispatch.Dispatcher and *l1config.Service).
-func NewService(st Store, c coord.Coord, keys *keyring.Keyring, cfg Config, bus *recent.Bus,
+func NewService(st Store, c Tickets, keys *keyring.Keyring, cfg Config, bus *recent.Bus,
 	drop Disconnecter, rotator SecretRotator, log *slog.Logger) *Service {
 	if drop == nil || rotator == nil {
 		panic("hosts: NewService needs a Disconnecter and a SecretRotator")

@@ -58,11 +58,7 @@ type eventsOut struct {
 type deletedOut struct{ Status int }
 
 func (s *Server) adminListHosts(ctx context.Context, in *adminListHostsIn) (*adminHostsOut, error) {
-	res, err := s.cfg.Hosts.AdminList(ctx, hosts.Filter{Query: in.Q, Status: hosts.Status(in.Status)}, in.page())
-	if err != nil {
-		return nil, err
-	}
-	on, err := s.cfg.Agents.OnlineMany(ctx, hostIDs(res.Items, func(h hosts.AdminHost) string { return h.ID }))
+	res, on, err := s.cfg.Agents.AdminLiveHostPage(ctx, hosts.Filter{Query: in.Q, Status: hosts.Status(in.Status)}, in.page())
 	if err != nil {
 		return nil, err
 	}
@@ -77,20 +73,12 @@ func (s *Server) adminListHosts(ctx context.Context, in *adminListHostsIn) (*adm
 }
 
 func (s *Server) adminGetHost(ctx context.Context, in *HostIDParam) (*adminHostOut, error) {
-	h, err := s.cfg.Hosts.AdminGet(ctx, in.ID)
-	if err != nil {
-		return nil, err
-	}
-	on, err := s.cfg.Agents.Online(ctx, h.ID)
-	if err != nil {
-		return nil, err
-	}
-	up, err := s.cfg.Agents.UpgradeOf(ctx, h.ID)
+	st, err := s.cfg.Agents.AdminHostState(ctx, in.ID)
 	if err != nil {
 		return nil, err
 	}
 	out := &adminHostOut{}
-	out.Body.Host, out.Body.WSConnected, out.Body.Online, out.Body.Upgrade = h, on, on, up
+	out.Body.Host, out.Body.WSConnected, out.Body.Online, out.Body.Upgrade = st.Host, st.Online, st.Online, st.Upgrade
 	return out, nil
 }
 

@@ -7,7 +7,6 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"hostgate/internal/apikeys"
-	"hostgate/internal/billing"
 	"hostgate/internal/hosts"
 	"hostgate/internal/webhooks"
 )
@@ -70,10 +69,7 @@ func (s *Server) clientHostRoutes() {
 	op(s, api(http.MethodGet, "/v1/api/hosts", "apiListHosts", "List the key holder's hosts"),
 		func(ctx context.Context, _ *struct{}) (*hostItemsOut, error) {
 			c := clientOf(ctx)
-			if err := s.cfg.Operations.Charge(ctx, c.UserID, c.KeyID, "", billing.RuleHostQuery); err != nil {
-				return nil, err
-			}
-			return s.listHosts(ctx, c.UserID)
+			return hostItems(s.cfg.Agents.ChargedLiveHosts(ctx, c.UserID, c.KeyID))
 		})
 	op(s, api(http.MethodGet, "/v1/api/hosts/{id}", "apiGetHost", "Get a host with its live connection state"), s.apiGetHost)
 	o := api(http.MethodPost, "/v1/api/hosts", "apiCreateHost", "Create a host, optionally with install credentials")
@@ -92,14 +88,11 @@ func (s *Server) clientHostRoutes() {
 
 func (s *Server) apiGetHost(ctx context.Context, in *HostIDParam) (*clientHostOut, error) {
 	c := clientOf(ctx)
-	st, err := s.hostWithState(ctx, c.UserID, in.ID)
+	st, err := s.cfg.Agents.ChargedHostState(ctx, c.UserID, c.KeyID, in.ID)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.cfg.Operations.Charge(ctx, c.UserID, c.KeyID, in.ID, billing.RuleHostQuery); err != nil {
-		return nil, err
-	}
-	return &clientHostOut{Body: HostListItem{Host: st.Body.Host, Online: st.Body.Online}}, nil
+	return &clientHostOut{Body: HostListItem{Host: st.Host, Online: st.Online}}, nil
 }
 
 func (s *Server) apiCreateHost(ctx context.Context, in *clientCreateHostIn) (*clientCreatedOut, error) {

@@ -71,13 +71,6 @@ func (in *userListHostsIn) Resolve(ctx huma.Context) []error {
 
 type hostOut struct{ Body hosts.Host }
 
-type hostWithStateOut struct {
-	Body struct {
-		Host   hosts.Host `json:"host"`
-		Online bool       `json:"online"`
-	}
-}
-
 type userHostOut struct {
 	Body struct {
 		Host    hosts.Host        `json:"host"`
@@ -106,52 +99,37 @@ type updateHostIn struct {
 	}
 }
 
-// liveItems adds the live connection state to hosts, read in one batch.
-func (s *Server) liveItems(ctx context.Context, hs []hosts.Host) ([]HostListItem, error) {
-	on, err := s.cfg.Agents.OnlineMany(ctx, hostIDs(hs, func(h hosts.Host) string { return h.ID }))
-	if err != nil {
-		return nil, err
-	}
+// liveItems pairs hosts with their live connection state.
+func liveItems(hs []hosts.Host, on map[string]bool) []HostListItem {
 	items := make([]HostListItem, len(hs))
 	for i, h := range hs {
 		items[i] = HostListItem{Host: h, Online: on[h.ID]}
 	}
-	return items, nil
+	return items
 }
 
-// hostIDs is the id of each of hs.
-func hostIDs[T any](hs []T, id func(T) string) []string {
-	ids := make([]string, len(hs))
-	for i, h := range hs {
-		ids[i] = id(h)
-	}
-	return ids
-}
-
-func (s *Server) listHosts(ctx context.Context, owner string) (*hostItemsOut, error) {
-	hs, err := s.cfg.Hosts.List(ctx, owner)
+// hostItems answers a whole list of hosts.
+func hostItems(hs []hosts.Host, on map[string]bool, err error) (*hostItemsOut, error) {
 	if err != nil {
 		return nil, err
 	}
 	out := &hostItemsOut{}
-	out.Body.Items, err = s.liveItems(ctx, hs)
-	return out, err
+	out.Body.Items = liveItems(hs, on)
+	return out, nil
 }
 
 func (s *Server) userListHosts(ctx context.Context, in *userListHostsIn) (*hostItemsOut, error) {
 	owner := userOf(ctx).UserID
 	if !in.paged {
-		return s.listHosts(ctx, owner)
+		return hostItems(s.cfg.Agents.LiveHosts(ctx, owner))
 	}
 	f := hosts.OwnedFilter{Query: in.Q, Status: hosts.Status(in.Status), Sort: hosts.Sort(in.Sort)}
-	res, err := s.cfg.Hosts.Page(ctx, owner, f, in.page())
+	res, on, err := s.cfg.Agents.LiveHostPage(ctx, owner, f, in.page())
 	if err != nil {
 		return nil, err
 	}
 	out := &hostItemsOut{}
-	if out.Body.Items, err = s.liveItems(ctx, res.Items); err != nil {
-		return nil, err
-	}
+	out.Body.Items = liveItems(res.Items, on)
 	out.Body.Total, out.Body.Limit, out.Body.Offset = &res.Total, &res.Limit, &res.Offset
 	return out, nil
 }
@@ -200,31 +178,13 @@ func (s *Server) userCreateHost(ctx context.Context, in *createHostIn) (*userCre
 	return out, nil
 }
 
-func (s *Server) hostWithState(ctx context.Context, owner, id string) (*hostWithStateOut, error) {
-	h, err := s.cfg.Hosts.Get(ctx, owner, id)
-	if err != nil {
-		return nil, err
-	}
-	on, err := s.cfg.Agents.Online(ctx, h.ID)
-	if err != nil {
-		return nil, err
-	}
-	out := &hostWithStateOut{}
-	out.Body.Host, out.Body.Online = h, on
-	return out, nil
-}
-
 func (s *Server) userGetHost(ctx context.Context, in *HostIDParam) (*userHostOut, error) {
-	st, err := s.hostWithState(ctx, userOf(ctx).UserID, in.ID)
-	if err != nil {
-		return nil, err
-	}
-	up, err := s.cfg.Agents.UpgradeOf(ctx, in.ID)
+	st, err := s.cfg.Agents.HostState(ctx, userOf(ctx).UserID, in.ID)
 	if err != nil {
 		return nil, err
 	}
 	out := &userHostOut{}
-	out.Body.Host, out.Body.Online, out.Body.Upgrade = st.Body.Host, st.Body.Online, up
+	out.Body.Host, out.Body.Online, out.Body.Upgrade = st.Host, st.Online, st.Upgrade
 	return out, nil
 }
 
@@ -289,12 +249,8 @@ type rotatedHostOut struct {
 
 func (s *Server) userRotateSecret(ctx context.Context, in *HostIDParam) (*rotatedHostOut, error) {
 	owner := userOf(ctx).UserID
-	c, err := s.cfg.Hosts.RotateSecret(ctx, owner, in.ID,
+	h, c, err := s.cfg.Hosts.RotateSecretView(ctx, owner, in.ID,
 		hosts.ChangedBy{Source: string(webhooks.SourceWeb), Kind: webhooks.ActorUser, ID: owner, IP: clientIP(ctx)})
-	if err != nil {
-		return nil, err
-	}
-	h, err := s.cfg.Hosts.Get(ctx, owner, in.ID)
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"hostgate/internal/agentproto"
-	"hostgate/internal/billing"
 	"hostgate/internal/l1config"
 	"hostgate/internal/webhooks"
 )
@@ -61,23 +60,14 @@ func (s *Server) userPutL1Config(ctx context.Context, in *l1ConfigIn) (*l1Config
 	return &l1ConfigOut{Body: r}, nil
 }
 
-// apiPutL1Config validates and checks the host before charging, so that a
-// request that can only fail costs nothing.
+// apiPutL1Config is the charged write (l1config.Charged.Update), which
+// validates and checks the host before charging, so that a request that
+// can only fail costs nothing.
 func (s *Server) apiPutL1Config(ctx context.Context, in *l1ConfigIn) (*l1ConfigOut, error) {
 	c := clientOf(ctx)
-	req := in.Body.request()
-	if err := s.cfg.Agents.ValidateL1Config(req); err != nil {
-		return nil, err
-	}
-	if _, err := s.cfg.Hosts.Get(ctx, c.UserID, in.ID); err != nil {
-		return nil, err
-	}
-	if err := s.cfg.Operations.Charge(ctx, c.UserID, c.KeyID, in.ID, billing.RuleUpdateL1); err != nil {
-		return nil, err
-	}
 	who := l1config.Who{Source: webhooks.SourceClientAPI,
 		Actor: webhooks.Actor{Kind: webhooks.ActorAPIKey, ID: c.KeyID, IP: clientIP(ctx)}}
-	r, err := s.cfg.Agents.UpdateL1Config(ctx, c.UserID, in.ID, who, req)
+	r, err := s.cfg.Agents.ChargedUpdateL1Config(ctx, c.UserID, c.KeyID, in.ID, who, in.Body.request())
 	if err != nil {
 		return nil, err
 	}

@@ -85,6 +85,7 @@ type Hosts interface {
 	Page(ctx context.Context, owner string, f hosts.OwnedFilter, p paging.Page) (paging.Result[hosts.Host], error)
 	Refresh(ctx context.Context, hostID, challenge, signature string) (agentproto.TokenResponse, error)
 	RotateSecret(ctx context.Context, owner, id string, by hosts.ChangedBy) (hosts.Credentials, error)
+	RotateSecretView(ctx context.Context, owner, id string, by hosts.ChangedBy) (hosts.Host, hosts.Credentials, error)
 	SetBanned(ctx context.Context, actor audit.Actor, id string, ban bool) (hosts.Host, error)
 	Update(ctx context.Context, owner, id string, name *string, listenPort *int) (hosts.Host, error)
 }
@@ -93,8 +94,6 @@ type Hosts interface {
 // the gateway, liveness), what runs on them (a ping, upgrades, the
 // published versions), their L1 configuration and the L1 gateway.
 type Agents interface {
-	Online(ctx context.Context, hostID string) (bool, error)
-	OnlineMany(ctx context.Context, hostIDs []string) (map[string]bool, error)
 	CountOnline(ctx context.Context) (int64, error)
 	Send(ctx context.Context, hostID, op string, args json.RawMessage, timeout time.Duration) (agentproto.Response, error)
 	// Seen notes an agent's sign-in (liveness).
@@ -102,16 +101,42 @@ type Agents interface {
 	// Admit and Upgrade are the agent WebSocket's admission and upgrade.
 	Admit() (done func(), retryAfter time.Duration, ok bool)
 	Upgrade(w http.ResponseWriter, r *http.Request, a hosts.Agent, publicIP string)
-	UpgradeOf(ctx context.Context, hostID string) (*upgrades.Upgrade, error)
+	// HostState is the owner's host, its presence and its latest
+	// upgrade; AdminHostState the same for any host.
+	HostState(ctx context.Context, owner, id string) (HostState, error)
+	AdminHostState(ctx context.Context, id string) (HostState, error)
+	// ChargedHostState is the client API's host query: the owner's host
+	// and its presence, then the call charged host.query (nothing is
+	// charged when the host is not found). Upgrade is not read.
+	ChargedHostState(ctx context.Context, owner, apiKeyID, id string) (HostState, error)
+	// LiveHosts is all the owner's hosts, LiveHostPage one page of them
+	// and AdminLiveHostPage one page of all hosts, each with the live
+	// presence of its hosts (host id → connected) read in one batch.
+	// ChargedLiveHosts is the client API's list: charged host.query
+	// first, then LiveHosts.
+	LiveHosts(ctx context.Context, owner string) ([]hosts.Host, map[string]bool, error)
+	ChargedLiveHosts(ctx context.Context, owner, apiKeyID string) ([]hosts.Host, map[string]bool, error)
+	LiveHostPage(ctx context.Context, owner string, f hosts.OwnedFilter, p paging.Page) (paging.Result[hosts.Host], map[string]bool, error)
+	AdminLiveHostPage(ctx context.Context, f hosts.Filter, p paging.Page) (paging.Result[hosts.AdminHost], map[string]bool, error)
 	PushUpgrade(ctx context.Context, actor audit.Actor, hostID, version string) (upgrades.Result, error)
 	ListVersions(ctx context.Context, f versions.Filter, p paging.Page) (paging.Result[versions.Version], error)
 	PublishVersion(ctx context.Context, actor audit.Actor, p versions.Publish) (versions.Version, error)
 	YankVersion(ctx context.Context, actor audit.Actor, version string) (versions.Version, error)
 	UpdateL1Config(ctx context.Context, owner, hostID string, who l1config.Who, r l1config.Request) (l1config.L1ConfigPutResp, error)
-	ValidateL1Config(r l1config.Request) error
+	// ChargedUpdateL1Config is the client API's write: validated, the
+	// host checked, then charged and written (l1config.Charged.Update).
+	ChargedUpdateL1Config(ctx context.Context, owner, apiKeyID, hostID string, who l1config.Who, r l1config.Request) (l1config.L1ConfigPutResp, error)
 	// ServeL1 answers POST /gateway; ok is false when the hub has no L1
 	// gateway (404).
 	ServeL1(ctx context.Context, ip, bidParam string, body io.Reader) (status int, resp l1.Response, ok bool)
+}
+
+// HostState is a host as its views show it: the row, whether its agent
+// is connected and its latest upgrade (nil when none or not read).
+type HostState struct {
+	Host    hosts.Host
+	Online  bool
+	Upgrade *upgrades.Upgrade
 }
 
 // Billing is balances, prices, recharges and the billing mode

@@ -189,8 +189,8 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 	h.server = httpapi.New(httpapi.Config{
 		Accounts: h.Accounts, Admins: adminConsole{Service: h.Admins, audit: h.store.Audit},
 		APIKeys: h.APIKeys, Hosts: h.Hosts, Billing: h.Billing, Operations: ops, Terminals: h.Terminals,
-		Agents: agents{dispatch: h.Dispatch, live: h.live, gw: h.gw, upgrades: h.Upgrades, versions: h.Versions,
-			l1config: h.L1Config, l1gate: h.l1gate},
+		Agents: agents{hosts: h.Hosts, charge: ops, dispatch: h.Dispatch, live: h.live, gw: h.gw, upgrades: h.Upgrades, versions: h.Versions,
+			l1config: h.L1Config, l1charged: l1config.NewCharged(h.L1Config, h.Hosts, ops), l1gate: h.l1gate},
 		Deliveries: deliveries.NewService(h.store.Deliveries, func(ctx context.Context, userID, hostID string) (string, error) {
 			host, err := h.Hosts.Get(ctx, userID, hostID)
 			return host.ID, err

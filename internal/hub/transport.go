@@ -42,24 +42,21 @@ func (a adminConsole) ListAudit(ctx context.Context, f audit.Filter, p paging.Pa
 
 // agents is httpapi.Agents.
 type agents struct {
-	dispatch *dispatch.Dispatcher
-	live     *hosts.Liveness
-	gw       *agentgw.Gateway
-	upgrades *upgrades.Service
-	versions *versions.Service
-	l1config *l1config.Service
-	l1gate   *l1gate.Service
+	hosts  *hosts.Service
+	charge interface {
+		Charge(ctx context.Context, userID, apiKeyID, hostID, code string) error
+	}
+	dispatch  *dispatch.Dispatcher
+	live      *hosts.Liveness
+	gw        *agentgw.Gateway
+	upgrades  *upgrades.Service
+	versions  *versions.Service
+	l1config  *l1config.Service
+	l1charged *l1config.Charged
+	l1gate    *l1gate.Service
 }
 
 var _ httpapi.Agents = agents{}
-
-func (a agents) Online(ctx context.Context, hostID string) (bool, error) {
-	return a.dispatch.Online(ctx, hostID)
-}
-
-func (a agents) OnlineMany(ctx context.Context, hostIDs []string) (map[string]bool, error) {
-	return a.dispatch.OnlineMany(ctx, hostIDs)
-}
 
 func (a agents) CountOnline(ctx context.Context) (int64, error) { return a.dispatch.CountOnline(ctx) }
 
@@ -73,10 +70,6 @@ func (a agents) Admit() (done func(), retryAfter time.Duration, ok bool) { retur
 
 func (a agents) Upgrade(w http.ResponseWriter, r *http.Request, ag hosts.Agent, publicIP string) {
 	a.gw.Upgrade(w, r, ag, publicIP)
-}
-
-func (a agents) UpgradeOf(ctx context.Context, hostID string) (*upgrades.Upgrade, error) {
-	return a.upgrades.Get(ctx, hostID)
 }
 
 func (a agents) PushUpgrade(ctx context.Context, actor audit.Actor, hostID, version string) (upgrades.Result, error) {
@@ -99,7 +92,9 @@ func (a agents) UpdateL1Config(ctx context.Context, owner, hostID string, who l1
 	return a.l1config.Update(ctx, owner, hostID, who, r)
 }
 
-func (a agents) ValidateL1Config(r l1config.Request) error { return a.l1config.Validate(r) }
+func (a agents) ChargedUpdateL1Config(ctx context.Context, owner, apiKeyID, hostID string, who l1config.Who, r l1config.Request) (l1config.L1ConfigPutResp, error) {
+	return a.l1charged.Update(ctx, owner, apiKeyID, hostID, who, r)
+}
 
 func (a agents) ServeL1(ctx context.Context, ip, bidParam string, body io.Reader) (int, l1.Response, bool) {
 	if a.l1gate == nil {

@@ -74,7 +74,6 @@ type Service struct {
 	store Store
 	keys  Opener
 	ops   Runner
-	coord coord.Coord
 	rate  coord.Limiter // per source address
 	log   *slog.Logger
 	now   func() time.Time
@@ -83,15 +82,21 @@ type Service struct {
 	dummy *l1.Codec
 }
 
+// Counter is what the gateway uses of coordination (coord.Coord): the
+// per-address rate counts.
+type Counter interface {
+	Incr(ctx context.Context, key string, window time.Duration) (int64, error)
+}
+
 // New returns the gateway service. ratePerMinute bounds the requests of
 // one source address per minute (a fixed window kept in coordination, so
 // it holds across hub instances).
-func New(st Store, keys Opener, ops Runner, c coord.Coord, ratePerMinute int, log *slog.Logger) *Service {
+func New(st Store, keys Opener, ops Runner, c Counter, ratePerMinute int, log *slog.Logger) *Service {
 	dummy, err := l1.NewCodec(0, "l1gate-dummy-key-never-matches!!")
 	if err != nil {
 		panic(err) // a 32-character constant: cannot happen
 	}
-	return &Service{store: st, keys: keys, ops: ops, coord: c,
+	return &Service{store: st, keys: keys, ops: ops,
 		rate: coord.Limiter{Coord: c, Prefix: "l1gate:rate:", Limit: int64(ratePerMinute), Window: rateWindow}, log: log, now: time.Now, dummy: dummy}
 }
 

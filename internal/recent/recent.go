@@ -124,7 +124,7 @@ type dropper interface{ drop(key string) }
 
 // Bus carries Forget between instances over one coordination channel.
 type Bus struct {
-	coord coord.Coord
+	coord PubSub
 	log   *slog.Logger
 
 	mu     sync.Mutex
@@ -134,9 +134,16 @@ type Bus struct {
 // channel is the coordination channel of forgets.
 const channel = "recent:forget"
 
+// PubSub is what the bus uses of coordination (coord.Coord): one
+// channel, published and subscribed.
+type PubSub interface {
+	Publish(ctx context.Context, channel string, msg []byte) error
+	Subscribe(ctx context.Context, channel string) (coord.Subscription, error)
+}
+
 // NewBus returns a bus over c; Run must run for other instances' forgets
 // to arrive.
-func NewBus(c coord.Coord, log *slog.Logger) *Bus {
+func NewBus(c PubSub, log *slog.Logger) *Bus {
 	return &Bus{coord: c, log: log, caches: map[string]dropper{}}
 }
 
