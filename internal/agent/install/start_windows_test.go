@@ -27,34 +27,14 @@ func TestStartHelperService(t *testing.T) { svctest.Serve(t, startHelperArg, 0) 
 // the running service is success.
 func TestInstalledServiceStartsAtOnce(t *testing.T) {
 	requireAdmin(t)
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	sys := windowsSystem{}
 	name := fmt.Sprintf("hostgate-start-test-%d", time.Now().UnixNano())
-	if err := sys.InstallService(ServiceSpec{Name: name, DisplayName: "hostgate start test", Description: "test",
-		ExePath: exe, Args: []string{"-test.run=^TestStartHelperService$", startHelperArg}}); err != nil {
-		t.Fatalf("install: %v", err)
-	}
-	m, err := mgr.Connect()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Disconnect()
-	s, err := m.OpenService(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_, _ = s.Control(svc.Stop)
-		_ = s.Delete()
-		s.Close()
-	})
+	s := installHelperService(t, sys, name)
 	if err := sys.StartService(name); err != nil {
 		t.Fatalf("start: %v", err)
 	}
 	var st svc.Status
+	var err error
 	if !eventually.Within(30*time.Second, func() bool {
 		st, err = s.Query()
 		return err == nil && st.State == svc.Running
@@ -72,33 +52,12 @@ func TestInstalledServiceStartsAtOnce(t *testing.T) {
 // service is success.
 func TestStopServiceForReinstall(t *testing.T) {
 	requireAdmin(t)
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	sys := windowsSystem{}
 	name := fmt.Sprintf("hostgate-stop-test-%d", time.Now().UnixNano())
 	if err := sys.StopService(name); err != nil {
 		t.Errorf("stop of an absent service: %v", err)
 	}
-	if err := sys.InstallService(ServiceSpec{Name: name, DisplayName: "hostgate stop test", Description: "test",
-		ExePath: exe, Args: []string{"-test.run=^TestStartHelperService$", startHelperArg}}); err != nil {
-		t.Fatalf("install: %v", err)
-	}
-	m, err := mgr.Connect()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Disconnect()
-	s, err := m.OpenService(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_, _ = s.Control(svc.Stop)
-		_ = s.Delete()
-		s.Close()
-	})
+	s := installHelperService(t, sys, name)
 	if err := sys.StopService(name); err != nil {
 		t.Errorf("stop of a stopped service: %v", err)
 	}
@@ -114,4 +73,35 @@ func TestStopServiceForReinstall(t *testing.T) {
 	if err := sys.StartService(name); err != nil {
 		t.Errorf("start after the stop: %v", err)
 	}
+}
+
+// installHelperService registers this test binary as the service name,
+// run as TestStartHelperService, the way the template install registers
+// the agent (InstallService), and opens it; the service is stopped and
+// deleted when the test ends.
+func installHelperService(t *testing.T, sys windowsSystem, name string) *mgr.Service {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sys.InstallService(ServiceSpec{Name: name, DisplayName: name, Description: "test",
+		ExePath: exe, Args: []string{"-test.run=^TestStartHelperService$", startHelperArg}}); err != nil {
+		t.Fatalf("install: %v", err)
+	}
+	m, err := mgr.Connect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m.Disconnect() })
+	s, err := m.OpenService(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = s.Control(svc.Stop)
+		_ = s.Delete()
+		s.Close()
+	})
+	return s
 }
