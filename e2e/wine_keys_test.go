@@ -3,7 +3,6 @@ package e2e
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,16 +22,7 @@ import (
 //	eval "$(.ci/wine/setup)"; HOSTGATE_WINE_EXEC=$PWD/.ci/wine/exec \
 //	    go test -count=1 -run '^TestWindowsAgentKeyProtectionUnderWine$' ./e2e/
 func TestWindowsAgentKeyProtectionUnderWine(t *testing.T) {
-	wine := os.Getenv("HOSTGATE_WINE_EXEC")
-	if wine == "" {
-		t.Skip("needs Wine: set HOSTGATE_WINE_EXEC to .ci/wine/exec")
-	}
-	exe := filepath.Join(t.TempDir(), "hostgate-agent.exe")
-	build := exec.Command("go", "build", "-o", exe, "hostgate/cmd/hostgate-agent")
-	build.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build the Windows agent: %v\n%s", err, out)
-	}
+	wine, exe := windowsAgentUnderWine(t)
 	e := NewEnv(t, false)
 	h := e.StartHub()
 	cust := NewCustomer(t, h)

@@ -19,16 +19,7 @@ import (
 // cmd.exe, files. .ci/wine/test runs it with HOSTGATE_WINE_EXEC set to
 // its Wine wrapper (make test-windows); without Wine it cannot run.
 func TestWindowsAgentUnderWine(t *testing.T) {
-	wine := os.Getenv("HOSTGATE_WINE_EXEC")
-	if wine == "" {
-		t.Skip("needs Wine: run by make test-windows (.ci/wine/test sets HOSTGATE_WINE_EXEC)")
-	}
-	exe := filepath.Join(t.TempDir(), "hostgate-agent.exe")
-	build := exec.Command("go", "build", "-o", exe, "hostgate/cmd/hostgate-agent")
-	build.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build the Windows agent: %v\n%s", err, out)
-	}
+	wine, exe := windowsAgentUnderWine(t)
 	e := NewEnv(t, false)
 	h := e.StartHub()
 	cust := NewCustomer(t, h)
@@ -81,3 +72,21 @@ func TestWindowsAgentUnderWine(t *testing.T) {
 
 // winPath is a Linux path as Wine's Windows programs see it (drive Z:).
 func winPath(p string) string { return `Z:` + strings.ReplaceAll(p, "/", `\`) }
+
+// windowsAgentUnderWine returns the Wine wrapper .ci/wine/test names in
+// HOSTGATE_WINE_EXEC and a fresh Windows build of the agent; without the
+// wrapper the test is skipped (make test-windows runs it).
+func windowsAgentUnderWine(t *testing.T) (wine, exe string) {
+	t.Helper()
+	wine = os.Getenv("HOSTGATE_WINE_EXEC")
+	if wine == "" {
+		t.Skip("needs Wine: run by make test-windows (.ci/wine/test sets HOSTGATE_WINE_EXEC to its wrapper)")
+	}
+	exe = filepath.Join(t.TempDir(), "hostgate-agent.exe")
+	build := exec.Command("go", "build", "-o", exe, "hostgate/cmd/hostgate-agent")
+	build.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build the Windows agent: %v\n%s", err, out)
+	}
+	return wine, exe
+}
