@@ -62,24 +62,11 @@ func setupFileFor(t *testing.T, c *Config) string {
 	return c.SetupFile
 }
 
-func readSetupMap(t *testing.T, path string) map[string]any {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatalf("setup file is no longer JSON: %v", err)
-	}
-	return m
-}
-
 // fromSetup is the Config the agent reads from the setup file at path
 // (the keys cmd/hostgate-agent reads).
 func fromSetup(t *testing.T, path string, sealer KeySealer) Config {
 	t.Helper()
-	m := readSetupMap(t, path)
+	m := readSetup(t, path)
 	str := func(k string) string { s, _ := m[k].(string); return s }
 	return Config{HostID: str("host_id"), InstallToken: str("install_token"), AgentPrivkeySeed: str("agent_privkey_seed"),
 		AgentPrivkeySealed: str("agent_privkey_sealed"), KeyProtection: str("key_protection"),
@@ -108,7 +95,7 @@ func TestKeyProtectionSealsTheSetupFileAtFirstStart(t *testing.T) {
 	if strings.Contains(string(raw), c.AgentPrivkeySeed) {
 		t.Fatalf("the plaintext seed is still in the setup file:\n%s", raw)
 	}
-	m := readSetupMap(t, path)
+	m := readSetup(t, path)
 	if _, ok := m["agent_privkey_seed"]; ok {
 		t.Errorf("agent_privkey_seed is still a key: %v", m)
 	}
@@ -191,7 +178,7 @@ func TestKeyProtectionLeavesAFileWhoseSeedIsNotInUse(t *testing.T) {
 	c := validConfig()
 	c.KeySealer = xorSealer{}
 	path := setupFileFor(t, &c)
-	m := readSetupMap(t, path)
+	m := readSetup(t, path)
 	m["agent_privkey_seed"] = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
 	b, _ := json.Marshal(m)
 	if err := os.WriteFile(path, b, 0o600); err != nil {

@@ -26,7 +26,7 @@ func TestSetupFileReadableByOthersIsTightened(t *testing.T) {
 	if !strings.Contains(logs, "level=WARN") || !strings.Contains(logs, "was readable by other users") {
 		t.Errorf("log:\n%s", logs)
 	}
-	if m := readSetupMap(t, path); m["agent_privkey_seed"] != c.AgentPrivkeySeed {
+	if m := readSetup(t, path); m["agent_privkey_seed"] != c.AgentPrivkeySeed {
 		t.Errorf("without a sealer the seed stays in the file: %v", m)
 	}
 	// Already 0600: nothing said.

@@ -38,7 +38,7 @@ func TestKeyProtectionWithDPAPI(t *testing.T) {
 	path := setupFileFor(t, &c)
 	a, logs := newWithLog(t, c)
 	raw, _ := os.ReadFile(path)
-	m := readSetupMap(t, path)
+	m := readSetup(t, path)
 	if strings.Contains(string(raw), c.AgentPrivkeySeed) || m["key_protection"] != KeyProtectionDPAPI || m["agent_privkey_sealed"] == nil {
 		t.Fatalf("setup file after the first start:\n%s\nlog:\n%s", raw, logs)
 	}
