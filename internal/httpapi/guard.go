@@ -82,7 +82,9 @@ func groupGuard(path string) guard {
 // is answered 405 under the path's guard when every route of the path
 // has the same one).
 type guards struct {
-	mu        sync.Mutex
+	// mu is written while the routes are declared and only read once
+	// the server serves: every request takes the read lock.
+	mu        sync.RWMutex
 	byPattern map[string]guard
 	byPath    map[string]guard
 	mixed     map[string]bool
@@ -114,8 +116,8 @@ func (g *guards) declare(method, path string, sec []map[string][]string) []map[s
 // of is the guard of r, given the pattern of the route mux serves it with
 // ("" when none).
 func (g *guards) of(r *http.Request, pattern string) guard {
-	g.mu.Lock()
-	defer g.mu.Unlock()
+	g.mu.RLock()
+	defer g.mu.RUnlock()
 	gd, ok := g.byPattern[pattern]
 	if !ok && g.paths != nil {
 		if _, p := g.paths.Handler(r); p != "" && !g.mixed[p] {
