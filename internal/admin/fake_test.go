@@ -208,7 +208,9 @@ func (t fakeTx) AppendAudit(_ context.Context, e audit.Entry) error {
 	return nil
 }
 
-func (t fakeTx) InsertAdmin(_ context.Context, a Admin, hash string) error { return t.f.insert(a, hash) }
+func (t fakeTx) InsertAdmin(_ context.Context, a Admin, hash string) error {
+	return t.f.insert(a, hash)
+}
 
 func (t fakeTx) LockOwners(context.Context) ([]string, error) {
 	var ids []string
