@@ -61,16 +61,16 @@ func (d *DB) useFTS(prefix bool) bool { return d.dialect.FTS5 && !prefix }
 func (d *DB) hostSearch(w *where, q string, prefix bool) string {
 	if d.useFTS(prefix) {
 		return `h.id IN (SELECT id FROM host_search WHERE host_search MATCH ` + w.arg(ftsPhrase("id name public_ip", q)) + `
-			UNION SELECT o.id FROM user_search s JOIN user_search_keys k ON k.n = s.rowid
-			JOIN hosts o ON o.user_id = k.id AND o.deleted_at IS NULL
-			WHERE user_search MATCH ` + w.arg(ftsPhrase("email", q)) + `)`
+			UNION SELECT id FROM hosts WHERE deleted_at IS NULL AND user_id IN (
+				SELECT k.id FROM user_search s JOIN user_search_keys k ON k.n = s.rowid
+				WHERE user_search MATCH ` + w.arg(ftsPhrase("email", q)) + `))`
 	}
 	var parts []string
 	for _, col := range []string{"name", "id", "public_ip"} {
 		parts = append(parts, `SELECT id FROM hosts WHERE deleted_at IS NULL AND `+d.match(w, col, q, prefix))
 	}
-	parts = append(parts, `SELECT o.id FROM users ou JOIN hosts o ON o.user_id = ou.id AND o.deleted_at IS NULL
-		WHERE `+d.match(w, "ou.email", q, prefix))
+	parts = append(parts, `SELECT id FROM hosts WHERE deleted_at IS NULL AND user_id IN (
+		SELECT id FROM users WHERE `+d.match(w, "email", q, prefix)+`)`)
 	return `h.id IN (` + strings.Join(parts, "\n\t\tUNION ") + `)`
 }
 
