@@ -447,7 +447,8 @@ func (s Hosts) ListHosts(ctx context.Context, f hosts.Filter, p paging.Page) ([]
 		return nil, 0, fmt.Errorf("%s: list hosts: unknown sort %q", d.dialect.Name, f.Sort)
 	}
 	order := orderBy(column, desc, field == "last_seen_at", "h.id")
-	return listPage(ctx, d, "hosts", hostColsOf+", u.email", "hosts h JOIN users u ON u.id = h.user_id", d.hostWhere(f),
+	from, w := d.hostWhere(f)
+	return listPage(ctx, d, "hosts", hostColsOf+", u.email", from+" JOIN users u ON u.id = h.user_id", w,
 		order, p, func(r rowScanner) (hosts.AdminHost, error) {
 			var a hosts.AdminHost
 			var err error
@@ -463,15 +464,18 @@ var adminHostColumns = map[string]string{
 	"status": "h.status", "agent_version": "h.installed_version", "user_email": "u.email",
 }
 
-// hostWhere is the filter over hosts h joined with users u. The query is
-// a literal part (or start) of a column, through the search indexes
+// hostWhere is the table of undeleted hosts h, and the filter over it
+// joined with users u. With a query the table is the hosts that match
+// it: a literal part (or start) of a column, through the search indexes
 // (search.go). The OS is a family: the whole reported OS or its first
 // word ("linux" of "linux 6.1.0").
-func (d *DB) hostWhere(f hosts.Filter) where {
+func (d *DB) hostWhere(f hosts.Filter) (string, where) {
 	var w where
-	w.addSQL(`h.deleted_at IS NULL`)
+	from := "hosts h"
 	if f.Query != "" {
-		w.addSQL(d.hostSearch(&w, f.Query, f.QueryPrefix))
+		from = "(" + d.hostMatches(&w, f.Query, f.QueryPrefix) + ") h"
+	} else {
+		w.addSQL(`h.deleted_at IS NULL`)
 	}
 	if len(f.Statuses) > 0 {
 		in := make([]string, len(f.Statuses))
@@ -489,7 +493,7 @@ func (d *DB) hostWhere(f hosts.Filter) where {
 	if f.UserID != "" {
 		w.add(`h.user_id = $%d`, f.UserID)
 	}
-	return w
+	return from, w
 }
 
 // allStatuses are the statuses CountHosts always reports.
