@@ -165,7 +165,7 @@ func (d *DB) userWhere(f accounts.UserFilter) (string, where) {
 	var w where
 	from := "users"
 	if f.Query != "" {
-		from = "(" + d.userMatches(&w, f.Query, f.QueryPrefix) + ") users"
+		from = "(" + d.userMatches(&w, f.Query, f.QueryPrefix) + ") matched_users"
 	}
 	if f.Status != "" {
 		w.add(`status = $%d`, string(f.Status))

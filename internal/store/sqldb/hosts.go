@@ -181,15 +181,7 @@ func (s Hosts) PageOwnedHosts(ctx context.Context, owner string, f hosts.OwnedFi
 		return nil, 0, fmt.Errorf("%s: list hosts: unknown sort %q", d.dialect.Name, f.Sort)
 	}
 	order := ownedOrder(o)
-	var w where
-	w.add(`user_id = $%d`, owner)
-	w.addSQL(`deleted_at IS NULL`)
-	if f.Query != "" {
-		w.addSQL(d.ownedHostSearch(&w, "$1", f.Query, f.QueryPrefix))
-	}
-	if f.Status != "" {
-		w.add(`status = $%d`, string(f.Status))
-	}
+	w := d.ownedWhere(owner, f)
 	scan := func(r rowScanner) (hosts.Host, error) { return scanHost(r) }
 	if f.Query == "" && f.Status == "" {
 		// Every undeleted host matches: host_counts has the total.
@@ -197,6 +189,28 @@ func (s Hosts) PageOwnedHosts(ctx context.Context, owner string, f hosts.OwnedFi
 			`SELECT coalesce(max(n), 0) FROM host_counts WHERE user_id = $1`, owner)
 	}
 	return listPage(ctx, d, "hosts", hostCols, "hosts", w, order, p, scan)
+}
+
+// ownedWhere is the filter of PageOwnedHosts over hosts.
+func (d *DB) ownedWhere(owner string, f hosts.OwnedFilter) where {
+	var w where
+	ownerCond := `user_id = $%d`
+	if f.Query != "" && d.useFTS(f.QueryPrefix) {
+		// SQLite, without statistics, would walk every host of the owner
+		// and probe the matches; the unary + keeps this condition off the
+		// owner's index, so that the matches are read by id instead (12 ms
+		// against 1.3 ms for an owner of 10,000 hosts).
+		ownerCond = `+user_id = $%d`
+	}
+	w.add(ownerCond, owner)
+	w.addSQL(`deleted_at IS NULL`)
+	if f.Query != "" {
+		w.addSQL(d.ownedHostSearch(&w, "$1", f.Query, f.QueryPrefix))
+	}
+	if f.Status != "" {
+		w.add(`status = $%d`, string(f.Status))
+	}
+	return w
 }
 
 // UpdateHost sets name and listen port of the owner's host; ErrNotFound.
