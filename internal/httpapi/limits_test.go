@@ -35,22 +35,28 @@ type limitRoute struct {
 // new route with a limit fails TestEveryLimitLimits until it has a case
 // here (and its items are seeded in seedLimits when they can be).
 var limitRoutes = map[string]limitRoute{
-	"GET /v1/admin/audit-logs":         {path: fixed("/v1/admin/audit-logs"), admin: true, minItems: 2},
-	"GET /v1/admin/gateway-versions":   {path: fixed("/v1/admin/gateway-versions"), admin: true, minItems: 2},
-	"GET /v1/admin/hosts":              {path: fixed("/v1/admin/hosts"), admin: true, minItems: 2},
-	"GET /v1/admin/hosts/{id}/events":  {path: hostPath("/v1/admin/hosts/%s/events"), admin: true, minItems: 2},
-	"GET /v1/admin/hosts/{id}/metrics": {path: hostPath("/v1/admin/hosts/%s/metrics"), admin: true, minItems: 2},
-	"GET /v1/admin/recharges":          {path: fixed("/v1/admin/recharges"), admin: true, minItems: 2},
-	"GET /v1/admin/users":              {path: fixed("/v1/admin/users"), admin: true, minItems: 2},
-	"GET /v1/user/billing/events":      {path: fixed("/v1/user/billing/events"), minItems: 2},
-	"GET /v1/user/billing/recharges":   {path: fixed("/v1/user/billing/recharges"), minItems: 2},
-	"GET /v1/user/hosts":               {path: fixed("/v1/user/hosts"), minItems: 2},
-	"GET /v1/user/hosts/{id}/metrics":  {path: hostPath("/v1/user/hosts/%s/metrics"), minItems: 2},
+	"GET /v1/admin/admins":                    {path: fixed("/v1/admin/admins"), admin: true, minItems: 2},
+	"GET /v1/admin/audit-logs":                {path: fixed("/v1/admin/audit-logs"), admin: true, minItems: 2},
+	"GET /v1/admin/gateway-versions":          {path: fixed("/v1/admin/gateway-versions"), admin: true, minItems: 2},
+	"GET /v1/admin/hosts":                     {path: fixed("/v1/admin/hosts"), admin: true, minItems: 2},
+	"GET /v1/admin/hosts/{id}/events":         {path: hostPath("/v1/admin/hosts/%s/events"), admin: true, minItems: 2},
+	"GET /v1/admin/hosts/{id}/metrics":        {path: hostPath("/v1/admin/hosts/%s/metrics"), admin: true, minItems: 2},
+	"GET /v1/admin/recharges":                 {path: fixed("/v1/admin/recharges"), admin: true, minItems: 2},
+	"GET /v1/admin/users":                     {path: fixed("/v1/admin/users"), admin: true, minItems: 2},
+	"GET /v1/admin/users/{id}/billing-events": {path: userPath("/v1/admin/users/%s/billing-events"), admin: true, minItems: 2},
+	"GET /v1/user/billing/events":             {path: fixed("/v1/user/billing/events"), minItems: 2},
+	"GET /v1/user/billing/recharges":          {path: fixed("/v1/user/billing/recharges"), minItems: 2},
+	"GET /v1/user/hosts":                      {path: fixed("/v1/user/hosts"), minItems: 2},
+	"GET /v1/user/hosts/{id}/metrics":         {path: hostPath("/v1/user/hosts/%s/metrics"), minItems: 2},
 	// Deliveries need a webhook target that answers; none is seeded.
 	"GET /v1/user/hosts/{id}/webhook-deliveries": {path: hostPath("/v1/user/hosts/%s/webhook-deliveries"), minItems: 0},
 }
 
 func fixed(p string) func(limitSeed) string { return func(limitSeed) string { return p } }
+
+func userPath(format string) func(limitSeed) string {
+	return func(s limitSeed) string { return fmt.Sprintf(format, s.userID) }
+}
 
 func hostPath(format string) func(limitSeed) string {
 	return func(s limitSeed) string { return fmt.Sprintf(format, s.hostID) }
@@ -60,6 +66,7 @@ func hostPath(format string) func(limitSeed) string {
 func seedLimits(t *testing.T, h *hubtest.Hub) limitSeed {
 	ctx := t.Context()
 	adm, _ := h.Admin(t, "owner")
+	h.Admin(t, "viewer") // a second admin for GET /v1/admin/admins
 	u := h.Register(t)
 	other := h.Register(t)
 	s := limitSeed{admin: adm, user: u.AccessToken, userID: u.User.ID}
