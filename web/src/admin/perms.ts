@@ -52,6 +52,6 @@ export const PERM_ROUTES: Record<Perm, readonly string[]> = {
 };
 
 /** Whether role may use perm. An unknown role may do nothing. */
-export function can(role: Role | string | undefined, p: Perm): boolean {
+export function can(role: Role | (string & {}) | undefined, p: Perm): boolean {
   return (PERMS[p] as readonly string[]).includes(role ?? '');
 }
