@@ -1,14 +1,23 @@
-// STAND-IN (FE-FLEET) for FE-SHELL's admin API client, with the contract's
-// signature; FE-SHELL's version replaces it at merge.
-import { request } from '../api/client';
-
-type Query = Record<string, string | number | boolean | undefined | null>;
-
-export const adminApi = {
-  get: <T>(path: string, query?: Query, signal?: AbortSignal) => request<T>('GET', path, { query, signal }),
-  post: <T>(path: string, body: unknown = {}) => request<T>('POST', path, { body }),
-  put: <T>(path: string, body: unknown) => request<T>('PUT', path, { body }),
-  delete: <T>(path: string) => request<T>('DELETE', path),
-};
+// The admin console's API client: the same implementation as the user
+// console's `api` (src/api/client.ts), scoped to the admin session. Cookies
+// gw_admin_at / gw_admin_rt carry it; a 401 from /v1/admin/* refreshes once at
+// /v1/admin/auth/refresh (one shared refresh) and retries once; a refused
+// refresh ends the session (src/admin/app/session.ts → /admin/session-ended).
+import { createClient, type Client } from '../api/client';
 
 export { seg, errorMessage, ApiError } from '../api/client';
+
+/** The admin scope's client with its session controls (the shell wires them). */
+export const adminClient = createClient({
+  prefix: '/v1/admin/',
+  refreshPath: '/v1/admin/auth/refresh',
+  publicPaths: ['/v1/admin/auth/login', '/v1/admin/auth/refresh'],
+});
+
+/** get / post / put / delete, as `api` in src/api/client.ts; post takes extra headers (X-Step-Up-Token). */
+export const adminApi: Client = {
+  get: adminClient.get,
+  post: adminClient.post,
+  put: adminClient.put,
+  delete: adminClient.delete,
+};
