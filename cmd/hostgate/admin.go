@@ -14,9 +14,10 @@ import (
 
 const adminUsage = `usage: hostgate admin create --username U --password P --role R
        hostgate admin disable USERNAME
-       hostgate admin enable USERNAME`
+       hostgate admin enable USERNAME
+       hostgate admin set-role USERNAME ROLE`
 
-// adminCommand runs `hostgate admin create|disable|enable`.
+// adminCommand runs `hostgate admin create|disable|enable|set-role`.
 func adminCommand(ctx context.Context, cfg hub.Config, log *slog.Logger, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return fmt.Errorf("%s", adminUsage)
@@ -28,6 +29,8 @@ func adminCommand(ctx context.Context, cfg hub.Config, log *slog.Logger, args []
 		return adminSetStatus(ctx, cfg, log, args[1:], admin.StatusDisabled, stdout)
 	case "enable":
 		return adminSetStatus(ctx, cfg, log, args[1:], admin.StatusActive, stdout)
+	case "set-role":
+		return adminSetRole(ctx, cfg, log, args[1:], stdout)
 	}
 	return fmt.Errorf("%s", adminUsage)
 }
@@ -57,9 +60,11 @@ func adminCreate(ctx context.Context, cfg hub.Config, log *slog.Logger, args []s
 	return nil
 }
 
-// adminSetStatus disables or enables an admin. Running hubs refuse a
-// disabled admin's tokens once they read the change: at once where the
-// coordination message arrives (Redis), within recent.TTL otherwise.
+// adminSetStatus disables or enables an admin, by the console's rules: the
+// last enabled owner cannot be disabled, and disabling ends the admin's
+// sessions. Running hubs refuse their tokens once they read the change: at
+// once where the coordination message arrives (Redis), within recent.TTL
+// otherwise.
 func adminSetStatus(ctx context.Context, cfg hub.Config, log *slog.Logger, args []string, status string, stdout io.Writer) error {
 	if len(args) != 1 {
 		return fmt.Errorf("%s", adminUsage)
@@ -74,5 +79,25 @@ func adminSetStatus(ctx context.Context, cfg hub.Config, log *slog.Logger, args 
 		return err
 	}
 	fmt.Fprintf(stdout, "admin %s is now %s\n", a.Username, a.Status)
+	return nil
+}
+
+// adminSetRole gives an admin another role, by the console's rules (the
+// last enabled owner keeps its role); the admin's sessions end, as for
+// adminSetStatus. Running on the server, it needs no step-up.
+func adminSetRole(ctx context.Context, cfg hub.Config, log *slog.Logger, args []string, stdout io.Writer) error {
+	if len(args) != 2 {
+		return fmt.Errorf("%s", adminUsage)
+	}
+	h, err := hub.Open(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	a, err := h.Admins.SetRoleByName(ctx, audit.CLIActor, args[0], admin.Role(args[1]))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "admin %s is now %s; its sessions ended\n", a.Username, a.Role)
 	return nil
 }

@@ -29,6 +29,8 @@ Usage:
                                    create an admin (roles: owner, operator, finance, viewer)
   hostgate admin disable USERNAME  refuse the admin's sign-in and tokens (within a second)
   hostgate admin enable USERNAME   let a disabled admin sign in again
+  hostgate admin set-role USERNAME ROLE
+                                   change an admin's role (its sessions end)
   hostgate keys generate           print a new random key (base64 of 32 bytes) for
                                    the key settings below
   hostgate keys reseal             re-seal every stored secret under the current

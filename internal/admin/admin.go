@@ -18,4 +18,11 @@ type Admin struct {
 	Role      Role      `json:"role"`
 	Status    string    `json:"status"`
 	CreatedAt time.Time `json:"created_at"`
+	// LastLoginAt is when the admin last signed in; nil before the first
+	// time.
+	LastLoginAt *time.Time `json:"last_login_at,omitempty"`
 }
+
+// EnabledOwner reports whether a is an owner that may act: the kind of
+// admin an installation must always keep one of (CodeLastOwner).
+func (a Admin) EnabledOwner() bool { return a.Role == Owner && a.Status == StatusActive }

@@ -3,7 +3,6 @@ package admin
 import (
 	"context"
 	"errors"
-	"fmt"
 	"regexp"
 	"strings"
 	"time"
@@ -18,14 +17,23 @@ import (
 	"hostgate/internal/recent"
 )
 
-// TokenTTL is the admin access token lifetime (spec section 8).
-const TokenTTL = time.Hour
+// Policy holds the admin session timings.
+type Policy struct {
+	AccessTTL  time.Duration // access token lifetime
+	RefreshTTL time.Duration // session (refresh token) lifetime
+}
+
+// DefaultPolicy is the admin timings: a one-hour access token (spec
+// section 8) renewed by a refresh token of a session of 30 days.
+var DefaultPolicy = Policy{AccessTTL: time.Hour, RefreshTTL: 30 * 24 * time.Hour}
 
 // Error codes owned by this package.
 const (
 	CodeInvalidUsername = "invalid_username"
 	CodeInvalidRole     = "invalid_role"
 	CodeUsernameTaken   = "username_taken"
+	// CodeLastOwner refuses a change that would leave no enabled owner.
+	CodeLastOwner = "last_owner"
 )
 
 var usernameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{2,63}$`)
@@ -37,10 +45,14 @@ type Service struct {
 	keys   *keyring.Keyring
 	hasher *passwords.Hasher
 	guard  *lockout.Guard
+	policy Policy
 	now    func() time.Time
-	// admins keeps what token checks read from the store, by admin id, for
-	// at most recent.TTL.
+	// admins keeps what Active reads from the store, by admin id, for at
+	// most recent.TTL.
 	admins *recent.Cache[Admin]
+	// sessions keeps what access-token checks read from the store, by
+	// session id, for at most recent.TTL.
+	sessions *recent.Cache[SessionState]
 }
 
 // Tickets is what admins use of coordination (coord.Coord): step-up
@@ -53,7 +65,8 @@ type Tickets interface {
 // NewService wires the admin service; bus carries the forgetting of kept
 // admins to other instances.
 func NewService(st Store, c Tickets, bus *recent.Bus, keys *keyring.Keyring, h *passwords.Hasher, g *lockout.Guard) *Service {
-	return &Service{store: st, coord: c, keys: keys, hasher: h, guard: g, now: time.Now, admins: recent.New[Admin]("admins", bus)}
+	return &Service{store: st, coord: c, keys: keys, hasher: h, guard: g, policy: DefaultPolicy, now: time.Now,
+		admins: recent.New[Admin]("admins", bus), sessions: recent.New[SessionState]("admin_sessions", bus)}
 }
 
 // Principal is an authenticated admin request.
@@ -63,11 +76,14 @@ type Principal struct {
 	SessionID string
 }
 
-// Auth is the result of an admin login.
+// Auth is the result of an admin login or refresh.
 type Auth struct {
-	AccessToken string
-	AccessTTL   time.Duration
-	Admin       Admin
+	AccessToken  string
+	RefreshToken string
+	AccessTTL    time.Duration
+	// RefreshTTL is how long the refresh token of a new session lives.
+	RefreshTTL time.Duration
+	Admin      Admin
 }
 
 // NormalizeUsername lower-cases and checks a username.
@@ -85,8 +101,8 @@ func (s *Service) Create(ctx context.Context, username, password string, role Ro
 	if err != nil {
 		return Admin{}, err
 	}
-	if !role.Valid() {
-		return Admin{}, apperr.New(CodeInvalidRole, fmt.Sprintf("role must be one of %v", Roles))
+	if err := checkRole(role); err != nil {
+		return Admin{}, err
 	}
 	if err := passwords.Check(password, username); err != nil {
 		return Admin{}, err
@@ -99,7 +115,7 @@ func (s *Service) Create(ctx context.Context, username, password string, role Ro
 		CreatedAt: s.now().UTC().Truncate(time.Microsecond)}
 	if err := s.store.CreateAdmin(ctx, a, hash); err != nil {
 		if errors.Is(err, ErrUsernameTaken) {
-			return Admin{}, apperr.New(CodeUsernameTaken, "an admin with this username already exists")
+			return Admin{}, usernameTaken()
 		}
 		return Admin{}, err
 	}
@@ -121,60 +137,8 @@ func (s *Service) EnsureOwner(ctx context.Context, username, password string) (b
 // can say how to create the first one.
 func (s *Service) AnyAdmin(ctx context.Context) (bool, error) { return s.store.AnyAdmin(ctx) }
 
-const wrongLogin = "username or password is incorrect"
-
-// Login checks an admin's password and issues a one-hour token.
-func (s *Service) Login(ctx context.Context, username, password string) (Auth, error) {
-	name := strings.ToLower(strings.TrimSpace(username))
-	if err := s.guard.Check(ctx, name); err != nil {
-		return Auth{}, err
-	}
-	a, hash, err := s.store.AdminCredentials(ctx, name)
-	if errors.Is(err, ErrAdminNotFound) || len(password) > passwords.MaxLen {
-		s.hasher.Burn(ctx, password)
-		return Auth{}, s.guard.Fail(ctx, name, wrongLogin)
-	}
-	if err != nil {
-		return Auth{}, err
-	}
-	ok, _, err := s.hasher.Verify(ctx, password, hash)
-	if err != nil {
-		return Auth{}, err
-	}
-	if !ok || a.Status != StatusActive {
-		return Auth{}, s.guard.Fail(ctx, name, wrongLogin)
-	}
-	if err := s.guard.Succeed(ctx, name); err != nil {
-		return Auth{}, err
-	}
-	tok, _, err := s.keys.SignToken(keyring.Claims{
-		Kind: keyring.KindAdmin, Subject: a.ID, SessionID: uuid.NewString(), Role: string(a.Role),
-	}, TokenTTL)
-	if err != nil {
-		return Auth{}, err
-	}
-	return Auth{AccessToken: tok, AccessTTL: TokenTTL, Admin: a}, nil
-}
-
-// Authenticate checks an admin token, and that its admin is still active:
-// the store says so, read at most recent.TTL ago.
-func (s *Service) Authenticate(ctx context.Context, token string) (Principal, error) {
-	c, err := s.keys.ParseToken(token, keyring.KindAdmin)
-	if err != nil || !Role(c.Role).Valid() {
-		return Principal{}, apperr.New(apperr.CodeInvalidToken, "admin token is invalid or expired")
-	}
-	active, err := s.Active(ctx, c.Subject)
-	if err != nil {
-		return Principal{}, err
-	}
-	if !active {
-		return Principal{}, apperr.New(apperr.CodeInvalidToken, "this admin is disabled")
-	}
-	return Principal{AdminID: c.Subject, Role: Role(c.Role), SessionID: c.SessionID}, nil
-}
-
-// Active reports whether an admin exists and is active, for token checks
-// and for connections that outlive the request that authenticated them.
+// Active reports whether an admin exists and is active, for connections
+// that outlive the request that authenticated them.
 func (s *Service) Active(ctx context.Context, id string) (bool, error) {
 	a, err := s.admins.Get(ctx, id, func(ctx context.Context) (Admin, error) { return s.store.AdminByID(ctx, id) })
 	if errors.Is(err, ErrAdminNotFound) {
@@ -184,25 +148,30 @@ func (s *Service) Active(ctx context.Context, id string) (bool, error) {
 }
 
 // SetStatus enables or disables the admin named username on actor's
-// behalf (`hostgate admin enable|disable`). A disabled admin cannot sign
-// in, and its tokens are refused from the next check: at once where the
-// forget arrives, within recent.TTL everywhere else.
+// behalf (`hostgate admin enable|disable`), by the rules of SetStatusByID.
 func (s *Service) SetStatus(ctx context.Context, actor audit.Actor, username, status string) (Admin, error) {
-	action := audit.ActionAdminDisable
-	if status == StatusActive {
-		action = audit.ActionAdminEnable
+	a, err := s.byUsername(ctx, username)
+	if err != nil {
+		return Admin{}, err
 	}
+	return s.SetStatusByID(ctx, actor, a.ID, status)
+}
+
+// SetRoleByName gives the admin named username role on actor's behalf
+// (`hostgate admin set-role`), by the rules of SetRole; the command runs on
+// the server, so it needs no step-up.
+func (s *Service) SetRoleByName(ctx context.Context, actor audit.Actor, username string, role Role) (Admin, error) {
+	a, err := s.byUsername(ctx, username)
+	if err != nil {
+		return Admin{}, err
+	}
+	return s.changeRole(ctx, actor, a.ID, role)
+}
+
+func (s *Service) byUsername(ctx context.Context, username string) (Admin, error) {
 	a, _, err := s.store.AdminCredentials(ctx, strings.ToLower(strings.TrimSpace(username)))
 	if errors.Is(err, ErrAdminNotFound) {
 		return Admin{}, apperr.NotFound("admin")
 	}
-	if err != nil {
-		return Admin{}, err
-	}
-	if err := SetAdminStatus(ctx, s.store, a.ID, status, s.now().UTC(), actor.Entry(action, "admin", a.ID)); err != nil {
-		return Admin{}, err
-	}
-	s.admins.Forget(ctx, a.ID)
-	a.Status = status
-	return a, nil
+	return a, err
 }

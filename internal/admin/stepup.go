@@ -38,7 +38,7 @@ func (s *Service) StepUp(ctx context.Context, p Principal, password string) (str
 	if err != nil {
 		return "", apperr.New(apperr.CodeInvalidToken, "admin not found")
 	}
-	if _, err := s.Login(ctx, a.Username, password); err != nil {
+	if _, err := s.checkPassword(ctx, a.Username, password); err != nil {
 		return "", err
 	}
 	b := make([]byte, 32)

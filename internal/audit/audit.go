@@ -28,9 +28,12 @@ const (
 	ActionHostUnban         = "host.unban"
 	ActionHostTerminalOpen  = "host.terminal_open"
 	ActionBillingModeChange = "billing.mode_change"
-	// Written by `hostgate admin disable|enable`, whose actor is CLIActor.
-	ActionAdminDisable = "admin.disable"
-	ActionAdminEnable  = "admin.enable"
+	// Admin management: by an owner through the console, or by
+	// `hostgate admin disable|enable|set-role`, whose actor is CLIActor.
+	ActionAdminCreate     = "admin.create"
+	ActionAdminRoleChange = "admin.role_change"
+	ActionAdminDisable    = "admin.disable"
+	ActionAdminEnable     = "admin.enable"
 )
 
 // Entry is one audit row.

@@ -17,16 +17,20 @@ type adminLoginIn struct {
 	}
 }
 
-// AdminAuthResp is AuthResp for an admin: there is no refresh token (sign
-// in again after the hour) and the admin takes the place of the user.
+// AdminAuthResp is AuthResp for an admin: user and admin are the same
+// admin (user for clients written against the users' answer).
 type AdminAuthResp struct {
-	AccessToken string      `json:"access_token"`
-	AccessTTL   int         `json:"access_ttl_s"`
-	Admin       admin.Admin `json:"admin"`
+	AccessToken  string      `json:"access_token"`
+	RefreshToken string      `json:"refresh_token" doc:"32 random bytes, base64url; single use: each refresh returns a new one"`
+	AccessTTL    int         `json:"access_ttl_s"`
+	User         admin.Admin `json:"user" doc:"The admin, as in admin"`
+	Admin        admin.Admin `json:"admin"`
 }
 
+// adminAuthOut sets gw_admin_at (every path) and gw_admin_rt (the admin
+// refresh and logout routes only).
 type adminAuthOut struct {
-	SetCookie http.Cookie `header:"Set-Cookie"`
+	SetCookie []http.Cookie `header:"Set-Cookie"`
 	Body      AdminAuthResp
 }
 
@@ -35,16 +39,15 @@ func (s *Server) adminLogin(ctx context.Context, in *adminLoginIn) (*adminAuthOu
 	if err != nil {
 		return nil, err
 	}
-	ttl := int(a.AccessTTL.Seconds())
-	return &adminAuthOut{
-		SetCookie: authCookie(ctx, adminCookie, a.AccessToken, ttl),
-		Body:      AdminAuthResp{AccessToken: a.AccessToken, AccessTTL: ttl, Admin: a.Admin},
-	}, nil
+	return adminAuthAnswer(ctx, a), nil
 }
 
 func (s *Server) adminRoutes() {
 	op(s, huma.Operation{OperationID: "adminLogin", Method: http.MethodPost, Path: "/v1/admin/auth/login",
-		Summary: "Admin sign-in (one-hour token)", Tags: []string{"admin"}, Security: noSecurity}, s.adminLogin)
+		Summary: "Admin sign-in: a one-hour access token and a refresh token", Description: "401 invalid_credentials for a wrong username or password " +
+			"and a disabled admin alike; 423 account_locked after repeated failures. Sets the cookies gw_admin_at and gw_admin_rt (docs/admin-roles.md).",
+		Tags: []string{"admin"}, Security: noSecurity}, s.adminLogin)
+	s.adminSessionRoutes()
 
 	// The admin route→role table: each line names who may call it and, for
 	// writes, the audit action it records. docs/admin-roles.md mirrors it.
@@ -77,6 +80,7 @@ func (s *Server) adminRoutes() {
 	adminOp(s, admin.Anyone, "", get("/v1/admin/hosts/{id}/metrics", "adminHostMetrics", "A host's newest metrics samples"), s.adminHostMetrics)
 	adminOp(s, admin.Anyone, "", get("/v1/admin/hosts/{id}/events", "adminHostEvents", "A host's newest events"), s.adminHostEvents)
 	adminOp(s, admin.Anyone, "", get("/v1/admin/audit-logs", "adminListAudit", "List audit log entries, newest first"), s.adminListAudit)
+	s.adminAdminsRoutes()
 }
 
 // adminDoc returns a constructor of admin operation docs for one method.

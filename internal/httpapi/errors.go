@@ -74,6 +74,7 @@ var statusByCode = withOperationFailures(map[string]int{
 	apperr.CodeConflict:                409,
 	accounts.CodeEmailTaken:            409,
 	admin.CodeUsernameTaken:            409,
+	admin.CodeLastOwner:                409,
 	dispatch.CodeHostOffline:           409,
 	versions.CodeVersionYanked:         409,
 	versions.CodeVersionExists:         409,

@@ -234,6 +234,11 @@ func chargeHeaderDocs(c *huma.Components) {
 var extraErrors = map[string][]int{
 	"login":                    {401, 403, 423},
 	"adminLogin":               {401, 423},
+	"adminRefresh":             {401, 403},
+	"adminLogout":              {401, 403},
+	"adminCreateAdmin":         {409},
+	"adminSetAdminRole":        {409},
+	"adminDisableAdmin":        {409},
 	"logout":                   {403},
 	"refresh":                  {401, 403},
 	"register":                 {409},

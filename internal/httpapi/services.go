@@ -51,8 +51,16 @@ type Admins interface {
 	Authenticate(ctx context.Context, token string) (admin.Principal, error)
 	ConsumeStepUp(ctx context.Context, p admin.Principal, token string) error
 	Login(ctx context.Context, username, password string) (admin.Auth, error)
+	Refresh(ctx context.Context, refreshToken string) (admin.Auth, error)
+	Logout(ctx context.Context, refreshToken string) error
+	EndSession(ctx context.Context, p admin.Principal) error
 	StepUp(ctx context.Context, p admin.Principal, password string) (string, error)
 	ListAudit(ctx context.Context, f audit.Filter, p paging.Page) ([]audit.Entry, int, error)
+	Get(ctx context.Context, id string) (admin.Admin, error)
+	List(ctx context.Context, f admin.Filter, p paging.Page) (paging.Result[admin.Admin], error)
+	Add(ctx context.Context, p admin.Principal, actor audit.Actor, stepUp string, n admin.NewAdmin) (admin.Admin, error)
+	SetRole(ctx context.Context, p admin.Principal, actor audit.Actor, stepUp, id string, role admin.Role) (admin.Admin, error)
+	SetStatusByID(ctx context.Context, actor audit.Actor, id, status string) (admin.Admin, error)
 }
 
 // APIKeys is users' API keys (apikeys.Service).

@@ -219,12 +219,12 @@ func TestDisabledAdminRefused(t *testing.T) {
 			hubs = append(hubs, h.StartSibling(t))
 		}
 		tok, id := h.Admin(t, "owner")
-		other, _ := h.Admin(t, "viewer")
+		other, _ := h.Admin(t, "owner") // so that tok's is not the last owner
 		for _, x := range hubs {
 			x.Client(t).As(tok).Do("GET", "/v1/admin/users", nil).Want(t, 200, "")
 		}
 		rec := audit.CLIActor.Entry(audit.ActionAdminDisable, "admin", id)
-		if err := admin.SetAdminStatus(t.Context(), h.Store().Admins, id, admin.StatusDisabled, time.Now(), rec); err != nil {
+		if _, err := admin.SetAdminStatus(t.Context(), h.Store().Admins, id, admin.StatusDisabled, time.Now(), rec); err != nil {
 			t.Fatal(err)
 		}
 		for _, x := range hubs {

@@ -15,6 +15,18 @@ var adminTests = []test{
 	{"Roles", testAdminRoles},
 	{"SetAdminStatus", testAdminSetStatus},
 	{"AnyAdmin", testAnyAdmin},
+	{"ListAdmins", testListAdmins},
+	{"InsertAdminAudited", testInsertAdminAudited},
+	{"LastOwnerKept", testLastOwnerKept},
+	{"LastOwnerRace", testLastOwnerRace},
+	{"LastOwnerRaceDemote", testLastOwnerRaceDemote},
+	{"ChangeEndsSessions", testChangeEndsSessions},
+	{"OpenSessionRecordsLogin", testOpenSessionRecordsLogin},
+	{"AdminRotateRefresh", testAdminRotateRefresh},
+	{"AdminRotateRefreshReuse", testAdminRotateRefreshReuse},
+	{"AdminRotateRefreshRace", testAdminRotateRefreshRace},
+	{"AdminRotateRefreshDisabled", testAdminRotateRefreshDisabled},
+	{"AdminRevokeAndEndSession", testAdminRevokeAndEndSession},
 }
 
 func newAdmin(username string, role admin.Role) admin.Admin {
@@ -59,7 +71,8 @@ func testAdminNotFound(t *testing.T, s store.Store) {
 		{"AdminByID", second(s.Admins.AdminByID(ctx, newID()))},
 		{"AdminCredentials", third(s.Admins.AdminCredentials(ctx, "nobody"))},
 		{"SetAdminPasswordHash", s.Admins.SetAdminPasswordHash(ctx, newID(), "h")},
-		{"SetAdminStatus", admin.SetAdminStatus(ctx, s.Admins, newID(), admin.StatusDisabled, t0, entry("cli", "admin.disable", "admin"))},
+		{"SetAdminStatus", second(admin.SetAdminStatus(ctx, s.Admins, newID(), admin.StatusDisabled, t0, entry("cli", "admin.disable", "admin")))},
+		{"ChangeAdmin role", third(admin.ChangeAdmin(ctx, s.Admins, newID(), admin.Change{Role: admin.Viewer}, t0, entry("cli", "admin.role_change", "admin")))},
 	} {
 		checkErr(t, c.op, c.err, admin.ErrAdminNotFound)
 	}
@@ -90,17 +103,17 @@ func testAdminRoles(t *testing.T, s store.Store) {
 }
 
 func testAdminSetStatus(t *testing.T, s store.Store) {
-	a := newAdmin("root", admin.Owner)
+	a := newAdmin("root", admin.Operator)
 	must(t, "CreateAdmin", s.Admins.CreateAdmin(t.Context(), a, "h"))
 	rec := entry("cli", "admin.disable", "admin")
-	must(t, "SetAdminStatus disabled", admin.SetAdminStatus(t.Context(), s.Admins, a.ID, admin.StatusDisabled, t0, rec))
+	must(t, "SetAdminStatus disabled", second(admin.SetAdminStatus(t.Context(), s.Admins, a.ID, admin.StatusDisabled, t0, rec)))
 	got, err := s.Admins.AdminByID(t.Context(), a.ID)
 	must(t, "AdminByID", err)
 	if got.Status != admin.StatusDisabled {
 		t.Errorf("status: got %q, want %q", got.Status, admin.StatusDisabled)
 	}
 	checkOneAudit(t, s, rec, t0)
-	must(t, "SetAdminStatus active", admin.SetAdminStatus(t.Context(), s.Admins, a.ID, admin.StatusActive, t0, entry("cli", "admin.enable", "admin")))
+	must(t, "SetAdminStatus active", second(admin.SetAdminStatus(t.Context(), s.Admins, a.ID, admin.StatusActive, t0, entry("cli", "admin.enable", "admin"))))
 	got, _, err = s.Admins.AdminCredentials(t.Context(), "root")
 	must(t, "AdminCredentials", err)
 	if got.Status != admin.StatusActive {
