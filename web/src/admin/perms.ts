@@ -3,6 +3,8 @@
 // write control only when can(role, perm) — the hub refuses the rest anyway.
 import type { Role } from './types';
 
+export type { Role };
+
 export type Perm =
   | 'users.write'
   | 'balance.adjust'

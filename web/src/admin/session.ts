@@ -5,21 +5,14 @@ import { createContext, useContext } from 'react';
 import { can as roleCan, type Perm } from './perms';
 import type { AdminInfo } from './types';
 
-export interface AdminSession {
-  admin: AdminInfo;
-  can: (p: Perm) => boolean;
-}
+export type { AdminInfo };
 
-export const AdminContext = createContext<AdminSession | null>(null);
+/** The signed-in admin; the layout provides it once /v1/admin/me answered. */
+export const AdminContext = createContext<AdminInfo | null>(null);
 
-/** Builds the session value the layout provides. */
-export function adminSession(admin: AdminInfo): AdminSession {
-  return { admin, can: (p) => roleCan(admin.role, p) };
-}
-
-/** The signed-in admin; only inside the admin layout (which renders nothing until /v1/admin/me answered). */
-export function useAdmin(): AdminSession {
-  const s = useContext(AdminContext);
-  if (!s) throw new Error('useAdmin outside the admin layout');
-  return s;
+/** The signed-in admin and what its role may do; only inside the admin layout. */
+export function useAdmin(): { admin: AdminInfo; can: (p: Perm) => boolean } {
+  const admin = useContext(AdminContext);
+  if (!admin) throw new Error('useAdmin outside the admin layout');
+  return { admin, can: (p: Perm) => roleCan(admin.role, p) };
 }

@@ -1,0 +1,44 @@
+import { QueryClientProvider } from '@tanstack/react-query';
+import { App as AntApp, ConfigProvider } from 'antd';
+import enUS from 'antd/locale/en_US';
+import zhCN from 'antd/locale/zh_CN';
+import { useEffect } from 'react';
+import { RouterProvider } from 'react-router';
+import { setMessageInstance } from '../../app/notify';
+import { theme } from '../../app/theme';
+import { I18nProvider, useI18n } from '../../i18n';
+import { adminCatalogs } from '../i18n/messages';
+import { adminQueryClient } from './queryClient';
+import { adminRouter } from './router';
+
+function MessageBridge() {
+  const { message } = AntApp.useApp();
+  useEffect(() => {
+    setMessageInstance(message);
+    return () => setMessageInstance(null);
+  }, [message]);
+  return null;
+}
+
+function Localized() {
+  const { lang } = useI18n();
+  return (
+    <ConfigProvider locale={lang === 'zh-CN' ? zhCN : enUS} theme={theme}>
+      <AntApp>
+        <MessageBridge />
+        <RouterProvider router={adminRouter} />
+      </AntApp>
+    </ConfigProvider>
+  );
+}
+
+/** The admin console: the user console's providers with the admin messages, client and routes. */
+export function AdminApp() {
+  return (
+    <QueryClientProvider client={adminQueryClient}>
+      <I18nProvider catalogs={adminCatalogs}>
+        <Localized />
+      </I18nProvider>
+    </QueryClientProvider>
+  );
+}
