@@ -1,6 +1,5 @@
 // The console's messages: src/i18n/{en,zh-CN}.json plus every feature's
-// src/features/<name>/i18n/{en,zh-CN}.json (and the admin console's
-// src/admin/features/<name>/i18n/{en,zh-CN}.json), merged at build time. A feature
+// src/features/<name>/i18n/{en,zh-CN}.json, merged at build time. A feature
 // adds its own files and prefixes its keys with its name (`host.`…);
 // messages.test.ts fails on a key missing in either language or defined twice.
 
@@ -8,7 +7,7 @@ export const LANGS = ['en', 'zh-CN'] as const;
 export type Lang = (typeof LANGS)[number];
 export type Messages = Record<string, string>;
 
-const files = import.meta.glob<Messages>(['./*.json', '../features/*/i18n/*.json', '../admin/features/*/i18n/*.json'], {
+const files = import.meta.glob<Messages>(['./*.json', '../features/*/i18n/*.json'], {
   eager: true,
   import: 'default',
 });

@@ -9,7 +9,8 @@ import { createRoot, type Root } from 'react-dom/client';
 import { MemoryRouter, Route, Routes } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { I18nProvider } from '../../../i18n';
-import { AdminContext, adminSession } from '../../session';
+import { adminCatalogs } from '../../i18n/messages';
+import { AdminContext } from '../../session';
 import type { Role } from '../../types';
 import HostPage from './HostPage';
 import UserPage from '../users/UserPage';
@@ -82,14 +83,14 @@ async function render(path: string, role: Role) {
   }
   vi.stubGlobal('ResizeObserver', RO);
   const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-  const session = adminSession({ id: 'a', username: 'someone', role, status: 'active', created_at: '2026-11-26T04:40:38Z' });
+  const session = { id: 'a', username: 'someone', role, status: 'active' as const, created_at: '2026-11-26T04:40:38Z' };
   el = document.createElement('div');
   document.body.appendChild(el);
   root = createRoot(el);
   await act(async () => {
     root?.render(
       <QueryClientProvider client={qc}>
-        <I18nProvider>
+        <I18nProvider catalogs={adminCatalogs}>
           <AntApp>
             <AdminContext.Provider value={session}>
               <MemoryRouter initialEntries={[path]}>
