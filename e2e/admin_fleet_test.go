@@ -253,10 +253,17 @@ func adminFleetFlow(t *testing.T, scaled bool) {
 	b.Poll(20*time.Second, "search by part of the owner's email finds only the target's hosts",
 		fmt.Sprintf(`(() => { const ids = %s.split(','); return ids.length === %d && ids.includes(%q); })()`, rowsJS("hosts"), fleetHostsPerUser, hostID),
 		rowsJS("hosts"))
-	if p := b.Path(); !strings.Contains(p, "q=") {
-		t.Errorf("the search is not in the URL: %s", p)
-	}
 	b.Shot("hosts-search")
+	// The search lives in the URL: the same address opened afresh shows the same list.
+	search := b.evalString(`location.search`)
+	if !strings.Contains(search, "q=") {
+		t.Errorf("the search is not in the URL: %q", search)
+	}
+	b.Open("/admin/hosts" + search)
+	b.Poll(20*time.Second, "the search's URL restores the list",
+		fmt.Sprintf(`(() => { const ids = %s.split(','); return ids.length === %d && ids.includes(%q) && %s?.value === %q; })()`,
+			rowsJS("hosts"), fleetHostsPerUser, hostID, jsq(tid("hosts-search")), seed.run+"-kest"),
+		rowsJS("hosts"))
 	b.ClickSel(fmt.Sprintf(`[data-testid="hosts-row"][data-id=%q] [data-testid="hosts-link"]`, hostID))
 	b.WaitPath(`^/admin/hosts/`+hostID+`$`, 15*time.Second)
 

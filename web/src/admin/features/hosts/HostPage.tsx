@@ -179,7 +179,7 @@ function HostLoaded({ id, d, stale }: { id: string; d: AdminHostDetail; stale?: 
       {stale ? <Alert type="warning" showIcon style={{ marginBottom: 12 }} message={stale} /> : null}
       <Flex vertical gap={16}>
         <Card title={t('adminHosts.facts')}>
-          <Descriptions column={{ xs: 1, sm: 1, md: 2, lg: 3 }} size="small" className="hg-host-facts">
+          <Descriptions column={{ xs: 1, sm: 1, md: 2, lg: 2, xl: 2, xxl: 3 }} size="small" className="hg-host-facts">
             <Descriptions.Item label={t('adminHosts.col.connection')}>
               <span data-testid="host-status" data-online={String(d.online)} data-status={h.status}>
                 <Badge
@@ -292,7 +292,10 @@ function EventsCard({ id }: { id: string }) {
                 title: t('adminHosts.eventKind'),
                 dataIndex: 'kind',
                 key: 'kind',
-                render: (k: string) => <Tag color={k === 'connected' ? 'green' : k === 'disconnected' ? 'orange' : 'default'}>{eventLabel(t, k)}</Tag>,
+                render: (k: string) => {
+                  const v = eventView(t, k);
+                  return <Tag color={v.color}>{v.label}</Tag>;
+                },
               },
               { title: t('adminHosts.eventMessage'), dataIndex: 'message', key: 'message', render: (v: string) => v || '—' },
             ]}
@@ -303,9 +306,23 @@ function EventsCard({ id }: { id: string }) {
   );
 }
 
-const KNOWN_EVENTS = ['connected', 'disconnected'];
-function eventLabel(t: (k: string) => string, k: string): string {
-  return KNOWN_EVENTS.includes(k) ? t(`adminHosts.event.${k}`) : k;
+const SIMPLE_EVENTS: Record<string, string> = {
+  connected: 'green',
+  disconnected: 'orange',
+  enrolled: 'blue',
+  installer: 'blue',
+  'host.ban': 'red',
+  'host.unban': 'default',
+};
+
+/** An event kind's words and colour: the hub's kinds (docs/hosts.md), upgrade.<state> included; others as they are. */
+function eventView(t: (k: string, v?: Record<string, string>) => string, k: string): { label: string; color: string } {
+  if (k in SIMPLE_EVENTS) return { label: t(`adminHosts.event.${k.replace('.', '_')}`), color: SIMPLE_EVENTS[k] ?? 'default' };
+  const state = k.startsWith('upgrade.') ? k.slice('upgrade.'.length) : '';
+  if (state in UPGRADE_COLOR) {
+    return { label: t('adminHosts.event.upgrade', { state: t(`adminHosts.upgradeState.${state}`) }), color: UPGRADE_COLOR[state] ?? 'default' };
+  }
+  return { label: k, color: 'default' };
 }
 
 function PushUpgradeDialog({ id, current, open, onClose }: { id: string; current?: string; open: boolean; onClose: () => void }) {

@@ -41,6 +41,7 @@ export default function UsersPage() {
       title: t('adminUsers.col.displayName'),
       dataIndex: 'display_name',
       ...sortable('display_name'),
+      responsive: ['md'],
       render: (v: string) => v || '—',
     },
     {
