@@ -348,6 +348,11 @@ func (s *Service) List(ctx context.Context, f UserFilter, p paging.Page) (paging
 	return paging.NewResult(items, total, p), err
 }
 
+// CountByStatus counts the users by status, for the dashboard.
+func (s *Service) CountByStatus(ctx context.Context) (map[Status]int, error) {
+	return s.store.CountUsers(ctx)
+}
+
 // SetStatus suspends or resumes a user on an admin's behalf. Suspension ends
 // every session at once: the store revokes them, and their kept states are
 // forgotten on every instance, so the next access-token check reads them.

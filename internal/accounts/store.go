@@ -71,6 +71,9 @@ type Store interface {
 	SetPasswordHash(ctx context.Context, id, hash string) error
 	// ListUsers returns a page of users, newest first, and the match count.
 	ListUsers(ctx context.Context, f UserFilter, p paging.Page) ([]User, int, error)
+	// CountUsers counts the users by status, every status present (zero
+	// for none).
+	CountUsers(ctx context.Context) (map[Status]int, error)
 	// Tx runs fn in one unit of work: everything fn does through its Tx
 	// commits when fn returns nil and nothing does when it returns an
 	// error, which Tx returns.

@@ -301,7 +301,7 @@ func (h handler) closed(s *session, err error) {
 	}
 	reason := closeReason(err)
 	h.g.disp.Unregister(s.hostID, s)
-	h.g.work.do(s.hostID, func() { h.g.hosts.RecordEvent(h.g.ctx, s.hostID, "disconnected", reason) })
+	h.g.work.do(s.hostID, func() { h.g.hosts.RecordEvent(h.g.ctx, s.hostID, hosts.EventDisconnected, reason) })
 }
 
 func closeReason(err error) string {
@@ -441,7 +441,7 @@ const handshakeWriteTimeout = 5 * time.Second
 // on the host's worker.
 func (h handler) registered(s *session, hello agentproto.Hello) {
 	ctx := h.g.ctx
-	h.g.hosts.RecordEvent(ctx, s.hostID, "connected", "agent "+hello.AgentVersion+" from "+s.ip)
+	h.g.hosts.RecordEvent(ctx, s.hostID, hosts.EventConnected, "agent "+hello.AgentVersion+" from "+s.ip)
 	h.g.upgrades.ObserveVersion(ctx, s.hostID, hello.AgentVersion)
 	h.g.settings.Reconcile(ctx, s.hostID, hello.SettingsFP)
 }

@@ -19,6 +19,20 @@ type Key struct {
 	CreatedAt  time.Time  `json:"created_at"`
 }
 
+// AdminKey is a key as the back office sees it: revoked (deleted) keys
+// too, never the secret or its hash.
+type AdminKey struct {
+	ID         string     `json:"id"`
+	Name       string     `json:"name"`
+	Prefix     string     `json:"prefix"`
+	CreatedAt  time.Time  `json:"created_at"`
+	LastUsedAt *time.Time `json:"last_used_at" doc:"null: never used"`
+	RevokedAt  *time.Time `json:"revoked_at,omitempty" doc:"When the owner deleted the key"`
+}
+
+// MaxAdminKeys bounds an admin's list of one user's keys (newest first).
+const MaxAdminKeys = 500
+
 // ErrNotFound: no such key, deleted, or another user's.
 var ErrNotFound = errors.New("apikeys: key not found")
 
@@ -28,6 +42,11 @@ type Store interface {
 	CreateKey(ctx context.Context, k Key, secretHash []byte) error
 	// ListKeys returns the owner's undeleted keys, newest first.
 	ListKeys(ctx context.Context, owner string) ([]Key, error)
+	// ListAllKeys returns up to limit of the owner's keys, deleted ones
+	// too, newest first.
+	ListAllKeys(ctx context.Context, owner string, limit int) ([]AdminKey, error)
+	// CountKeys counts the owner's undeleted keys.
+	CountKeys(ctx context.Context, owner string) (int, error)
 	// DeleteKey soft-deletes the owner's key; ErrNotFound.
 	DeleteKey(ctx context.Context, owner, id string, now time.Time) error
 	// KeyForAuth returns the key's owner and secret hash, only when the key

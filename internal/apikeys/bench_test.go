@@ -13,10 +13,12 @@ type memStore struct {
 	hash      []byte
 }
 
-func (m memStore) CreateKey(context.Context, Key, []byte) error               { return nil }
-func (m memStore) ListKeys(context.Context, string) ([]Key, error)            { return nil, nil }
-func (m memStore) DeleteKey(context.Context, string, string, time.Time) error { return nil }
-func (m memStore) TouchKeys(context.Context, map[string]time.Time) error      { return nil }
+func (m memStore) CreateKey(context.Context, Key, []byte) error                 { return nil }
+func (m memStore) ListKeys(context.Context, string) ([]Key, error)              { return nil, nil }
+func (m memStore) ListAllKeys(context.Context, string, int) ([]AdminKey, error) { return nil, nil }
+func (m memStore) CountKeys(context.Context, string) (int, error)               { return 0, nil }
+func (m memStore) DeleteKey(context.Context, string, string, time.Time) error   { return nil }
+func (m memStore) TouchKeys(context.Context, map[string]time.Time) error        { return nil }
 func (m memStore) KeyForAuth(_ context.Context, id string) (string, []byte, error) {
 	if id != m.id {
 		return "", nil, ErrNotFound

@@ -90,6 +90,33 @@ func (s *Service) List(ctx context.Context, owner string) ([]Key, error) {
 	return keys, err
 }
 
+// AdminList returns the owner's keys for the back office, revoked ones
+// too, newest first, at most MaxAdminKeys, with last-use times not yet
+// flushed.
+func (s *Service) AdminList(ctx context.Context, owner string) ([]AdminKey, error) {
+	keys, err := s.store.ListAllKeys(ctx, owner, MaxAdminKeys)
+	if err != nil {
+		return nil, err
+	}
+	if keys == nil {
+		keys = []AdminKey{}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, k := range keys {
+		if t, ok := s.used[k.ID]; ok && (k.LastUsedAt == nil || t.After(*k.LastUsedAt)) {
+			keys[i].LastUsedAt = &t
+		}
+		keys[i].Prefix = "ak_" + k.ID
+	}
+	return keys, nil
+}
+
+// Count counts the owner's keys (not deleted).
+func (s *Service) Count(ctx context.Context, owner string) (int, error) {
+	return s.store.CountKeys(ctx, owner)
+}
+
 // Delete removes the owner's key; it stops working on its next use on
 // this instance, and on others once the forget reaches them (at most
 // recent.TTL).

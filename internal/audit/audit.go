@@ -99,6 +99,9 @@ type Filter struct {
 	AdminID    string
 	Action     string
 	TargetType string
+	// Since and Until bound the entries' time: at or after Since, before
+	// Until; the zero time leaves that end open.
+	Since, Until time.Time
 }
 
 // Appender appends an entry. Every domain's unit of work (its store's

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"hostgate/internal/audit"
+	"hostgate/internal/buckets"
 	"hostgate/internal/paging"
 )
 
@@ -138,6 +139,21 @@ type Summary struct {
 	Pending     int64 // orders awaiting payment now
 }
 
+// Activity is the billing of one time bucket (package buckets): the
+// charged calls and recharges whose time falls in it.
+type Activity struct {
+	// Start is the bucket's start, UTC.
+	Start       time.Time
+	Charges     int64 // charged client API calls
+	Charged     Units // tokens those calls took
+	PaidFen     int64 // recharges paid (by paid_at)
+	RefundedFen int64 // recharges refunded (by refunded_at)
+}
+
+// RevenueFen is what the bucket's recharges brought in: paid minus
+// refunded, as the dashboard's "today" counts it.
+func (a Activity) RevenueFen() int64 { return a.PaidFen - a.RefundedFen }
+
 // Charge is one call to be charged.
 type Charge struct {
 	EventID  string
@@ -202,6 +218,10 @@ type Store interface {
 	Summary(ctx context.Context, since time.Time) (Summary, error)
 	// BillingMode reads the global mode.
 	BillingMode(ctx context.Context) (string, error)
+	// Activity adds up billing per bucket of unit from from (inclusive)
+	// to to (exclusive), grouped in the store: only buckets with
+	// something in them, oldest first.
+	Activity(ctx context.Context, unit buckets.Unit, from, to time.Time) ([]Activity, error)
 }
 
 // Tx is the plain storage operations billing decides with, inside one

@@ -11,6 +11,7 @@ import (
 
 	"hostgate/internal/apperr"
 	"hostgate/internal/audit"
+	"hostgate/internal/buckets"
 	"hostgate/internal/groupcommit"
 	"hostgate/internal/paging"
 )
@@ -173,6 +174,13 @@ func (s *Service) InitMode(ctx context.Context, mode string) (string, bool, erro
 func (s *Service) Today(ctx context.Context) (Summary, error) {
 	now := s.now().UTC()
 	return s.store.Summary(ctx, time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC))
+}
+
+// Activity is the billing of each bucket of unit from from to to, only
+// the buckets with something in them, oldest first (dashboard.Service
+// fills the others).
+func (s *Service) Activity(ctx context.Context, unit buckets.Unit, from, to time.Time) ([]Activity, error) {
+	return s.store.Activity(ctx, unit, from, to)
 }
 
 // Mode is the global billing mode.

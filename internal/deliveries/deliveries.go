@@ -120,6 +120,9 @@ type Store interface {
 	// CountUnfinishedDeliveries counts the deliveries still to be sent
 	// (pending or retrying): the queue depth.
 	CountUnfinishedDeliveries(ctx context.Context) (int64, error)
+	// CountQueue counts, in one statement, the deliveries still to be
+	// sent (as CountUnfinishedDeliveries) and the dead letters.
+	CountQueue(ctx context.Context) (Queue, error)
 	// ListDeliveries returns the host's latest deliveries, newest first;
 	// limit <= 0 is DefaultLimit, and at most MaxLimit.
 	ListDeliveries(ctx context.Context, hostID string, limit int) ([]Delivery, error)
@@ -127,6 +130,14 @@ type Store interface {
 	// retrying, due at now, attempts kept and lease cleared; ErrNotFound,
 	// or ErrNotDead for a row in any other state.
 	RetryDelivery(ctx context.Context, hostID, id string, now time.Time) (Delivery, error)
+}
+
+// Queue is the delivery queue at a moment: the deliveries still to be
+// sent (pending or retrying) and those dead-lettered (waiting for a manual
+// retry).
+type Queue struct {
+	Unfinished int64
+	Dead       int64
 }
 
 // secrets is what SealedSecrets holds.

@@ -100,6 +100,29 @@ type Event struct {
 	Message string    `json:"message"`
 }
 
+// The kinds of the events the hub records when an agent's socket opens and
+// when it closes.
+const (
+	EventConnected    = "connected"
+	EventDisconnected = "disconnected"
+)
+
+// Flaps counts a host's connects and disconnects over a recent window
+// (FlapWindow).
+type Flaps struct {
+	Connects    int `json:"connects"`
+	Disconnects int `json:"disconnects"`
+}
+
+// VersionCount is how many undeleted hosts report an agent version, and
+// how many of those are online (their stored status). Version "" is hosts
+// whose agent has not reported one yet.
+type VersionCount struct {
+	Version string `json:"version"`
+	Hosts   int    `json:"hosts"`
+	Online  int    `json:"online"`
+}
+
 // HostEvent is an event of one host, in a batch. Trim asks the store to
 // cut the host's history to the newest events it keeps.
 type HostEvent struct {

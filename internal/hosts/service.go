@@ -649,6 +649,55 @@ func clip(s string, n int) string {
 	return s
 }
 
+// FlapWindow is the window Flaps counts over.
+const FlapWindow = time.Hour
+
+// MaxVersionCounts bounds AgentVersions.
+const MaxVersionCounts = 50
+
+// Flaps counts the host's connects and disconnects of the last
+// FlapWindow, from its stored events (written in batches: an event is
+// counted once flushed, within EventFlushInterval).
+func (s *Service) Flaps(ctx context.Context, id string) (Flaps, error) {
+	n, err := s.store.CountEvents(ctx, id, []string{EventConnected, EventDisconnected}, s.now().UTC().Add(-FlapWindow))
+	if err != nil {
+		return Flaps{}, err
+	}
+	return Flaps{Connects: n[EventConnected], Disconnects: n[EventDisconnected]}, nil
+}
+
+// CountOwned counts the owner's hosts.
+func (s *Service) CountOwned(ctx context.Context, owner string) (int, error) {
+	return s.store.CountOwnedHosts(ctx, owner)
+}
+
+// AgentVersions counts hosts by the agent version they report, most
+// hosts first, at most MaxVersionCounts versions.
+func (s *Service) AgentVersions(ctx context.Context) ([]VersionCount, error) {
+	v, err := s.store.CountByVersion(ctx, nil, MaxVersionCounts)
+	if v == nil {
+		v = []VersionCount{}
+	}
+	return v, err
+}
+
+// HostsByVersion counts the hosts that report each of versions (zero for
+// none), in one query.
+func (s *Service) HostsByVersion(ctx context.Context, versions []string) (map[string]int, error) {
+	out := make(map[string]int, len(versions))
+	if len(versions) == 0 {
+		return out, nil
+	}
+	counts, err := s.store.CountByVersion(ctx, versions, len(versions))
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range counts {
+		out[c.Version] = c.Hosts
+	}
+	return out, nil
+}
+
 // CountByStatus counts hosts by persisted status, for the dashboard.
 func (s *Service) CountByStatus(ctx context.Context) (map[Status]int, error) {
 	return s.store.CountHosts(ctx)

@@ -175,6 +175,15 @@ type Store interface {
 	ListHosts(ctx context.Context, f Filter, p paging.Page) ([]AdminHost, int, error)
 	// CountHosts counts undeleted hosts by status.
 	CountHosts(ctx context.Context) (map[Status]int, error)
+	// CountOwnedHosts counts the owner's undeleted hosts.
+	CountOwnedHosts(ctx context.Context, owner string) (int, error)
+	// CountByVersion counts undeleted hosts by agent version in one
+	// grouped query, most hosts first (then by version), at most limit
+	// versions; only the versions in only when it is not empty.
+	CountByVersion(ctx context.Context, only []string, limit int) ([]VersionCount, error)
+	// CountEvents counts the host's events of each of kinds at or after
+	// since (every kind present, zero for none).
+	CountEvents(ctx context.Context, hostID string, kinds []string, since time.Time) (map[string]int, error)
 
 	// AppendMetrics stores a batch of samples in one transaction, skipping
 	// those of unknown or deleted hosts, and keeps only the newest keep

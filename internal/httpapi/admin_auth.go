@@ -81,6 +81,10 @@ func (s *Server) adminRoutes() {
 	adminOp(s, admin.Anyone, "", get("/v1/admin/hosts/{id}/events", "adminHostEvents", "A host's newest events"), s.adminHostEvents)
 	adminOp(s, admin.Anyone, "", get("/v1/admin/audit-logs", "adminListAudit", "List audit log entries, newest first"), s.adminListAudit)
 	s.adminAdminsRoutes()
+	// The admin console's dashboard and detail pages (admin_dashboard.go,
+	// admin_user_detail.go): reads, any role.
+	s.adminDashboardRoutes(get)
+	s.adminUserDetailRoutes(get)
 }
 
 // adminDoc returns a constructor of admin operation docs for one method.

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 
+	"hostgate/internal/accounts"
 	"hostgate/internal/billing"
 	"hostgate/internal/hosts"
 	"hostgate/internal/paging"
@@ -35,7 +36,15 @@ type adminHostOut struct {
 		WSConnected bool              `json:"ws_connected"`
 		Online      bool              `json:"online" doc:"Deprecated alias of ws_connected"`
 		Upgrade     *upgrades.Upgrade `json:"upgrade,omitempty" doc:"The host's latest agent upgrade"`
+		Owner       HostOwner         `json:"owner" doc:"The user the host belongs to"`
+		Flaps1h     hosts.Flaps       `json:"flaps_1h" doc:"The host's connect and disconnect events of the last hour"`
 	}
+}
+
+// HostOwner is the user a host belongs to, as the admin host page links it.
+type HostOwner struct {
+	ID    string `json:"id"`
+	Email string `json:"email"`
 }
 
 type historyIn struct {
@@ -77,8 +86,17 @@ func (s *Server) adminGetHost(ctx context.Context, in *HostIDParam) (*adminHostO
 	if err != nil {
 		return nil, err
 	}
+	owner, err := s.cfg.Accounts.Get(ctx, st.Host.UserID)
+	if err != nil {
+		return nil, err
+	}
+	flaps, err := s.cfg.Hosts.Flaps(ctx, st.Host.ID)
+	if err != nil {
+		return nil, err
+	}
 	out := &adminHostOut{}
 	out.Body.Host, out.Body.WSConnected, out.Body.Online, out.Body.Upgrade = st.Host, st.Online, st.Online, st.Upgrade
+	out.Body.Owner, out.Body.Flaps1h = HostOwner{ID: owner.ID, Email: owner.Email}, flaps
 	return out, nil
 }
 
@@ -135,12 +153,21 @@ type DashboardSummary struct {
 	TodayTokens     float64              `json:"today_tokens_charged" doc:"Tokens those calls took"`
 	PendingOrders   int64                `json:"pending_recharges" doc:"Recharge orders awaiting payment"`
 	BillingMode     string               `json:"billing_mode" enum:"free,charging"`
+	WebhooksPending int64                `json:"webhooks_pending" doc:"Webhook deliveries waiting to be sent (pending or retrying)"`
+	WebhooksDead    int64                `json:"webhooks_dead" doc:"Webhook deliveries dead-lettered, waiting for a manual retry"`
+	UsersTotal      int                  `json:"users_total" doc:"Users, any status"`
+	UsersSuspended  int                  `json:"users_suspended"`
 }
 
 type dashboardOut struct{ Body DashboardSummary }
 
 func (s *Server) adminDashboard(ctx context.Context, _ *struct{}) (*dashboardOut, error) {
-	online, err := s.cfg.Agents.CountOnline(ctx)
+	live, err := s.cfg.Admins.Live(ctx)
+	if err != nil {
+		return nil, err
+	}
+	online := live.OnlineHosts
+	users, err := s.cfg.Accounts.CountByStatus(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -158,9 +185,13 @@ func (s *Server) adminDashboard(ctx context.Context, _ *struct{}) (*dashboardOut
 	}
 	out := &dashboardOut{Body: DashboardSummary{OnlineHosts: online, HostsByStatus: counts,
 		TodayRevenueCNY: billing.CNY(today.PaidFen - today.RefundedFen), TodayCalls: today.Charges,
-		TodayTokens: today.Charged.Tokens(), PendingOrders: today.Pending, BillingMode: mode}}
+		TodayTokens: today.Charged.Tokens(), PendingOrders: today.Pending, BillingMode: mode,
+		WebhooksPending: live.WebhooksPending, WebhooksDead: live.WebhooksDead, UsersSuspended: users[accounts.StatusSuspended]}}
 	for _, n := range counts {
 		out.Body.TotalHosts += n
+	}
+	for _, n := range users {
+		out.Body.UsersTotal += n
 	}
 	return out, nil
 }

@@ -2,8 +2,10 @@ package httpapi
 
 import (
 	"context"
+	"time"
 
 	"hostgate/internal/accounts"
+	"hostgate/internal/apperr"
 	"hostgate/internal/audit"
 	"hostgate/internal/paging"
 )
@@ -26,14 +28,6 @@ func (s *Server) adminListUsers(ctx context.Context, in *listUsersIn) (*pagedOut
 	return &pagedOut[accounts.User]{Body: res}, nil
 }
 
-func (s *Server) adminGetUser(ctx context.Context, in *idIn) (*userOut, error) {
-	u, err := s.cfg.Accounts.Get(ctx, in.ID)
-	if err != nil {
-		return nil, err
-	}
-	return &userOut{Body: u}, nil
-}
-
 func (s *Server) adminSuspendUser(ctx context.Context, in *idIn) (*OK, error) {
 	return ok(), s.cfg.Accounts.SetStatus(ctx, actor(ctx), in.ID, accounts.StatusSuspended)
 }
@@ -47,13 +41,37 @@ type listAuditIn struct {
 	AdminID    string `query:"admin_id" maxLength:"64" doc:"Only entries by this admin"`
 	Action     string `query:"action" maxLength:"64" doc:"Only this action, e.g. user.suspend"`
 	TargetType string `query:"target_type" maxLength:"64" doc:"Only this target type, e.g. user"`
+	Since      string `query:"since" maxLength:"64" doc:"Only entries at or after this time (RFC 3339)"`
+	Until      string `query:"until" maxLength:"64" doc:"Only entries before this time (RFC 3339)"`
 }
 
 func (s *Server) adminListAudit(ctx context.Context, in *listAuditIn) (*pagedOut[audit.Entry], error) {
 	p := in.page()
-	items, total, err := s.cfg.Admins.ListAudit(ctx, audit.Filter{AdminID: in.AdminID, Action: in.Action, TargetType: in.TargetType}, p)
+	since, err := queryTime("since", in.Since)
+	if err != nil {
+		return nil, err
+	}
+	until, err := queryTime("until", in.Until)
+	if err != nil {
+		return nil, err
+	}
+	f := audit.Filter{AdminID: in.AdminID, Action: in.Action, TargetType: in.TargetType, Since: since, Until: until}
+	items, total, err := s.cfg.Admins.ListAudit(ctx, f, p)
 	if err != nil {
 		return nil, err
 	}
 	return &pagedOut[audit.Entry]{Body: paging.NewResult(items, total, p)}, nil
+}
+
+// queryTime parses the RFC 3339 time of query parameter name; "" is the
+// zero time, anything else unparsable invalid_query.
+func queryTime(name, v string) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return time.Time{}, apperr.New(apperr.CodeInvalidQuery, name+" must be an RFC 3339 time, e.g. 2026-01-02T15:04:05Z")
+	}
+	return t, nil
 }

@@ -16,6 +16,7 @@ import (
 	"hostgate/internal/apikeys"
 	"hostgate/internal/audit"
 	"hostgate/internal/billing"
+	"hostgate/internal/dashboard"
 	"hostgate/internal/hosts"
 	"hostgate/internal/installer"
 	"hostgate/internal/l1"
@@ -34,6 +35,7 @@ import (
 // Accounts is users' sign-up, sign-in and profile (accounts.Service).
 type Accounts interface {
 	Authenticate(ctx context.Context, token string) (accounts.Principal, error)
+	CountByStatus(ctx context.Context) (map[accounts.Status]int, error)
 	ChangePassword(ctx context.Context, userID, current, next string) (accounts.Auth, error)
 	Get(ctx context.Context, id string) (accounts.User, error)
 	List(ctx context.Context, f accounts.UserFilter, p paging.Page) (paging.Result[accounts.User], error)
@@ -61,11 +63,23 @@ type Admins interface {
 	Add(ctx context.Context, p admin.Principal, actor audit.Actor, stepUp string, n admin.NewAdmin) (admin.Admin, error)
 	SetRole(ctx context.Context, p admin.Principal, actor audit.Actor, stepUp, id string, role admin.Role) (admin.Admin, error)
 	SetStatusByID(ctx context.Context, actor audit.Actor, id, status string) (admin.Admin, error)
+	Dashboard
+}
+
+// Dashboard is the admin dashboard's figures (dashboard.Service).
+type Dashboard interface {
+	// Series is the figures per bucket ("hour" or "day") of the last
+	// points buckets; bad values are invalid_query.
+	Series(ctx context.Context, bucket string, points int) (dashboard.Series, error)
+	// Live is the fleet's figures now.
+	Live(ctx context.Context) (dashboard.Sample, error)
 }
 
 // APIKeys is users' API keys (apikeys.Service).
 type APIKeys interface {
 	Authenticate(ctx context.Context, raw string) (apikeys.Principal, error)
+	AdminList(ctx context.Context, owner string) ([]apikeys.AdminKey, error)
+	Count(ctx context.Context, owner string) (int, error)
 	Create(ctx context.Context, owner, name string) (apikeys.Created, error)
 	Delete(ctx context.Context, owner, id string) error
 	List(ctx context.Context, owner string) ([]apikeys.Key, error)
@@ -78,14 +92,18 @@ type Hosts interface {
 	AdminDelete(ctx context.Context, actor audit.Actor, id string) error
 	AdminGet(ctx context.Context, id string) (hosts.Host, error)
 	AdminList(ctx context.Context, f hosts.Filter, p paging.Page) (paging.Result[hosts.AdminHost], error)
+	AgentVersions(ctx context.Context) ([]hosts.VersionCount, error)
 	AuthenticateAgent(ctx context.Context, token string) (hosts.Agent, error)
 	Challenge(ctx context.Context, hostID string) (agentproto.ChallengeResponse, error)
 	Commandable(ctx context.Context, owner, id string) error
 	CountByStatus(ctx context.Context) (map[hosts.Status]int, error)
+	CountOwned(ctx context.Context, owner string) (int, error)
 	Create(ctx context.Context, owner, name string, listenPort *int, withCredentials bool) (hosts.Host, *hosts.Credentials, error)
 	Delete(ctx context.Context, owner, id string) error
 	Events(ctx context.Context, id string, limit int) ([]hosts.Event, error)
+	Flaps(ctx context.Context, id string) (hosts.Flaps, error)
 	Get(ctx context.Context, owner, id string) (hosts.Host, error)
+	HostsByVersion(ctx context.Context, versions []string) (map[string]int, error)
 	List(ctx context.Context, owner string) ([]hosts.Host, error)
 	Metrics(ctx context.Context, id string, limit int) ([]hosts.Metrics, error)
 	Online(ctx context.Context, hostID, installToken string) (agentproto.TokenResponse, error)

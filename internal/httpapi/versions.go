@@ -24,14 +24,6 @@ type versionParam struct {
 	Ver string `path:"ver" maxLength:"64" doc:"Dotted version, e.g. 0.4.0"`
 }
 
-func (s *Server) adminListVersions(ctx context.Context, in *listVersionsIn) (*pagedOut[versions.Version], error) {
-	res, err := s.cfg.Agents.ListVersions(ctx, versions.Filter{Channel: in.Channel, IncludeYanked: in.IncludeYanked}, in.page())
-	if err != nil {
-		return nil, err
-	}
-	return &pagedOut[versions.Version]{Body: res}, nil
-}
-
 func (s *Server) adminPublishVersion(ctx context.Context, in *publishVersionIn) (*versionOut, error) {
 	v, err := s.cfg.Agents.PublishVersion(ctx, actor(ctx), in.Body)
 	if err != nil {

@@ -25,6 +25,7 @@ import (
 	"hostgate/internal/coord"
 	"hostgate/internal/coord/inproc"
 	coordredis "hostgate/internal/coord/redis"
+	"hostgate/internal/dashboard"
 	"hostgate/internal/deliveries"
 	"hostgate/internal/dispatch"
 	"hostgate/internal/hosts"
@@ -62,6 +63,9 @@ type Hub struct {
 	Versions *versions.Service
 	Upgrades *upgrades.Service
 	L1Config *l1config.Service
+	// Dashboard is the admin dashboard's figures; Serve runs its fleet
+	// sampler.
+	Dashboard *dashboard.Service
 	// Deliveries is the webhook delivery worker; Serve runs it.
 	Deliveries *deliveries.Worker
 	// Terminals holds this instance's terminals and reaches other
@@ -160,6 +164,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 	if err := h.initBillingMode(ctx); err != nil {
 		return nil, err
 	}
+	h.Dashboard = dashboard.NewService(h.store.Dashboard, h.Billing, h.Dispatch, h.store.Deliveries)
 	h.Versions = versions.NewService(h.store.Versions)
 	h.admit = agentgw.NewAdmission(cfg.HandshakeConcurrency, cfg.HandshakeRate, int(cfg.HandshakeRate))
 	h.Upgrades = upgrades.NewService(h.store.Upgrades, h.Hosts, h.Versions, h.Dispatch, log)
@@ -187,7 +192,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 	})
 	h.l1gate = l1gate.New(h.store.L1Gate, keys, ops, h.coord, cfg.L1RatePerMin, log)
 	h.server = httpapi.New(httpapi.Config{
-		Accounts: h.Accounts, Admins: adminConsole{Service: h.Admins, audit: h.store.Audit},
+		Accounts: h.Accounts, Admins: adminConsole{Service: h.Admins, audit: h.store.Audit, dashboard: h.Dashboard},
 		APIKeys: h.APIKeys, Hosts: h.Hosts, Billing: h.Billing, Operations: ops, Terminals: h.Terminals,
 		Agents: agents{hosts: h.Hosts, charge: ops, dispatch: h.Dispatch, live: h.live, gw: h.gw, upgrades: h.Upgrades, versions: h.Versions,
 			l1config: h.L1Config, l1charged: l1config.NewCharged(h.L1Config, h.Hosts, ops), l1gate: h.l1gate},
@@ -301,8 +306,8 @@ const AgentTokenTTL = 15 * time.Minute
 
 // background starts the loops every instance runs: command routing and
 // presence, liveness batching, API-key last-use batching, recharge
-// expiry, the upgrade sweep, L1 nonce and login-lockout pruning and the
-// webhook delivery worker. It returns once routing is subscribed, and a
+// expiry, the upgrade sweep, L1 nonce and login-lockout pruning, the
+// webhook delivery worker and the dashboard's fleet sampler. It returns once routing is subscribed, and a
 // function that waits for all to stop.
 func (h *Hub) background(ctx context.Context) (wait func(), err error) {
 	ctx, cancel := context.WithCancel(ctx)
@@ -326,6 +331,7 @@ func (h *Hub) background(ctx context.Context) (wait func(), err error) {
 	wg.Go(func() { periodic.Run(ctx, time.Minute, h.l1gate.PruneNonces, logErr("l1 nonce prune")) })
 	wg.Go(func() { periodic.Run(ctx, 5*time.Minute, h.pruneLockouts, logErr("login lockout prune")) })
 	wg.Go(func() { h.Deliveries.Run(ctx) })
+	wg.Go(func() { h.Dashboard.Run(ctx, logErr("fleet sample")) })
 	termReady := make(chan struct{})
 	wg.Go(func() {
 		if err := h.Terminals.Run(ctx, termReady); err != nil {

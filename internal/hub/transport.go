@@ -13,6 +13,7 @@ import (
 	"hostgate/internal/agentgw"
 	"hostgate/internal/agentproto"
 	"hostgate/internal/audit"
+	"hostgate/internal/dashboard"
 	"hostgate/internal/dispatch"
 	"hostgate/internal/hosts"
 	"hostgate/internal/httpapi"
@@ -28,13 +29,21 @@ import (
 // The services httpapi's Config names that no one service provides are
 // put together here, each method handing on to the service that acts.
 
-// adminConsole is httpapi.Admins: the admin service and the audit log.
+// adminConsole is httpapi.Admins: the admin service, the audit log and
+// the dashboard's figures.
 type adminConsole struct {
 	*admin.Service
 	audit interface {
 		ListAudit(ctx context.Context, f audit.Filter, p paging.Page) ([]audit.Entry, int, error)
 	}
+	dashboard *dashboard.Service
 }
+
+func (a adminConsole) Series(ctx context.Context, bucket string, points int) (dashboard.Series, error) {
+	return a.dashboard.Series(ctx, bucket, points)
+}
+
+func (a adminConsole) Live(ctx context.Context) (dashboard.Sample, error) { return a.dashboard.Live(ctx) }
 
 func (a adminConsole) ListAudit(ctx context.Context, f audit.Filter, p paging.Page) ([]audit.Entry, int, error) {
 	return a.audit.ListAudit(ctx, f, p)

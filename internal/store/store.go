@@ -15,6 +15,7 @@ import (
 	"hostgate/internal/apikeys"
 	"hostgate/internal/audit"
 	"hostgate/internal/billing"
+	"hostgate/internal/dashboard"
 	"hostgate/internal/deliveries"
 	"hostgate/internal/hosts"
 	"hostgate/internal/keyring"
@@ -41,6 +42,8 @@ type Store struct {
 	// Billing is the billing storage: balances, events, rules, the mode
 	// and recharge orders.
 	Billing billing.Storage
+	// Dashboard is the fleet samples of the admin dashboard.
+	Dashboard dashboard.Store
 	// Deliveries is the webhook delivery queue.
 	Deliveries deliveries.Store
 	// Hosts is the hosts' storage.
@@ -65,7 +68,7 @@ type Store struct {
 // New returns the store over db, which it owns: Close closes it.
 func New(db *sqldb.DB) Store {
 	return Store{
-		Accounts: db.Accounts(), Admins: db.Admins(), APIKeys: db.APIKeys(), Audit: db.Audit(), Billing: db.Billing(), Deliveries: db.Deliveries(),
+		Accounts: db.Accounts(), Admins: db.Admins(), APIKeys: db.APIKeys(), Audit: db.Audit(), Billing: db.Billing(), Dashboard: db.Dashboard(), Deliveries: db.Deliveries(),
 		Hosts: db.Hosts(), Keys: db.Keys(), Reseal: db.Reseal(), L1Config: db.L1Config(), L1Gate: db.L1Gate(), Lockout: db.Lockout(),
 		Upgrades: db.Upgrades(), Versions: db.Versions(), db: db,
 	}

@@ -326,3 +326,26 @@ func (d *DB) revokeByToken(ctx context.Context, q queryer, hash []byte, now time
 func escapeLike(s string) string {
 	return strings.NewReplacer("!", "!!", "%", "!%", "_", "!_").Replace(s)
 }
+
+// CountUsers implements accounts.Store, grouped over users_status_newest.
+func (a Accounts) CountUsers(ctx context.Context) (map[accounts.Status]int, error) {
+	d := a.d
+	rows, err := d.read.QueryContext(ctx, `SELECT status, count(*) FROM users GROUP BY status`)
+	if err != nil {
+		return nil, d.errorf("count users", err)
+	}
+	out := map[accounts.Status]int{accounts.StatusActive: 0, accounts.StatusSuspended: 0}
+	defer rows.Close()
+	for rows.Next() {
+		var st string
+		var n int
+		if err := rows.Scan(&st, &n); err != nil {
+			return nil, d.errorf("count users", err)
+		}
+		out[accounts.Status(st)] = n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, d.errorf("count users", err)
+	}
+	return out, nil
+}

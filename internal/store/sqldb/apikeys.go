@@ -59,6 +59,36 @@ func (s APIKeys) ListKeys(ctx context.Context, owner string) ([]apikeys.Key, err
 	return keys, nil
 }
 
+// ListAllKeys implements apikeys.Store over api_keys_owner_all (0016).
+func (s APIKeys) ListAllKeys(ctx context.Context, owner string, limit int) ([]apikeys.AdminKey, error) {
+	d := s.d
+	rows, err := d.read.QueryContext(ctx,
+		`SELECT id, name, created_at, last_used_at, deleted_at FROM api_keys WHERE user_id = $1
+		 ORDER BY created_at DESC, id DESC LIMIT $2`, owner, int64(max(limit, 1)))
+	if err != nil {
+		return nil, d.errorf("list api keys", err)
+	}
+	keys, err := collect(rows, func(r rowScanner) (apikeys.AdminKey, error) {
+		var k apikeys.AdminKey
+		return k, r.Scan(&k.ID, &k.Name, timeDest{&k.CreatedAt}, nullTimeDest{&k.LastUsedAt}, nullTimeDest{&k.RevokedAt})
+	})
+	if err != nil {
+		return nil, d.errorf("list api keys", err)
+	}
+	return keys, nil
+}
+
+// CountKeys implements apikeys.Store over api_keys_owner_newest.
+func (s APIKeys) CountKeys(ctx context.Context, owner string) (int, error) {
+	d := s.d
+	var n int
+	err := d.read.QueryRowContext(ctx, `SELECT count(*) FROM api_keys WHERE user_id = $1 AND deleted_at IS NULL`, owner).Scan(&n)
+	if err != nil {
+		return 0, d.errorf("count api keys", err)
+	}
+	return n, nil
+}
+
 // DeleteKey soft-deletes the owner's undeleted key; ErrNotFound.
 func (s APIKeys) DeleteKey(ctx context.Context, owner, id string, now time.Time) error {
 	d := s.d

@@ -71,10 +71,10 @@ func (d *DB) insertAudit(ctx context.Context, q queryer, e audit.Entry) error {
 // matches, both from one snapshot.
 func (s Audit) ListAudit(ctx context.Context, f audit.Filter, p paging.Page) ([]audit.Entry, int, error) {
 	d := s.d
-	return listPage(ctx, d, "audit", auditCols, "audit_logs", auditWhere(f), "created_at DESC, id DESC", p, scanAudit)
+	return listPage(ctx, d, "audit", auditCols, "audit_logs", d.auditWhere(f), "created_at DESC, id DESC", p, scanAudit)
 }
 
-func auditWhere(f audit.Filter) where {
+func (d *DB) auditWhere(f audit.Filter) where {
 	var w where
 	for _, c := range []struct{ col, val string }{
 		{"admin_id", f.AdminID}, {"action", f.Action}, {"target_type", f.TargetType},
@@ -82,6 +82,12 @@ func auditWhere(f audit.Filter) where {
 		if c.val != "" {
 			w.add(c.col+` = $%d`, c.val)
 		}
+	}
+	if !f.Since.IsZero() {
+		w.add(`created_at >= $%d`, d.timeArg(f.Since))
+	}
+	if !f.Until.IsZero() {
+		w.add(`created_at < $%d`, d.timeArg(f.Until))
 	}
 	return w
 }

@@ -52,6 +52,20 @@ func (s Deliveries) CountUnfinishedDeliveries(ctx context.Context) (int64, error
 	return n, err
 }
 
+// CountQueue implements deliveries.Store: each count by its partial
+// index (webhook_deliveries_unfinished, webhook_deliveries_dead).
+func (s Deliveries) CountQueue(ctx context.Context) (deliveries.Queue, error) {
+	d := s.d
+	var q deliveries.Queue
+	err := d.read.QueryRowContext(ctx, `SELECT
+		(SELECT count(*) FROM webhook_deliveries WHERE status IN `+unfinished+`),
+		(SELECT count(*) FROM webhook_deliveries WHERE status = 'dead_letter')`).Scan(&q.Unfinished, &q.Dead)
+	if err != nil {
+		return deliveries.Queue{}, d.errorf("count webhook queue", err)
+	}
+	return q, nil
+}
+
 // EnqueueDelivery implements deliveries.Store: insertDelivery in a
 // transaction of its own.
 func (s Deliveries) EnqueueDelivery(ctx context.Context, del deliveries.Delivery) error {

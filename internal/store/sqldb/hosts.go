@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -679,4 +680,82 @@ func (s Hosts) ListEvents(ctx context.Context, hostID string, limit int) ([]host
 		return nil, d.errorf("list events", err)
 	}
 	return es, nil
+}
+
+// CountOwnedHosts implements hosts.Store: the owner's row of host_counts
+// (0013), which triggers keep.
+func (s Hosts) CountOwnedHosts(ctx context.Context, owner string) (int, error) {
+	d := s.d
+	var n int
+	err := d.read.QueryRowContext(ctx, `SELECT COALESCE(max(n), 0) FROM host_counts WHERE user_id = $1`, owner).Scan(&n)
+	if err != nil {
+		return 0, d.errorf("count owned hosts", err)
+	}
+	return n, nil
+}
+
+// CountByVersion implements hosts.Store: one grouped query over
+// hosts_agent_version_status (0016).
+func (s Hosts) CountByVersion(ctx context.Context, only []string, limit int) ([]hosts.VersionCount, error) {
+	d := s.d
+	var w where
+	w.addSQL(`deleted_at IS NULL`)
+	if len(only) > 0 {
+		marks := make([]string, len(only))
+		for i, v := range only {
+			w.args = append(w.args, v)
+			marks[i] = fmt.Sprintf("$%d", len(w.args))
+		}
+		w.addSQL(`installed_version IN (` + strings.Join(marks, ", ") + `)`)
+	}
+	args := append(w.args, int64(max(limit, 1)))
+	rows, err := d.read.QueryContext(ctx, `SELECT installed_version, count(*),
+			COALESCE(SUM(CASE WHEN status = 'online' THEN 1 ELSE 0 END), 0)
+		FROM hosts`+w.sql()+` GROUP BY installed_version
+		ORDER BY count(*) DESC, installed_version LIMIT $`+strconv.Itoa(len(args)), args...)
+	if err != nil {
+		return nil, d.errorf("count hosts by version", err)
+	}
+	out, err := collect(rows, func(r rowScanner) (hosts.VersionCount, error) {
+		var v hosts.VersionCount
+		return v, r.Scan(&v.Version, &v.Hosts, &v.Online)
+	})
+	if err != nil {
+		return nil, d.errorf("count hosts by version", err)
+	}
+	return out, nil
+}
+
+// CountEvents implements hosts.Store over host_events_host_newest.
+func (s Hosts) CountEvents(ctx context.Context, hostID string, kinds []string, since time.Time) (map[string]int, error) {
+	d := s.d
+	out := make(map[string]int, len(kinds))
+	args := []any{hostID, d.timeArg(since)}
+	marks := make([]string, len(kinds))
+	for i, k := range kinds {
+		out[k] = 0
+		args = append(args, k)
+		marks[i] = fmt.Sprintf("$%d", len(args))
+	}
+	if len(kinds) == 0 {
+		return out, nil
+	}
+	rows, err := d.read.QueryContext(ctx, `SELECT kind, count(*) FROM host_events
+		WHERE host_id = $1 AND at >= $2 AND kind IN (`+strings.Join(marks, ", ")+`) GROUP BY kind`, args...)
+	if err != nil {
+		return nil, d.errorf("count host events", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k string
+		var n int
+		if err := rows.Scan(&k, &n); err != nil {
+			return nil, d.errorf("count host events", err)
+		}
+		out[k] = n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, d.errorf("count host events", err)
+	}
+	return out, nil
 }
