@@ -94,6 +94,18 @@ describe('the admin client', () => {
     expect(ended).toEqual([]);
   });
 
+  it('shows a wrong step-up password as it is, without a refresh', async () => {
+    mockFetch(() => json(401, { error: 'invalid_credentials', message: 'Wrong password' }));
+    adminClient.noteSession(true);
+    await expect(adminApi.post('/v1/admin/auth/step-up', { password: 'x' })).rejects.toMatchObject({
+      status: 401,
+      code: 'invalid_credentials',
+      message: 'Wrong password',
+    });
+    expect(calls.map((c) => c.url)).toEqual(['/v1/admin/auth/step-up']);
+    expect(ended).toEqual([]);
+  });
+
   it('keeps the session when the refresh cannot reach the hub', async () => {
     mockFetch((url) => {
       if (url === '/v1/admin/auth/refresh') throw new TypeError('Failed to fetch');

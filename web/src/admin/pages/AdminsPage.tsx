@@ -177,6 +177,7 @@ export default function AdminsPage() {
     {
       title: t('common.actions'),
       key: 'actions',
+      fixed: 'right',
       render: (_: unknown, r) =>
         r.status === 'active' ? (
           <Button

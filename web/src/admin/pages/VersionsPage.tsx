@@ -179,6 +179,7 @@ export default function VersionsPage() {
     columns.push({
       title: t('common.actions'),
       key: 'actions',
+      fixed: 'right',
       render: (_: unknown, r) =>
         r.yanked_at ? null : (
           <Button
