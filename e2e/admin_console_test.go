@@ -94,6 +94,7 @@ func adminConsoleFlow(t *testing.T, scaled bool) {
 	step := func(s string) { t.Logf("%6.1fs  %s", time.Since(began).Seconds(), s) }
 
 	env := NewEnv(t, scaled)
+	env.env["HOSTGATE_PAYMENT_DUMMY"] = "1" // a recharge order for the recharges page
 	h := env.StartHub()
 	requireHubServesConsole(t, h)
 	owner := adminToken(t, h)
