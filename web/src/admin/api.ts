@@ -12,6 +12,9 @@ export const adminClient = createClient({
   prefix: '/v1/admin/',
   refreshPath: '/v1/admin/auth/refresh',
   publicPaths: ['/v1/admin/auth/login', '/v1/admin/auth/refresh'],
+  // A wrong password at the step-up prompt is 401 invalid_credentials: an
+  // answer to show, not an ended session.
+  answerCodes: ['invalid_credentials'],
 });
 
 /** get / post / put / delete, as `api` in src/api/client.ts; post takes extra headers (X-Step-Up-Token). */

@@ -40,6 +40,11 @@ export interface ClientScope {
   refreshPath: string;
   /** Paths under `prefix` that are not behind the session (the admin sign-in), never refreshed. */
   publicPaths?: string[];
+  /**
+   * 401 error codes that are an answer, not an ended access token (a wrong
+   * password at the admin step-up): thrown as they are, no refresh.
+   */
+  answerCodes?: string[];
 }
 
 /** The methods a console's pages call. */
@@ -155,6 +160,10 @@ export function createClient(scope: ClientScope): ScopedClient {
   async function request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
     let res = await send(method, path, opts);
     const guarded = inScope(path);
+    if (res.status === 401 && guarded && scope.answerCodes?.length) {
+      const err = await toApiError(res.clone());
+      if (scope.answerCodes.includes(err.code)) throw err;
+    }
     if (res.status === 401 && guarded) {
       const refused = await refreshSession();
       if (refused) throw refused.status === 0 || refused.status >= 500 ? refused : await toApiError(res);

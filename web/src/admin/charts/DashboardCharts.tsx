@@ -58,7 +58,7 @@ export default function DashboardCharts({ series }: { series: DashboardSeries })
       width,
       height: HEIGHT,
       scales: { x: xScale, calls: { range: (_u, _min, max) => [0, Math.max(1, max)] }, cny: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
-      axes: [xAxis, yAxis('calls'), yAxis('cny', 1, (n) => fmt.cny(n))],
+      axes: [xAxis, yAxis('calls'), yAxis('cny', 1, (n) => `¥${fmt.number(n, 2)}`)],
       series: [
         xSeries,
         { label: t('admin.dash.calls'), scale: 'calls', stroke: '#1677ff', width: 2, value: (_u, v) => fmt.number(v) },

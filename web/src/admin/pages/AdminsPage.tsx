@@ -10,7 +10,7 @@ import { useFormat, useI18n } from '../../i18n';
 import { ErrorState } from '../../ui/ErrorState';
 import { FormError } from '../../ui/FormError';
 import { PageHeader } from '../../ui/PageHeader';
-import { useConfirm } from '../../ui/useConfirm';
+import { useAdminConfirm } from '../ui/useAdminConfirm';
 import { adminApi, seg } from '../api';
 import { stepUpHeader } from '../hooks';
 import { useUrlList } from '../lib/list';
@@ -87,7 +87,7 @@ export default function AdminsPage() {
   const { t } = useI18n();
   const fmt = useFormat();
   const { admin: me, can } = useAdmin();
-  const confirm = useConfirm();
+  const confirm = useAdminConfirm();
   const qc = useQueryClient();
   const [creating, setCreating] = useState(false);
   const [pending, setPending] = useState<Pending | null>(null);
@@ -177,6 +177,7 @@ export default function AdminsPage() {
     {
       title: t('common.actions'),
       key: 'actions',
+      fixed: 'right',
       render: (_: unknown, r) =>
         r.status === 'active' ? (
           <Button

@@ -2,7 +2,8 @@
 // in its own lazy chunk) and the agent versions of the fleet. Every figure
 // links to the list behind it.
 import { useQuery } from '@tanstack/react-query';
-import { Card, Col, Empty, Progress, Row, Segmented, Skeleton, Statistic, Table, Tag, Typography } from 'antd';
+import { Card, Col, Empty, Progress, Row, Segmented, Skeleton, Table, Tag, Typography } from 'antd';
+import './dashboard.css';
 import { lazy, Suspense, useState, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import { useFormat, useI18n } from '../../i18n';
@@ -32,7 +33,8 @@ function Figure({
   return (
     <Link to={to} data-testid={testid} style={{ display: 'block', height: '100%' }}>
       <Card hoverable size="small" style={{ height: '100%' }}>
-        <Statistic title={title} value={value as string} />
+        <Typography.Text type="secondary">{title}</Typography.Text>
+        <div className="hg-figure">{value}</div>
         {extra}
       </Card>
     </Link>
@@ -121,9 +123,9 @@ export default function DashboardPage() {
             title={t('admin.dash.users')}
             value={fig(s?.users_total)}
             extra={
-              <Link to="/admin/users?status=suspended" style={{ fontSize: 12 }}>
+              <Typography.Text type="secondary" style={{ fontSize: 12 }}>
                 {t('admin.dash.usersSuspended', { n: fig(s?.users_suspended) })}
-              </Link>
+              </Typography.Text>
             }
           />
         </Col>

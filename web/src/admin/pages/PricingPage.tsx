@@ -169,7 +169,11 @@ export default function PricingPage() {
       render: (v: number) => <span data-testid="pricing-amount">{fmt.tokens(v)}</span>,
     },
     { title: t('admin.pricing.description'), dataIndex: 'description' },
-    { title: t('admin.pricing.from'), dataIndex: 'valid_from', render: (v: string) => fmt.dateTime(v) },
+    {
+      title: t('admin.pricing.from'),
+      dataIndex: 'valid_from',
+      render: (v: string) => (Date.parse(v) <= 0 ? t('admin.pricing.always') : fmt.dateTime(v)),
+    },
     { title: t('admin.pricing.until'), dataIndex: 'valid_until', render: (v?: string) => fmt.dateTime(v) },
     {
       title: t('admin.pricing.state'),
@@ -183,6 +187,7 @@ export default function PricingPage() {
     columns.push({
       title: t('common.actions'),
       key: 'actions',
+      fixed: 'right',
       render: (_: unknown, r) =>
         r.effective ? (
           <Button size="small" data-testid="pricing-edit" onClick={() => setEditing(r)}>

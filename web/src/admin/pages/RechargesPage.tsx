@@ -94,6 +94,7 @@ export default function RechargesPage() {
     columns.push({
       title: t('common.actions'),
       key: 'actions',
+      fixed: 'right',
       render: (_: unknown, r) =>
         r.status === 'paid' ? (
           <Button size="small" danger data-testid="recharge-refund" onClick={() => askRefund(r)}>

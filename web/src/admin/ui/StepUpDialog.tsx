@@ -50,7 +50,7 @@ export function StepUpDialog({
       okText={okText ?? t('admin.stepUp.confirm')}
       cancelText={t('common.cancel')}
       confirmLoading={pending}
-      okButtonProps={{ htmlType: 'submit', 'data-testid': 'stepup-submit' }}
+      okButtonProps={{ 'data-testid': 'stepup-submit' }}
       onOk={() => form.submit()}
       onCancel={() => {
         form.resetFields();
