@@ -86,6 +86,9 @@ func TestLoginOpensASession(t *testing.T) {
 	if p.Role != Owner || p.SessionID == "" || p.AdminID != a.Admin.ID {
 		t.Errorf("principal = %+v", p)
 	}
+	if ended, err := e.s.SessionEnded(t.Context(), p.AdminID, p.SessionID); err != nil || ended {
+		t.Errorf("SessionEnded of a live session = %v, %v", ended, err)
+	}
 	got, err := e.s.Get(t.Context(), a.Admin.ID)
 	must(t, "Get", err)
 	if got.LastLoginAt == nil || !got.LastLoginAt.Equal(*a.Admin.LastLoginAt) {
@@ -223,8 +226,8 @@ func TestChangesEndSessions(t *testing.T) {
 	must(t, "disable", err)
 	_, err = e.s.Authenticate(t.Context(), c.AccessToken)
 	wantCode(t, "token of a disabled admin", err, apperr.CodeInvalidToken)
-	if active, _ := e.s.Active(t.Context(), pc.AdminID); active {
-		t.Error("Active of a disabled admin")
+	if ended, err := e.s.SessionEnded(t.Context(), pc.AdminID, pc.SessionID); err != nil || !ended {
+		t.Errorf("SessionEnded of a disabled admin's session = %v, %v", ended, err)
 	}
 	_, err = e.s.Login(t.Context(), "ops", testPassword)
 	wantCode(t, "login of a disabled admin", err, apperr.CodeInvalidCreds)
