@@ -153,21 +153,24 @@ func (a Accounts) ListUsers(ctx context.Context, f accounts.UserFilter, p paging
 	if !ok {
 		return nil, 0, fmt.Errorf("%s: list users: unknown sort %q", d.dialect.Name, f.Sort)
 	}
-	return listPage(ctx, d, "users", userCols, "users", d.userWhere(f), orderBy(field, desc, false, "id"), p,
+	from, w := d.userWhere(f)
+	return listPage(ctx, d, "users", userCols, from, w, orderBy(field, desc, false, "id"), p,
 		func(r rowScanner) (accounts.User, error) { return scanUser(r) })
 }
 
-// userWhere is the users' filter; the query is a literal part (or start)
-// of the email or display name, through the search indexes (search.go).
-func (d *DB) userWhere(f accounts.UserFilter) where {
+// userWhere is the table of users and the filter over it. With a query
+// the table is the users that match it: a literal part (or start) of the
+// email or display name, through the search indexes (search.go).
+func (d *DB) userWhere(f accounts.UserFilter) (string, where) {
 	var w where
+	from := "users"
 	if f.Query != "" {
-		w.addSQL(d.userSearch(&w, f.Query, f.QueryPrefix))
+		from = "(" + d.userMatches(&w, f.Query, f.QueryPrefix) + ") matched_users"
 	}
 	if f.Status != "" {
 		w.add(`status = $%d`, string(f.Status))
 	}
-	return w
+	return from, w
 }
 
 // SetUserStatus implements accounts.Tx.

@@ -182,15 +182,7 @@ func (s Hosts) PageOwnedHosts(ctx context.Context, owner string, f hosts.OwnedFi
 		return nil, 0, fmt.Errorf("%s: list hosts: unknown sort %q", d.dialect.Name, f.Sort)
 	}
 	order := ownedOrder(o)
-	var w where
-	w.add(`user_id = $%d`, owner)
-	w.addSQL(`deleted_at IS NULL`)
-	if f.Query != "" {
-		w.addSQL(d.ownedHostSearch(&w, "$1", f.Query, f.QueryPrefix))
-	}
-	if f.Status != "" {
-		w.add(`status = $%d`, string(f.Status))
-	}
+	w := d.ownedWhere(owner, f)
 	scan := func(r rowScanner) (hosts.Host, error) { return scanHost(r) }
 	if f.Query == "" && f.Status == "" {
 		// Every undeleted host matches: host_counts has the total.
@@ -198,6 +190,28 @@ func (s Hosts) PageOwnedHosts(ctx context.Context, owner string, f hosts.OwnedFi
 			`SELECT coalesce(max(n), 0) FROM host_counts WHERE user_id = $1`, owner)
 	}
 	return listPage(ctx, d, "hosts", hostCols, "hosts", w, order, p, scan)
+}
+
+// ownedWhere is the filter of PageOwnedHosts over hosts.
+func (d *DB) ownedWhere(owner string, f hosts.OwnedFilter) where {
+	var w where
+	ownerCond := `user_id = $%d`
+	if f.Query != "" && d.useFTS(f.QueryPrefix) {
+		// SQLite, without statistics, would walk every host of the owner
+		// and probe the matches; the unary + keeps this condition off the
+		// owner's index, so that the matches are read by id instead (12 ms
+		// against 1.3 ms for an owner of 10,000 hosts).
+		ownerCond = `+user_id = $%d`
+	}
+	w.add(ownerCond, owner)
+	w.addSQL(`deleted_at IS NULL`)
+	if f.Query != "" {
+		w.addSQL(d.ownedHostSearch(&w, "$1", f.Query, f.QueryPrefix))
+	}
+	if f.Status != "" {
+		w.add(`status = $%d`, string(f.Status))
+	}
+	return w
 }
 
 // UpdateHost sets name and listen port of the owner's host; ErrNotFound.
@@ -448,7 +462,8 @@ func (s Hosts) ListHosts(ctx context.Context, f hosts.Filter, p paging.Page) ([]
 		return nil, 0, fmt.Errorf("%s: list hosts: unknown sort %q", d.dialect.Name, f.Sort)
 	}
 	order := orderBy(column, desc, field == "last_seen_at", "h.id")
-	return listPage(ctx, d, "hosts", hostColsOf+", u.email", "hosts h JOIN users u ON u.id = h.user_id", d.hostWhere(f),
+	from, w := d.hostWhere(f)
+	return listPage(ctx, d, "hosts", hostColsOf+", u.email", from+" JOIN users u ON u.id = h.user_id", w,
 		order, p, func(r rowScanner) (hosts.AdminHost, error) {
 			var a hosts.AdminHost
 			var err error
@@ -464,15 +479,18 @@ var adminHostColumns = map[string]string{
 	"status": "h.status", "agent_version": "h.installed_version", "user_email": "u.email",
 }
 
-// hostWhere is the filter over hosts h joined with users u. The query is
-// a literal part (or start) of a column, through the search indexes
+// hostWhere is the table of undeleted hosts h, and the filter over it
+// joined with users u. With a query the table is the hosts that match
+// it: a literal part (or start) of a column, through the search indexes
 // (search.go). The OS is a family: the whole reported OS or its first
 // word ("linux" of "linux 6.1.0").
-func (d *DB) hostWhere(f hosts.Filter) where {
+func (d *DB) hostWhere(f hosts.Filter) (string, where) {
 	var w where
-	w.addSQL(`h.deleted_at IS NULL`)
+	from := "hosts h"
 	if f.Query != "" {
-		w.addSQL(d.hostSearch(&w, f.Query, f.QueryPrefix))
+		from = "(" + d.hostMatches(&w, f.Query, f.QueryPrefix) + ") h"
+	} else {
+		w.addSQL(`h.deleted_at IS NULL`)
 	}
 	if len(f.Statuses) > 0 {
 		in := make([]string, len(f.Statuses))
@@ -490,7 +508,7 @@ func (d *DB) hostWhere(f hosts.Filter) where {
 	if f.UserID != "" {
 		w.add(`h.user_id = $%d`, f.UserID)
 	}
-	return w
+	return from, w
 }
 
 // allStatuses are the statuses CountHosts always reports.

@@ -55,47 +55,60 @@ func ftsPhrase(columns, q string) string {
 // SQLite, when it is long enough for a trigram.
 func (d *DB) useFTS(prefix bool) bool { return d.dialect.FTS5 && !prefix }
 
-// hostSearch is the condition that the host h matches the admin query q:
-// a part (or the start) of its name, id or public IP, or of its owner's
-// email.
-func (d *DB) hostSearch(w *where, q string, prefix bool) string {
-	if d.useFTS(prefix) {
-		return `h.id IN (SELECT id FROM host_search WHERE host_search MATCH ` + w.arg(ftsPhrase("id name public_ip", q)) + `
-			UNION SELECT id FROM hosts WHERE deleted_at IS NULL AND user_id IN (
-				SELECT k.id FROM user_search s JOIN user_search_keys k ON k.n = s.rowid
-				WHERE user_search MATCH ` + w.arg(ftsPhrase("email", q)) + `))`
-	}
+// hostMatches is the undeleted hosts (hostCols) that match the admin
+// query q: a part (or the start) of their name, id or public IP, or of
+// their owner's email. It is a table of its own rather than a condition
+// on hosts, so that the planner never joins the matches back to every
+// host: each part reads its rows through its index, and the union is all
+// that is sorted and counted.
+func (d *DB) hostMatches(w *where, q string, prefix bool) string {
 	var parts []string
-	for _, col := range []string{"name", "id", "public_ip"} {
-		parts = append(parts, `SELECT id FROM hosts WHERE deleted_at IS NULL AND `+d.match(w, col, q, prefix))
+	if d.useFTS(prefix) {
+		parts = append(parts, `SELECT `+hostCols+` FROM hosts WHERE deleted_at IS NULL AND id IN (
+			SELECT id FROM host_search WHERE host_search MATCH `+w.arg(ftsPhrase("id name public_ip", q))+`)`,
+			`SELECT `+hostCols+` FROM hosts WHERE deleted_at IS NULL AND user_id IN (
+			SELECT k.id FROM user_search s JOIN user_search_keys k ON k.n = s.rowid
+			WHERE user_search MATCH `+w.arg(ftsPhrase("email", q))+`)`)
+	} else {
+		for _, col := range []string{"name", "id", "public_ip"} {
+			parts = append(parts, `SELECT `+hostCols+` FROM hosts WHERE deleted_at IS NULL AND `+d.match(w, col, q, prefix))
+		}
+		parts = append(parts, `SELECT `+hostCols+` FROM hosts WHERE deleted_at IS NULL AND user_id IN (
+			SELECT id FROM users WHERE `+d.match(w, "email", q, prefix)+`)`)
 	}
-	parts = append(parts, `SELECT id FROM hosts WHERE deleted_at IS NULL AND user_id IN (
-		SELECT id FROM users WHERE `+d.match(w, "email", q, prefix)+`)`)
-	return `h.id IN (` + strings.Join(parts, "\n\t\tUNION ") + `)`
+	return strings.Join(parts, "\n\t\tUNION ")
 }
 
 // ownedHostSearch is the condition that a host of owner (the argument
 // ownerArg) matches the user's query q: a part (or the start) of its name,
-// or exactly its id.
+// or exactly its id. The ids that match are found first, the part of a
+// name through the index over every owner's hosts (the caller's
+// condition on the owner keeps the others out), so that a customer with
+// many hosts is not scanned; a prefix, which a short query can share
+// with many hosts, is looked up among the owner's.
 func (d *DB) ownedHostSearch(w *where, ownerArg, q string, prefix bool) string {
 	var names string
-	if d.useFTS(prefix) {
+	switch {
+	case d.useFTS(prefix):
 		names = `SELECT id FROM host_search WHERE host_search MATCH ` + w.arg(ftsPhrase("name", q))
-	} else {
+	case prefix:
 		names = `SELECT id FROM hosts WHERE user_id = ` + ownerArg + ` AND deleted_at IS NULL AND ` + d.match(w, "name", q, prefix)
+	default:
+		names = `SELECT id FROM hosts WHERE deleted_at IS NULL AND ` + d.match(w, "name", q, prefix)
 	}
-	return `(id IN (` + names + `) OR id = ` + w.arg(q) + `)`
+	return `id IN (` + names + ` UNION ALL SELECT CAST(` + w.arg(q) + ` AS TEXT))`
 }
 
-// userSearch is the condition that a user matches the admin query q: a
-// part (or the start) of the email or display name.
-func (d *DB) userSearch(w *where, q string, prefix bool) string {
+// userMatches is the users (userCols) that match the admin query q: a
+// part (or the start) of the email or display name; a table of its own,
+// as hostMatches.
+func (d *DB) userMatches(w *where, q string, prefix bool) string {
 	if d.useFTS(prefix) {
-		return `id IN (SELECT k.id FROM user_search s JOIN user_search_keys k ON k.n = s.rowid
+		return `SELECT ` + userCols + ` FROM users WHERE id IN (SELECT k.id FROM user_search s JOIN user_search_keys k ON k.n = s.rowid
 			WHERE user_search MATCH ` + w.arg(ftsPhrase("email display_name", q)) + `)`
 	}
-	return `id IN (SELECT id FROM users WHERE ` + d.match(w, "email", q, prefix) + `
-		UNION SELECT id FROM users WHERE ` + d.match(w, "display_name", q, prefix) + `)`
+	return `SELECT ` + userCols + ` FROM users WHERE ` + d.match(w, "email", q, prefix) + `
+		UNION SELECT ` + userCols + ` FROM users WHERE ` + d.match(w, "display_name", q, prefix)
 }
 
 // orderBy is the ORDER BY clause of column in the direction, ties broken

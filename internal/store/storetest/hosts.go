@@ -1,8 +1,8 @@
 package storetest
 
 import (
-	"cmp"
 	"bytes"
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -888,7 +888,9 @@ func testListHosts(t *testing.T, s store.Store) {
 		return out
 	}
 	all := ids(0, 1, 2, 3, 4)
-	q := func(query string) hosts.Filter { return hosts.Filter{Query: query, QueryPrefix: paging.PrefixOnly(query)} }
+	q := func(query string) hosts.Filter {
+		return hosts.Filter{Query: query, QueryPrefix: paging.PrefixOnly(query)}
+	}
 	statuses := func(st ...hosts.Status) hosts.Filter { return hosts.Filter{Statuses: st} }
 	for _, c := range []struct {
 		name   string
