@@ -111,11 +111,20 @@ function HostLoaded({ id, d, stale }: { id: string; d: AdminHostDetail; stale?: 
 
   const actions = [
     can('terminal') ? (
-      <Link key="term" to={`/admin/hosts/${seg(id)}/terminal`} data-testid="host-open-terminal">
-        <Button icon={<CodeOutlined />} disabled={!d.online} tabIndex={-1}>
-          {t('adminHosts.openTerminal')}
-        </Button>
-      </Link>
+      <Button
+        key="term"
+        icon={<CodeOutlined />}
+        href={`/admin/hosts/${seg(id)}/terminal`}
+        disabled={!d.online}
+        title={d.online ? undefined : t('adminHosts.terminalOffline')}
+        data-testid="host-open-terminal"
+        onClick={(e) => {
+          e.preventDefault();
+          void navigate(`/admin/hosts/${seg(id)}/terminal`);
+        }}
+      >
+        {t('adminHosts.openTerminal')}
+      </Button>
     ) : null,
     write ? (
       <Button key="up" icon={<CloudUploadOutlined />} data-testid="host-push-upgrade" onClick={() => setUpgrading(true)}>
