@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"hostgate/internal/eventually"
+
+	"github.com/chromedp/chromedp"
 )
 
 // TestAdminFleet drives the admin console's users and hosts pages in a real
@@ -182,6 +184,20 @@ func absentJS(ids ...string) string {
 
 const confirmOK = `.ant-modal-confirm-btns .ant-btn-primary`
 
+// shotFits takes a page's screenshots (Shot) and fails the test when the
+// page is wider than a phone's screen at phone width (content that
+// overflows instead of wrapping; wide tables scroll inside their own box).
+func shotFits(b *Browser, name string) {
+	b.t.Helper()
+	b.Shot(name)
+	b.Resize(phoneSize[0], phoneSize[1], true)
+	defer b.Resize(desktopSize[0], desktopSize[1], false)
+	b.run(10*time.Second, "settle", discard(chromedp.Evaluate[bool](settleJS, chromedp.EvalAwaitPromise)))
+	if w := b.evalString(`String(document.documentElement.scrollWidth)`); w != strconv.Itoa(int(phoneSize[0])) {
+		b.t.Errorf("%s: %spx wide at phone width %d", name, w, phoneSize[0])
+	}
+}
+
 func adminFleetFlow(t *testing.T, scaled bool) {
 	began := time.Now()
 	step := func(s string) { t.Logf("%6.1fs  %s", time.Since(began).Seconds(), s) }
@@ -248,12 +264,12 @@ func adminFleetFlow(t *testing.T, scaled bool) {
 	b.WaitPath(`^/admin/hosts$`, 15*time.Second)
 	b.Poll(20*time.Second, "hosts-table total", fmt.Sprintf(`Number(%s?.getAttribute('data-total')) >= %d`,
 		jsq(tid("hosts-table")), fleetUsers*fleetHostsPerUser), jsq(tid("hosts-table"))+`?.getAttribute('data-total')`)
-	b.Shot("hosts")
+	shotFits(b, "hosts")
 	b.Type("hosts-search", seed.run+"-kest")
 	b.Poll(20*time.Second, "search by part of the owner's email finds only the target's hosts",
 		fmt.Sprintf(`(() => { const ids = %s.split(','); return ids.length === %d && ids.includes(%q); })()`, rowsJS("hosts"), fleetHostsPerUser, hostID),
 		rowsJS("hosts"))
-	b.Shot("hosts-search")
+	shotFits(b, "hosts-search")
 	// The search lives in the URL: the same address opened afresh shows the same list.
 	search := b.evalString(`location.search`)
 	if !strings.Contains(search, "q=") {
@@ -275,7 +291,7 @@ func adminFleetFlow(t *testing.T, scaled bool) {
 	if txt := b.Text("host-owner"); !strings.Contains(txt, seed.targetEmail) {
 		t.Errorf("host-owner shows %q, want %s", txt, seed.targetEmail)
 	}
-	b.Shot("host")
+	shotFits(b, "host")
 
 	// Its terminal.
 	b.Click("host-open-terminal")
@@ -283,7 +299,7 @@ func adminFleetFlow(t *testing.T, scaled bool) {
 	b.WaitAttr(tid("terminal-state"), "data-state", "open", 30*time.Second)
 	b.TypeTerminal("echo fleet-$((6*7))\r")
 	b.WaitTerminal(`fleet-42`, 20*time.Second)
-	b.Shot("terminal")
+	shotFits(b, "terminal")
 	step("terminal ran echo")
 	b.Open("/admin/hosts/" + hostID)
 	b.WaitVisible("host-push-upgrade", 20*time.Second)
@@ -301,7 +317,7 @@ func adminFleetFlow(t *testing.T, scaled bool) {
 	b.Click("admin-nav-users")
 	b.WaitPath(`^/admin/users`, 15*time.Second)
 	b.Poll(20*time.Second, "users-table total", fmt.Sprintf(`Number(%s?.getAttribute('data-total')) >= %d`, jsq(tid("users-table")), fleetUsers), "")
-	b.Shot("users")
+	shotFits(b, "users")
 	b.Type("users-search", "-kestrel@")
 	b.Poll(20*time.Second, "search finds the user", fmt.Sprintf(`%s === %q`, rowsJS("users"), seed.targetUser), rowsJS("users"))
 	b.ClickSel(fmt.Sprintf(`[data-testid="users-row"][data-id=%q] [data-testid="users-link"]`, seed.targetUser))
@@ -309,7 +325,7 @@ func adminFleetFlow(t *testing.T, scaled bool) {
 	b.WaitAttr(tid("user-balance"), "data-tokens", "250", 20*time.Second)
 	b.Poll(20*time.Second, "user's host listed", fmt.Sprintf(`!!document.querySelector('[data-testid="user-host-row"][data-id=%q]')`, hostID), "")
 	b.Poll(20*time.Second, "user's api key listed", `document.querySelector('[data-testid="user-apikeys-table"]')?.textContent.includes('deploy bot')`, "")
-	b.Shot("user")
+	shotFits(b, "user")
 	b.Click("user-suspend")
 	b.ClickSel(confirmOK)
 	b.WaitAttr(tid("user-status"), "data-status", "suspended", 20*time.Second)
@@ -321,22 +337,22 @@ func adminFleetFlow(t *testing.T, scaled bool) {
 	// The same pages in Chinese.
 	b.Click("lang-switch")
 	b.WaitAttr("html", "lang", "zh-CN", 10*time.Second)
-	b.Shot("user-zh")
+	shotFits(b, "user-zh")
 	b.Open("/admin/users")
 	b.WaitVisible("users-row", 20*time.Second)
-	b.Shot("users-zh")
+	shotFits(b, "users-zh")
 	b.Open("/admin/hosts")
 	b.WaitVisible("hosts-row", 20*time.Second)
-	b.Shot("hosts-zh")
+	shotFits(b, "hosts-zh")
 	b.Open("/admin/hosts/" + hostID)
 	b.WaitAttr(tid("host-status"), "data-online", "true", 30*time.Second)
 	b.Poll(30*time.Second, "metrics drawn", jsq(tid("metrics-chart"))+`?.getAttribute('data-points') > 0`, "")
-	b.Shot("host-zh")
+	shotFits(b, "host-zh")
 	b.Open("/admin/hosts/" + hostID + "/terminal")
 	b.WaitAttr(tid("terminal-state"), "data-state", "open", 30*time.Second)
 	b.TypeTerminal("echo ni-hao-$((2*3))\r")
 	b.WaitTerminal(`ni-hao-6`, 20*time.Second)
-	b.Shot("terminal-zh")
+	shotFits(b, "terminal-zh")
 	b.Click("lang-switch")
 	b.WaitAttr("html", "lang", "en", 10*time.Second)
 
@@ -378,13 +394,13 @@ func adminFleetFlow(t *testing.T, scaled bool) {
 	if !b.PollOK(2*time.Second, absentJS("host-push-upgrade", "host-ban", "host-unban", "host-delete", "host-open-terminal")) {
 		t.Errorf("the viewer sees write controls on the host page")
 	}
-	b.Shot("host-viewer")
+	shotFits(b, "host-viewer")
 	b.Open("/admin/users/" + seed.targetUser)
 	b.WaitVisible("user-balance", 20*time.Second)
 	if !b.PollOK(2*time.Second, absentJS("user-suspend", "user-resume", "user-adjust-balance")) {
 		t.Errorf("the viewer sees write controls on the user page")
 	}
-	b.Shot("user-viewer")
+	shotFits(b, "user-viewer")
 	// And the server refuses a viewer's write anyway.
 	var vlogin struct {
 		AccessToken string `json:"access_token"`

@@ -218,7 +218,7 @@ function HostLoaded({ id, d, stale }: { id: string; d: AdminHostDetail; stale?: 
               >
                 {d.flaps_1h ? (
                   <Flex gap={6} wrap="wrap" align="center">
-                    <Tag color={level === 'high' ? 'red' : level === 'some' ? 'orange' : 'default'}>
+                    <Tag color={level === 'high' ? 'red' : level === 'some' ? 'orange' : 'default'} style={{ whiteSpace: 'normal', marginInlineEnd: 0 }}>
                       {t('adminHosts.flapsCount', {
                         connects: fmt.number(d.flaps_1h.connects),
                         disconnects: fmt.number(d.flaps_1h.disconnects),
