@@ -74,7 +74,7 @@ export default function HostsPage() {
       responsive: ['md'],
       render: (v?: string) => v || '—',
     },
-    { title: t('adminHosts.col.ip'), dataIndex: 'public_ip', key: 'ip', responsive: ['lg'], render: (v?: string) => v || '—' },
+    { title: t('adminHosts.col.ip'), dataIndex: 'public_ip', key: 'ip', responsive: ['xl'], render: (v?: string) => v || '—' },
     {
       title: t('adminHosts.col.lastSeen'),
       dataIndex: 'last_seen_at',
@@ -86,7 +86,8 @@ export default function HostsPage() {
       title: t('adminHosts.col.created'),
       dataIndex: 'created_at',
       ...sortable('created_at'),
-      responsive: ['lg'],
+      // Below 1600 px the list's default order (newest first) stands for it.
+      responsive: ['xxl'],
       render: (v: string) => fmt.dateTime(v),
     },
   ];
