@@ -122,6 +122,11 @@ func adminConsoleFlow(t *testing.T, scaled bool) {
 		t.Errorf("the admin sign-in links to the customer pages (%s links)", n)
 	}
 	b.Shot("signin-en")
+	b.Click("lang-switch")
+	b.WaitAttr("html", "lang", "zh-CN", 10*time.Second)
+	b.Shot("signin-zh")
+	b.Click("lang-switch")
+	b.WaitAttr("html", "lang", "en", 10*time.Second)
 	b.Type("admin-signin-username", adminUser)
 	b.Type("admin-signin-password", "not the password")
 	b.Click("admin-signin-submit")
@@ -365,6 +370,9 @@ func adminConsoleFlow(t *testing.T, scaled bool) {
 	b.WaitVisible("admin-session-ended", 20*time.Second)
 	step(fmt.Sprintf("disabled viewer reached the session-ended page after %.1fs", time.Since(disabledAt).Seconds()))
 	b.Shot("session-ended-en")
+	b.Click("lang-switch")
+	b.WaitAttr("html", "lang", "zh-CN", 10*time.Second)
+	b.Shot("session-ended-zh")
 
 	eventually.True(t, 10*time.Second, "the disable is in the audit log", func() bool {
 		var out struct{ Total int }

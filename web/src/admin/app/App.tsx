@@ -1,5 +1,5 @@
 import { QueryClientProvider } from '@tanstack/react-query';
-import { App as AntApp, ConfigProvider } from 'antd';
+import { App as AntApp, ConfigProvider, Empty } from 'antd';
 import enUS from 'antd/locale/en_US';
 import zhCN from 'antd/locale/zh_CN';
 import { useEffect } from 'react';
@@ -21,9 +21,14 @@ function MessageBridge() {
 }
 
 function Localized() {
-  const { lang } = useI18n();
+  const { lang, t } = useI18n();
   return (
-    <ConfigProvider locale={lang === 'zh-CN' ? zhCN : enUS} theme={theme}>
+    <ConfigProvider
+      locale={lang === 'zh-CN' ? zhCN : enUS}
+      theme={theme}
+      // antd's own "No data" stays English in this build; say it in the page's language.
+      renderEmpty={() => <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('admin.empty')} />}
+    >
       <AntApp>
         <MessageBridge />
         <RouterProvider router={adminRouter} />
