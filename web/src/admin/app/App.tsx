@@ -1,7 +1,9 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { App as AntApp, ConfigProvider, Empty } from 'antd';
-import enUS from 'antd/locale/en_US';
-import zhCN from 'antd/locale/zh_CN';
+// The ES modules of antd's locales: antd/locale/* are CommonJS re-exports,
+// whose default export the build wraps, and antd would fall back to English.
+import enUS from 'antd/es/locale/en_US';
+import zhCN from 'antd/es/locale/zh_CN';
 import { useEffect } from 'react';
 import { RouterProvider } from 'react-router';
 import { setMessageInstance } from '../../app/notify';
@@ -26,7 +28,7 @@ function Localized() {
     <ConfigProvider
       locale={lang === 'zh-CN' ? zhCN : enUS}
       theme={theme}
-      // antd's own "No data" stays English in this build; say it in the page's language.
+      // The console's own words for an empty table (antd's are generic).
       renderEmpty={() => <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('admin.empty')} />}
     >
       <AntApp>
