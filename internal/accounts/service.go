@@ -344,6 +344,10 @@ func (s *Service) List(ctx context.Context, f UserFilter, p paging.Page) (paging
 	if f.Status != "" && f.Status != StatusActive && f.Status != StatusSuspended {
 		return paging.Result[User]{}, apperr.New(apperr.CodeInvalidQuery, "status must be active or suspended")
 	}
+	if _, _, ok := f.Sort.Field(); !ok {
+		return paging.Result[User]{}, apperr.New(apperr.CodeInvalidQuery, "sort: unknown order")
+	}
+	f.QueryPrefix = paging.PrefixOnly(f.Query)
 	items, total, err := s.store.ListUsers(ctx, f, p)
 	return paging.NewResult(items, total, p), err
 }

@@ -48,11 +48,38 @@ func (st SessionState) Live(now time.Time) bool {
 	return st.RevokedAt == nil && now.Before(st.ExpiresAt) && st.UserStatus == StatusActive
 }
 
-// UserFilter narrows a user listing. Query matches email or display name
-// (case-insensitive substring); Status matches exactly; empty matches all.
+// UserFilter narrows and orders a user listing. Query matches a part of
+// the email or display name, case-insensitively; when QueryPrefix (set by
+// the service for a query shorter than paging.MinSubstring) the start of
+// one of them instead. Status matches exactly; empty fields match all. An
+// empty Sort is DefaultUserSort.
 type UserFilter struct {
-	Query  string
-	Status Status
+	Query       string
+	QueryPrefix bool
+	Status      Status
+	Sort        UserSort
+}
+
+// UserSort orders the admin user list: a field of UserSortFields,
+// descending with a leading "-"; ties break on the id in the same
+// direction.
+type UserSort string
+
+// UserSortFields are the fields the admin user list sorts by: the
+// service's validation and the OpenAPI enum of GET /v1/admin/users?sort
+// (through UserSorts) come from it.
+var UserSortFields = []string{"email", "created_at", "display_name"}
+
+// UserSorts is every UserSort value.
+var UserSorts = paging.Sorts(UserSortFields)
+
+// DefaultUserSort is the order of an empty UserSort: newest first.
+const DefaultUserSort UserSort = "-created_at"
+
+// Field returns s's field and direction; ok is false for a sort of no
+// field of UserSortFields.
+func (s UserSort) Field() (field string, desc, ok bool) {
+	return paging.SortField(string(s), string(DefaultUserSort), UserSortFields)
 }
 
 // Store is what package accounts needs from storage. Emails passed in are
@@ -69,7 +96,8 @@ type Store interface {
 	UpdateDisplayName(ctx context.Context, id, name string) (User, error)
 	// SetPasswordHash replaces the stored hash (rehash with new parameters).
 	SetPasswordHash(ctx context.Context, id, hash string) error
-	// ListUsers returns a page of users, newest first, and the match count.
+	// ListUsers returns a page of the users matching f, in f's order, and
+	// the count of all matches.
 	ListUsers(ctx context.Context, f UserFilter, p paging.Page) ([]User, int, error)
 	// CountUsers counts the users by status, every status present (zero
 	// for none).

@@ -11,6 +11,7 @@ import (
 	"hash/fnv"
 	"log/slog"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -265,6 +266,7 @@ func (s *Service) Page(ctx context.Context, owner string, f OwnedFilter, p pagin
 	if _, ok := f.Sort.Order(); !ok {
 		return paging.Result[Host]{}, apperr.New(apperr.CodeInvalidQuery, "sort: unknown order")
 	}
+	f.QueryPrefix = paging.PrefixOnly(f.Query)
 	items, total, err := s.store.PageOwnedHosts(ctx, owner, f, p)
 	return paging.NewResult(items, total, p), err
 }
@@ -548,15 +550,44 @@ func (s *Service) AdminGet(ctx context.Context, id string) (Host, error) {
 	return h, mapNotFound(err)
 }
 
-// AdminList pages every host for the admin console.
-func (s *Service) AdminList(ctx context.Context, f Filter, p paging.Page) (paging.Result[AdminHost], error) {
-	switch f.Status {
-	case "", StatusPending, StatusOnline, StatusStale, StatusOffline, StatusBanned:
-	default:
-		return paging.Result[AdminHost]{}, apperr.New(apperr.CodeInvalidQuery, "unknown status")
+// AdminList pages the hosts matching q for the admin console, in q's
+// order; invalid_query names a bad status or sort.
+func (s *Service) AdminList(ctx context.Context, q AdminQuery, p paging.Page) (paging.Result[AdminHost], error) {
+	f, none, err := q.filter()
+	if err != nil || none {
+		return paging.NewResult[AdminHost](nil, 0, p), err
 	}
 	items, total, err := s.store.ListHosts(ctx, f, p)
 	return paging.NewResult(items, total, p), err
+}
+
+// allStatuses is every host status.
+var allStatuses = []Status{StatusPending, StatusOnline, StatusStale, StatusOffline, StatusBanned}
+
+// filter is the store's filter of q; none when no host can match (a
+// status that is not online asked to be online).
+func (q AdminQuery) filter() (f Filter, none bool, err error) {
+	if q.Status != "" && !slices.Contains(allStatuses, q.Status) {
+		return Filter{}, false, apperr.New(apperr.CodeInvalidQuery, "status: unknown status")
+	}
+	if _, _, ok := q.Sort.Field(); !ok {
+		return Filter{}, false, apperr.New(apperr.CodeInvalidQuery, "sort: unknown order")
+	}
+	statuses := allStatuses
+	if q.Status != "" {
+		statuses = []Status{q.Status}
+	}
+	if q.Online != nil {
+		statuses = slices.DeleteFunc(slices.Clone(statuses), func(st Status) bool { return (st == StatusOnline) != *q.Online })
+		if len(statuses) == 0 {
+			return Filter{}, true, nil
+		}
+	}
+	if len(statuses) == len(allStatuses) {
+		statuses = nil
+	}
+	return Filter{Query: q.Query, QueryPrefix: paging.PrefixOnly(q.Query), Statuses: statuses,
+		OS: strings.ToLower(q.OS), AgentVersion: q.AgentVersion, UserID: q.UserID, Sort: q.Sort}, false, nil
 }
 
 // History limits: each host keeps this many metrics samples and events.

@@ -19,22 +19,73 @@ var (
 	ErrTokenInvalid = errors.New("hosts: install token invalid")
 )
 
-// Filter narrows an admin host listing. Query matches, case-insensitively
-// and as a substring, the owner's email, the host name, the host id or the
-// public IP. Status matches exactly. Empty fields match everything.
+// Filter narrows and orders the admin host listing, as the service
+// built it from an AdminQuery. Query matches, case-insensitively, a part
+// of the owner's email, the host name, the host id or the public IP or,
+// when QueryPrefix (a query shorter than paging.MinSubstring), the start
+// of one of them. Statuses matches any of them (empty: every status); OS
+// matches the OS family (the first word of the reported OS); the rest
+// match exactly. Empty fields match everything; an empty Sort is
+// DefaultAdminSort.
 type Filter struct {
-	Query  string
-	Status Status
+	Query        string
+	QueryPrefix  bool
+	Statuses     []Status
+	OS           string
+	AgentVersion string
+	UserID       string
+	Sort         AdminSort
 }
 
-// OwnedFilter narrows and orders one user's host list. Query matches the
-// name as a case-insensitive substring, or the id exactly. Status matches
-// the stored status exactly. Empty fields match everything; an empty Sort
-// is DefaultSort.
+// AdminQuery is what an admin asks of the host list (GET /v1/admin/hosts).
+// Online, when set, keeps the hosts whose stored status is online (true)
+// or any other (false): the persisted liveness, which trails the agents'
+// connections by at most the liveness flush (docs/hosts.md, "Searching
+// and filtering hosts"), and unlike the live presence is one indexed
+// column, so that a page and its total are exact at any fleet size.
+type AdminQuery struct {
+	Query        string
+	Status       Status
+	Online       *bool
+	OS           string
+	AgentVersion string
+	UserID       string
+	Sort         AdminSort
+}
+
+// AdminSort orders the admin host list: a field of AdminSortFields,
+// descending with a leading "-". Ties break on the id in the same
+// direction; a host never seen sorts as the oldest by last_seen_at.
+type AdminSort string
+
+// AdminSortFields are the fields the admin host list sorts by: the
+// service's validation and the OpenAPI enum of GET /v1/admin/hosts?sort
+// (through AdminSorts) come from it.
+var AdminSortFields = []string{"name", "created_at", "last_seen_at", "status", "agent_version", "user_email"}
+
+// AdminSorts is every AdminSort value.
+var AdminSorts = paging.Sorts(AdminSortFields)
+
+// DefaultAdminSort is the order of an empty AdminSort: newest first.
+const DefaultAdminSort AdminSort = "-created_at"
+
+// Field returns s's field and direction; ok is false for a sort of no
+// field of AdminSortFields.
+func (s AdminSort) Field() (field string, desc, ok bool) {
+	return paging.SortField(string(s), string(DefaultAdminSort), AdminSortFields)
+}
+
+// OwnedFilter narrows and orders one user's host list. Query matches a
+// part of the name, case-insensitively, or the id exactly; when
+// QueryPrefix (set by the service for a query shorter than
+// paging.MinSubstring) the start of the name instead of a part. Status
+// matches the stored status exactly. Empty fields match everything; an
+// empty Sort is DefaultSort.
 type OwnedFilter struct {
-	Query  string
-	Status Status
-	Sort   Sort
+	Query       string
+	QueryPrefix bool
+	Status      Status
+	Sort        Sort
 }
 
 // Sort orders a user's host list: a column, descending with a leading "-".
@@ -171,7 +222,9 @@ type Store interface {
 	// and online or stale hosts last seen before offlineBefore to offline.
 	SweepStatus(ctx context.Context, staleBefore, offlineBefore time.Time) error
 
-	// ListHosts pages every undeleted host for admins, newest first.
+	// ListHosts pages the undeleted hosts that match f for admins, in
+	// f's order, with their owners' emails and the count of all matches,
+	// from one snapshot.
 	ListHosts(ctx context.Context, f Filter, p paging.Page) ([]AdminHost, int, error)
 	// CountHosts counts undeleted hosts by status.
 	CountHosts(ctx context.Context) (map[Status]int, error)

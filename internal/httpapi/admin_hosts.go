@@ -3,6 +3,8 @@ package httpapi
 import (
 	"context"
 
+	"github.com/danielgtaylor/huma/v2"
+
 	"hostgate/internal/accounts"
 	"hostgate/internal/billing"
 	"hostgate/internal/hosts"
@@ -19,8 +21,29 @@ type AdminHostItem struct {
 
 type adminListHostsIn struct {
 	PageParams
-	Q      string `query:"q" maxLength:"254" doc:"Substring of the owner's email, host name, host id or public IP"`
-	Status string `query:"status" enum:"pending,online,stale,offline,banned"`
+	Q            string        `query:"q" maxLength:"254" doc:"Part of the owner's email, host name, host id or public IP (case-insensitive); a query of 1 or 2 characters matches the start of one of them"`
+	Status       string        `query:"status" enum:"pending,online,stale,offline,banned" doc:"Only hosts in this stored status"`
+	Online       string        `query:"online" enum:"true,false" doc:"Only hosts whose stored status is online (true) or is not (false): the persisted liveness, up to the liveness flush behind the agent connection (docs/hosts.md)"`
+	OS           string        `query:"os" maxLength:"64" doc:"Only hosts of this OS family: the reported OS or its first word (linux, windows)"`
+	AgentVersion string        `query:"agent_version" maxLength:"64" doc:"Only hosts whose agent reported exactly this version"`
+	UserID       string        `query:"user_id" maxLength:"64" doc:"Only this user's hosts"`
+	Sort         adminHostSort `query:"sort" doc:"Order; a leading - is descending (default -created_at, newest first). Never-seen hosts sort as the oldest by last_seen_at"`
+}
+
+// adminHostSort is the sort parameter of GET /v1/admin/hosts, a
+// hosts.AdminSort; its OpenAPI enum is hosts.AdminSorts.
+type adminHostSort string
+
+// Schema implements huma.SchemaProvider.
+func (adminHostSort) Schema(huma.Registry) *huma.Schema { return enumSchema(hosts.AdminSorts) }
+
+// enumSchema is a string schema of the values.
+func enumSchema(values []string) *huma.Schema {
+	enum := make([]any, len(values))
+	for i, v := range values {
+		enum[i] = v
+	}
+	return &huma.Schema{Type: huma.TypeString, Enum: enum}
 }
 
 type adminHostsOut struct {
@@ -67,7 +90,13 @@ type eventsOut struct {
 type deletedOut struct{ Status int }
 
 func (s *Server) adminListHosts(ctx context.Context, in *adminListHostsIn) (*adminHostsOut, error) {
-	res, on, err := s.cfg.Agents.AdminLiveHostPage(ctx, hosts.Filter{Query: in.Q, Status: hosts.Status(in.Status)}, in.page())
+	q := hosts.AdminQuery{Query: in.Q, Status: hosts.Status(in.Status), OS: in.OS, AgentVersion: in.AgentVersion,
+		UserID: in.UserID, Sort: hosts.AdminSort(in.Sort)}
+	if in.Online != "" {
+		on := in.Online == "true"
+		q.Online = &on
+	}
+	res, on, err := s.cfg.Agents.AdminLiveHostPage(ctx, q, in.page())
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/danielgtaylor/huma/v2"
+
 	"hostgate/internal/accounts"
 	"hostgate/internal/apperr"
 	"hostgate/internal/audit"
@@ -16,12 +18,20 @@ type idIn struct {
 
 type listUsersIn struct {
 	PageParams
-	Q      string `query:"q" maxLength:"254" doc:"Matches email or display name (substring, case-insensitive)"`
-	Status string `query:"status" enum:"active,suspended" doc:"Only users in this status"`
+	Q      string   `query:"q" maxLength:"254" doc:"Part of the email or display name (case-insensitive); a query of 1 or 2 characters matches the start of one of them"`
+	Status string   `query:"status" enum:"active,suspended" doc:"Only users in this status"`
+	Sort   userSort `query:"sort" doc:"Order; a leading - is descending (default -created_at, newest first)"`
 }
 
+// userSort is the sort parameter of GET /v1/admin/users, an
+// accounts.UserSort; its OpenAPI enum is accounts.UserSorts.
+type userSort string
+
+// Schema implements huma.SchemaProvider.
+func (userSort) Schema(huma.Registry) *huma.Schema { return enumSchema(accounts.UserSorts) }
+
 func (s *Server) adminListUsers(ctx context.Context, in *listUsersIn) (*pagedOut[accounts.User], error) {
-	res, err := s.cfg.Accounts.List(ctx, accounts.UserFilter{Query: in.Q, Status: accounts.Status(in.Status)}, in.page())
+	res, err := s.cfg.Accounts.List(ctx, accounts.UserFilter{Query: in.Q, Status: accounts.Status(in.Status), Sort: accounts.UserSort(in.Sort)}, in.page())
 	if err != nil {
 		return nil, err
 	}

@@ -122,8 +122,13 @@ func rechargePage(res paging.Result[billing.Recharge]) *pagedOut[Recharge] {
 	return &pagedOut[Recharge]{Body: paging.Result[Recharge]{Items: items, Total: res.Total, Limit: res.Limit, Offset: res.Offset}}
 }
 
+// adminRechargesIn declares its parameters itself rather than embedding
+// rechargesIn: huma does not see the parameters of a struct embedded in
+// an embedded struct (PageParams in rechargesIn), so limit, offset and
+// status were ignored (limits_test.go).
 type adminRechargesIn struct {
-	rechargesIn
+	PageParams
+	Status string `query:"status" enum:"pending,paid,refunded,expired" doc:"Only orders in this status"`
 	UserID string `query:"user_id" maxLength:"64" doc:"Only this user's orders"`
 }
 

@@ -91,7 +91,7 @@ type Hosts interface {
 	installer.Issuer
 	AdminDelete(ctx context.Context, actor audit.Actor, id string) error
 	AdminGet(ctx context.Context, id string) (hosts.Host, error)
-	AdminList(ctx context.Context, f hosts.Filter, p paging.Page) (paging.Result[hosts.AdminHost], error)
+	AdminList(ctx context.Context, q hosts.AdminQuery, p paging.Page) (paging.Result[hosts.AdminHost], error)
 	AgentVersions(ctx context.Context) ([]hosts.VersionCount, error)
 	AuthenticateAgent(ctx context.Context, token string) (hosts.Agent, error)
 	Challenge(ctx context.Context, hostID string) (agentproto.ChallengeResponse, error)
@@ -143,7 +143,7 @@ type Agents interface {
 	LiveHosts(ctx context.Context, owner string) ([]hosts.Host, map[string]bool, error)
 	ChargedLiveHosts(ctx context.Context, owner, apiKeyID string) ([]hosts.Host, map[string]bool, error)
 	LiveHostPage(ctx context.Context, owner string, f hosts.OwnedFilter, p paging.Page) (paging.Result[hosts.Host], map[string]bool, error)
-	AdminLiveHostPage(ctx context.Context, f hosts.Filter, p paging.Page) (paging.Result[hosts.AdminHost], map[string]bool, error)
+	AdminLiveHostPage(ctx context.Context, q hosts.AdminQuery, p paging.Page) (paging.Result[hosts.AdminHost], map[string]bool, error)
 	PushUpgrade(ctx context.Context, actor audit.Actor, hostID, version string) (upgrades.Result, error)
 	ListVersions(ctx context.Context, f versions.Filter, p paging.Page) (paging.Result[versions.Version], error)
 	PublishVersion(ctx context.Context, actor audit.Actor, p versions.Publish) (versions.Version, error)

@@ -88,8 +88,8 @@ func (a agents) LiveHostPage(ctx context.Context, owner string, f hosts.OwnedFil
 	return res, on, nil
 }
 
-func (a agents) AdminLiveHostPage(ctx context.Context, f hosts.Filter, p paging.Page) (paging.Result[hosts.AdminHost], map[string]bool, error) {
-	res, err := a.hosts.AdminList(ctx, f, p)
+func (a agents) AdminLiveHostPage(ctx context.Context, q hosts.AdminQuery, p paging.Page) (paging.Result[hosts.AdminHost], map[string]bool, error) {
+	res, err := a.hosts.AdminList(ctx, q, p)
 	if err != nil {
 		return paging.Result[hosts.AdminHost]{}, nil, err
 	}

@@ -2,6 +2,12 @@
 // limits on limit and offset.
 package paging
 
+import (
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
 // Limits on page requests; docs/api.md quotes them.
 const (
 	DefaultLimit = 50
@@ -29,4 +35,36 @@ func NewResult[T any](items []T, total int, p Page) Result[T] {
 		items = []T{}
 	}
 	return Result[T]{Items: items, Total: total, Limit: p.Limit, Offset: p.Offset}
+}
+
+// MinSubstring is the length, in characters, from which a list's text
+// query matches a part of a field (docs/api.md, "Searching lists"): the
+// stores find parts through trigram indexes, which hold nothing shorter.
+// A shorter query matches the start of a field instead, through a B-tree.
+const MinSubstring = 3
+
+// PrefixOnly reports whether the text query q is too short to match a
+// part of a field, and so matches the start of one.
+func PrefixOnly(q string) bool {
+	return utf8.RuneCountInString(q) < MinSubstring
+}
+
+// SortField splits a sort value ("name", "-name") into its field and
+// direction; ok is false unless the field is one of fields. An empty s is
+// def.
+func SortField(s, def string, fields []string) (field string, desc, ok bool) {
+	if s == "" {
+		s = def
+	}
+	field, desc = strings.CutPrefix(s, "-")
+	return field, desc, slices.Contains(fields, field)
+}
+
+// Sorts is every sort value of fields: each ascending, then descending.
+func Sorts(fields []string) []string {
+	out := make([]string, 0, 2*len(fields))
+	for _, f := range fields {
+		out = append(out, f, "-"+f)
+	}
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -144,24 +145,32 @@ func (a Accounts) SetPasswordHash(ctx context.Context, id, hash string) error {
 	return affected(res, accounts.ErrUserNotFound)
 }
 
-// ListUsers returns a page of matching users, newest first, and the count
+// ListUsers returns a page of matching users, in f's order, and the count
 // of all matches, both from one snapshot.
 func (a Accounts) ListUsers(ctx context.Context, f accounts.UserFilter, p paging.Page) ([]accounts.User, int, error) {
 	d := a.d
-	return listPage(ctx, d, "users", userCols, "users", userWhere(f), "created_at DESC, id DESC", p,
+	field, desc, ok := f.Sort.Field()
+	if !ok {
+		return nil, 0, fmt.Errorf("%s: list users: unknown sort %q", d.dialect.Name, f.Sort)
+	}
+	from, w := d.userWhere(f)
+	return listPage(ctx, d, "users", userCols, from, w, orderBy(field, desc, false, "id"), p,
 		func(r rowScanner) (accounts.User, error) { return scanUser(r) })
 }
 
-func userWhere(f accounts.UserFilter) where {
+// userWhere is the table of users and the filter over it. With a query
+// the table is the users that match it: a literal part (or start) of the
+// email or display name, through the search indexes (search.go).
+func (d *DB) userWhere(f accounts.UserFilter) (string, where) {
 	var w where
+	from := "users"
 	if f.Query != "" {
-		w.add(`(lower(email) LIKE $%[1]d ESCAPE '!' OR lower(display_name) LIKE $%[1]d ESCAPE '!')`,
-			"%"+escapeLike(strings.ToLower(f.Query))+"%")
+		from = "(" + d.userMatches(&w, f.Query, f.QueryPrefix) + ") matched_users"
 	}
 	if f.Status != "" {
 		w.add(`status = $%d`, string(f.Status))
 	}
-	return w
+	return from, w
 }
 
 // SetUserStatus implements accounts.Tx.

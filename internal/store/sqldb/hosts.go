@@ -173,7 +173,8 @@ func ownedOrder(o hosts.SortOrder) string {
 // PageOwnedHosts returns a page of the owner's undeleted hosts matching f,
 // in f's order, with the count of all matches (read from host_counts,
 // kept by triggers, when nothing is filtered). The query is a literal
-// substring of the name (LIKE's wildcards escaped) or an exact id.
+// part of the name (or its start, f.QueryPrefix) or an exact id, found
+// through the search indexes (search.go).
 func (s Hosts) PageOwnedHosts(ctx context.Context, owner string, f hosts.OwnedFilter, p paging.Page) ([]hosts.Host, int, error) {
 	d := s.d
 	o, ok := f.Sort.Order()
@@ -181,17 +182,7 @@ func (s Hosts) PageOwnedHosts(ctx context.Context, owner string, f hosts.OwnedFi
 		return nil, 0, fmt.Errorf("%s: list hosts: unknown sort %q", d.dialect.Name, f.Sort)
 	}
 	order := ownedOrder(o)
-	var w where
-	w.add(`user_id = $%d`, owner)
-	w.addSQL(`deleted_at IS NULL`)
-	if f.Query != "" {
-		w.add(`(lower(name) LIKE $%d ESCAPE '!'`, "%"+escapeLike(strings.ToLower(f.Query))+"%")
-		w.conds[len(w.conds)-1] += fmt.Sprintf(` OR id = $%d)`, len(w.args)+1)
-		w.args = append(w.args, f.Query)
-	}
-	if f.Status != "" {
-		w.add(`status = $%d`, string(f.Status))
-	}
+	w := d.ownedWhere(owner, f)
 	scan := func(r rowScanner) (hosts.Host, error) { return scanHost(r) }
 	if f.Query == "" && f.Status == "" {
 		// Every undeleted host matches: host_counts has the total.
@@ -199,6 +190,28 @@ func (s Hosts) PageOwnedHosts(ctx context.Context, owner string, f hosts.OwnedFi
 			`SELECT coalesce(max(n), 0) FROM host_counts WHERE user_id = $1`, owner)
 	}
 	return listPage(ctx, d, "hosts", hostCols, "hosts", w, order, p, scan)
+}
+
+// ownedWhere is the filter of PageOwnedHosts over hosts.
+func (d *DB) ownedWhere(owner string, f hosts.OwnedFilter) where {
+	var w where
+	ownerCond := `user_id = $%d`
+	if f.Query != "" && d.useFTS(f.QueryPrefix) {
+		// SQLite, without statistics, would walk every host of the owner
+		// and probe the matches; the unary + keeps this condition off the
+		// owner's index, so that the matches are read by id instead (12 ms
+		// against 1.3 ms for an owner of 10,000 hosts).
+		ownerCond = `+user_id = $%d`
+	}
+	w.add(ownerCond, owner)
+	w.addSQL(`deleted_at IS NULL`)
+	if f.Query != "" {
+		w.addSQL(d.ownedHostSearch(&w, "$1", f.Query, f.QueryPrefix))
+	}
+	if f.Status != "" {
+		w.add(`status = $%d`, string(f.Status))
+	}
+	return w
 }
 
 // UpdateHost sets name and listen port of the owner's host; ErrNotFound.
@@ -440,11 +453,18 @@ func (d *DB) lockedInIDOrder(cond string) string {
 }
 
 // ListHosts returns a page of matching undeleted hosts with their owners'
-// emails, newest first, and the count of all matches, from one snapshot.
+// emails, in f's order, and the count of all matches, from one snapshot.
 func (s Hosts) ListHosts(ctx context.Context, f hosts.Filter, p paging.Page) ([]hosts.AdminHost, int, error) {
 	d := s.d
-	return listPage(ctx, d, "hosts", hostColsOf+", u.email", "hosts h JOIN users u ON u.id = h.user_id", hostWhere(f),
-		"h.created_at DESC, h.id DESC", p, func(r rowScanner) (hosts.AdminHost, error) {
+	field, desc, ok := f.Sort.Field()
+	column, known := adminHostColumns[field]
+	if !ok || !known {
+		return nil, 0, fmt.Errorf("%s: list hosts: unknown sort %q", d.dialect.Name, f.Sort)
+	}
+	order := orderBy(column, desc, field == "last_seen_at", "h.id")
+	from, w := d.hostWhere(f)
+	return listPage(ctx, d, "hosts", hostColsOf+", u.email", from+" JOIN users u ON u.id = h.user_id", w,
+		order, p, func(r rowScanner) (hosts.AdminHost, error) {
 			var a hosts.AdminHost
 			var err error
 			a.Host, err = scanHost(r, &a.UserEmail)
@@ -452,21 +472,43 @@ func (s Hosts) ListHosts(ctx context.Context, f hosts.Filter, p paging.Page) ([]
 		})
 }
 
-// hostWhere is the filter over hosts h joined with users u. The query is a
-// literal substring: LIKE's wildcards in it are escaped. lower() folds
-// ASCII only on SQLite, all of Unicode on PostgreSQL.
-func hostWhere(f hosts.Filter) where {
+// adminHostColumns is the column of each field of hosts.AdminSortFields,
+// in the join of hosts h and users u.
+var adminHostColumns = map[string]string{
+	"name": "h.name", "created_at": "h.created_at", "last_seen_at": "h.last_seen_at",
+	"status": "h.status", "agent_version": "h.installed_version", "user_email": "u.email",
+}
+
+// hostWhere is the table of undeleted hosts h, and the filter over it
+// joined with users u. With a query the table is the hosts that match
+// it: a literal part (or start) of a column, through the search indexes
+// (search.go). The OS is a family: the whole reported OS or its first
+// word ("linux" of "linux 6.1.0").
+func (d *DB) hostWhere(f hosts.Filter) (string, where) {
 	var w where
-	w.addSQL(`h.deleted_at IS NULL`)
+	from := "hosts h"
 	if f.Query != "" {
-		w.add(`(lower(u.email) LIKE $%[1]d ESCAPE '!' OR lower(h.name) LIKE $%[1]d ESCAPE '!'
-			OR lower(h.id) LIKE $%[1]d ESCAPE '!' OR lower(h.public_ip) LIKE $%[1]d ESCAPE '!')`,
-			"%"+escapeLike(strings.ToLower(f.Query))+"%")
+		from = "(" + d.hostMatches(&w, f.Query, f.QueryPrefix) + ") h"
+	} else {
+		w.addSQL(`h.deleted_at IS NULL`)
 	}
-	if f.Status != "" {
-		w.add(`h.status = $%d`, string(f.Status))
+	if len(f.Statuses) > 0 {
+		in := make([]string, len(f.Statuses))
+		for i, st := range f.Statuses {
+			in[i] = w.arg(string(st))
+		}
+		w.addSQL(`h.status IN (` + strings.Join(in, ", ") + `)`)
 	}
-	return w
+	if f.OS != "" {
+		w.addSQL(`(h.os = ` + w.arg(f.OS) + ` OR h.os LIKE ` + w.arg(escapeLike(f.OS)+" %") + ` ESCAPE '!')`)
+	}
+	if f.AgentVersion != "" {
+		w.add(`h.installed_version = $%d`, f.AgentVersion)
+	}
+	if f.UserID != "" {
+		w.add(`h.user_id = $%d`, f.UserID)
+	}
+	return from, w
 }
 
 // allStatuses are the statuses CountHosts always reports.

@@ -43,6 +43,10 @@ type Dialect struct {
 	// (pgx): a batch of rows is then one statement of one array per column
 	// (batch.go), whatever its size.
 	ArrayParams bool
+	// FTS5 says the engine searches text through FTS5 trigram tables
+	// (SQLite, migration 0015); otherwise through pg_trgm indexes of
+	// lower(column) and C-collated B-trees for prefixes (search.go).
+	FTS5 bool
 }
 
 // TimeFormat is how times are stored when Dialect.TextTimes is set: UTC,

@@ -28,7 +28,7 @@ const readers = 4
 
 // dialect is SQLite's: times as sqldb.TimeFormat text, because SQLite has
 // no time type and the text form sorts and compares correctly.
-var dialect = sqldb.Dialect{Name: "sqlite", IsUniqueViolation: isUniqueViolation, TextTimes: true, PrepareHot: true}
+var dialect = sqldb.Dialect{Name: "sqlite", IsUniqueViolation: isUniqueViolation, TextTimes: true, PrepareHot: true, FTS5: true}
 
 // Open opens (creating if need be) the database file at path, applies the
 // migrations it lacks, and returns the store.

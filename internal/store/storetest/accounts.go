@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"hostgate/internal/accounts"
+	"hostgate/internal/paging"
 	"hostgate/internal/store"
 )
 
@@ -227,9 +228,23 @@ func testListUsers(t *testing.T, s store.Store) {
 		{"email case-insensitive", query("EXAMPLE.COM"), [2]int{50, 0},
 			emails(newest, "frank@example.com", "dave@example.com", "bob@example.com", "alice@example.com"), 4},
 		{"display name case-insensitive", query("smith"), [2]int{50, 0}, []string{"alice@example.com"}, 1},
-		{"percent is literal", query("%"), [2]int{50, 0}, []string{"bob@example.com"}, 1},
-		{"underscore is literal", query("_"), [2]int{50, 0}, []string{"carol@example.org"}, 1},
-		{"escape character is literal", query("!"), [2]int{50, 0}, []string{"frank@example.com"}, 1},
+		{"part of the email", query("ve@exa"), [2]int{50, 0}, []string{"dave@example.com"}, 1},
+		{"percent is literal", query("00% "), [2]int{50, 0}, []string{"bob@example.com"}, 1},
+		{"percent is no wildcard", query("b%l"), [2]int{50, 0}, nil, 0},
+		{"underscore is literal", query("l_j"), [2]int{50, 0}, []string{"carol@example.org"}, 1},
+		{"underscore is no wildcard", query("a_i"), [2]int{50, 0}, nil, 0},
+		{"escape character is literal", query("nk!"), [2]int{50, 0}, []string{"frank@example.com"}, 1},
+		{"short query: start of the email", query("ER"), [2]int{50, 0}, []string{"erin@example.net"}, 1},
+		{"short query: start of the display name", query("b"), [2]int{50, 0}, []string{"bob@example.com"}, 1},
+		{"short query: not a part", query("li"), [2]int{50, 0}, nil, 0},
+		{"short query: literal", query("%"), [2]int{50, 0}, nil, 0},
+		{"sort email", accounts.UserFilter{Sort: "email"}, [2]int{50, 0},
+			[]string{"alice@example.com", "bob@example.com", "carol@example.org", "dave@example.com", "erin@example.net", "frank@example.com"}, 6},
+		{"sort -display_name", accounts.UserFilter{Sort: "-display_name"}, [2]int{50, 0},
+			[]string{"frank@example.com", "erin@example.net", "dave@example.com", "carol@example.org", "bob@example.com", "alice@example.com"}, 6},
+		{"sort created_at", accounts.UserFilter{Sort: "created_at"}, [2]int{50, 0}, reversed(emails(newest)), 6},
+		{"sorted page of a query", accounts.UserFilter{Query: "example.com", Sort: "email"}, [2]int{2, 1},
+			[]string{"bob@example.com", "dave@example.com"}, 4},
 		{"status", accounts.UserFilter{Status: accounts.StatusSuspended}, [2]int{50, 0},
 			emails(newest, "carol@example.org", "dave@example.com"), 2},
 		{"status and query", accounts.UserFilter{Query: "example.com", Status: accounts.StatusActive}, [2]int{50, 0},
@@ -279,7 +294,16 @@ func testListUsersTimeOrder(t *testing.T, s store.Store) {
 	}
 }
 
-func query(q string) accounts.UserFilter { return accounts.UserFilter{Query: q} }
+func query(q string) accounts.UserFilter {
+	return accounts.UserFilter{Query: q, QueryPrefix: paging.PrefixOnly(q)}
+}
+
+// reversed is a reversed copy of s.
+func reversed[T any](s []T) []T {
+	out := slices.Clone(s)
+	slices.Reverse(out)
+	return out
+}
 
 // newestFirst sorts users as listings must: created_at, then id, descending.
 func newestFirst(us []accounts.User) []accounts.User {

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -48,6 +49,8 @@ var hostsTests = []test{
 	{"SweepBesideFlushes", testSweepBesideFlushes},
 	{"SetBanned", testSetBanned},
 	{"ListHosts", testListHosts},
+	{"ListHostsLastSeenOrder", testListHostsLastSeenOrder},
+	{"SearchIndexSync", testSearchIndexSync},
 	{"CountHosts", testCountHosts},
 	{"MetricsHistory", testMetricsHistory},
 	{"MetricsBatch", testMetricsBatch},
@@ -835,19 +838,19 @@ func testSetBanned(t *testing.T, s store.Store) {
 func testListHosts(t *testing.T, s store.Store) {
 	ann, bob := owner(t, s, "ann@example.com"), owner(t, s, "bob@example.org")
 	emails := map[string]string{ann: "ann@example.com", bob: "bob@example.org"}
-	add := func(own, name, ip string, status hosts.Status, at time.Time) hosts.Host {
+	add := func(own, name, ip, os, version string, status hosts.Status, at time.Time) hosts.Host {
 		h := newHost(own, name, at)
-		h.PublicIP, h.Status = ip, status
+		h.PublicIP, h.OS, h.InstalledVersion, h.Status = ip, os, version, status
 		return createHost(t, s, h)
 	}
 	seed := []hosts.Host{
-		add(ann, "web-1", "203.0.113.5", hosts.StatusPending, t0.Add(1*time.Minute)),
-		add(ann, "DB_Primary", "198.51.100.7", hosts.StatusOnline, t0.Add(2*time.Minute)),
-		add(bob, "100% uptime", "", hosts.StatusOffline, t0.Add(3*time.Minute)),
-		add(bob, "Web-2", "203.0.113.50", hosts.StatusBanned, t0.Add(4*time.Minute)),
-		add(bob, "same time", "192.0.2.1", hosts.StatusOnline, t0.Add(4*time.Minute)),
+		add(ann, "web-1", "203.0.113.5", "linux 6.1.0", "1.2.0", hosts.StatusPending, t0.Add(1*time.Minute)),
+		add(ann, "DB_Primary", "198.51.100.7", "windows 10.0.19045", "1.3.0", hosts.StatusOnline, t0.Add(2*time.Minute)),
+		add(bob, "100% uptime", "", "linux", "1.2.0", hosts.StatusOffline, t0.Add(3*time.Minute)),
+		add(bob, "Web-2", "203.0.113.50", "", "", hosts.StatusBanned, t0.Add(4*time.Minute)),
+		add(bob, "same time", "192.0.2.1", "linuxish 1", "1.3.0", hosts.StatusOnline, t0.Add(4*time.Minute)),
 	}
-	deleted := add(ann, "deleted web", "203.0.113.5", hosts.StatusOnline, t0.Add(5*time.Minute))
+	deleted := add(ann, "deleted web", "203.0.113.5", "linux", "1.2.0", hosts.StatusOnline, t0.Add(5*time.Minute))
 	must(t, "DeleteHost", hosts.DeleteHost(t.Context(), s.Hosts, "", deleted.ID, t0, nil))
 
 	newest := slices.Clone(seed)
@@ -868,8 +871,27 @@ func testListHosts(t *testing.T, s store.Store) {
 		}
 		return out
 	}
+	// sorted is every seed host's id by key, then id, in the direction.
+	sorted := func(desc bool, key func(hosts.Host) string) []string {
+		hs := slices.Clone(seed)
+		slices.SortFunc(hs, func(a, b hosts.Host) int {
+			c := cmp.Or(strings.Compare(key(a), key(b)), strings.Compare(a.ID, b.ID))
+			if desc {
+				return -c
+			}
+			return c
+		})
+		out := make([]string, len(hs))
+		for i, h := range hs {
+			out[i] = h.ID
+		}
+		return out
+	}
 	all := ids(0, 1, 2, 3, 4)
-	q := func(query string) hosts.Filter { return hosts.Filter{Query: query} }
+	q := func(query string) hosts.Filter {
+		return hosts.Filter{Query: query, QueryPrefix: paging.PrefixOnly(query)}
+	}
+	statuses := func(st ...hosts.Status) hosts.Filter { return hosts.Filter{Statuses: st} }
 	for _, c := range []struct {
 		name   string
 		filter hosts.Filter
@@ -878,17 +900,49 @@ func testListHosts(t *testing.T, s store.Store) {
 		total  int
 	}{
 		{"all, newest first", hosts.Filter{}, page(50, 0), all, 5},
-		{"owner email, case-insensitive", q("EXAMPLE.ORG"), page(50, 0), ids(2, 3, 4), 3},
-		{"name, case-insensitive", q("wEb"), page(50, 0), ids(0, 3), 2},
+		{"part of the owner email, case-insensitive", q("EXAMPLE.ORG"), page(50, 0), ids(2, 3, 4), 3},
+		{"part of the owner email", q("nn@ex"), page(50, 0), ids(0, 1), 2},
+		{"part of the name, case-insensitive", q("wEb"), page(50, 0), ids(0, 3), 2},
 		{"host id", q(strings.ToUpper(seed[1].ID)), page(50, 0), ids(1), 1},
 		{"part of a host id", q(seed[2].ID[9:23]), page(50, 0), ids(2), 1},
 		{"public IP substring", q("203.0.113.5"), page(50, 0), ids(0, 3), 2},
-		{"percent is literal", q("%"), page(50, 0), ids(2), 1},
-		{"underscore is literal", q("_"), page(50, 0), ids(1), 1},
-		{"escape character is literal", q("!"), page(50, 0), nil, 0},
-		{"status", hosts.Filter{Status: hosts.StatusOnline}, page(50, 0), ids(1, 4), 2},
-		{"status and query", hosts.Filter{Query: "example.org", Status: hosts.StatusOnline}, page(50, 0), ids(4), 1},
+		{"part of the public IP", q("51.100"), page(50, 0), ids(1), 1},
+		{"percent is literal", q("0% u"), page(50, 0), ids(2), 1},
+		{"percent is no wildcard", q("w%1"), page(50, 0), nil, 0},
+		{"underscore is literal", q("b_p"), page(50, 0), ids(1), 1},
+		{"underscore is no wildcard", q("w_b"), page(50, 0), nil, 0},
+		{"escape character is literal", q("!!!"), page(50, 0), nil, 0},
+		{"double quote is literal", q(`"web`), page(50, 0), nil, 0},
+		{"deleted host is not found", q("deleted"), page(50, 0), nil, 0},
+		{"short query: start of the name", q("wE"), page(50, 0), ids(0, 3), 2},
+		{"short query: start of the owner email", q("BO"), page(50, 0), ids(2, 3, 4), 3},
+		{"short query: one character", q("s"), page(50, 0), ids(4), 1},
+		{"short query: not a part", q("b-"), page(50, 0), nil, 0},
+		{"short query: percent is literal", q("%"), page(50, 0), nil, 0},
+		{"status", statuses(hosts.StatusOnline), page(50, 0), ids(1, 4), 2},
+		{"statuses", statuses(hosts.StatusOnline, hosts.StatusBanned), page(50, 0), ids(1, 3, 4), 3},
+		{"status and query", hosts.Filter{Query: "example.org", Statuses: []hosts.Status{hosts.StatusOnline}}, page(50, 0), ids(4), 1},
+		{"OS family", hosts.Filter{OS: "linux"}, page(50, 0), ids(0, 2), 2},
+		{"OS exact", hosts.Filter{OS: "windows 10.0.19045"}, page(50, 0), ids(1), 1},
+		{"OS family of LIKE characters", hosts.Filter{OS: "lin%"}, page(50, 0), nil, 0},
+		{"agent version", hosts.Filter{AgentVersion: "1.3.0"}, page(50, 0), ids(1, 4), 2},
+		{"agent version is exact", hosts.Filter{AgentVersion: "1.3"}, page(50, 0), nil, 0},
+		{"user", hosts.Filter{UserID: ann}, page(50, 0), ids(0, 1), 2},
+		{"user and query", hosts.Filter{UserID: bob, Query: "web"}, page(50, 0), ids(3), 1},
+		{"sort agent_version", hosts.Filter{Sort: "agent_version"}, page(50, 0),
+			sorted(false, func(h hosts.Host) string { return h.InstalledVersion }), 5},
+		{"sort -agent_version", hosts.Filter{Sort: "-agent_version"}, page(50, 0),
+			sorted(true, func(h hosts.Host) string { return h.InstalledVersion }), 5},
+		{"sort -user_email", hosts.Filter{Sort: "-user_email"}, page(50, 0),
+			sorted(true, func(h hosts.Host) string { return emails[h.UserID] }), 5},
+		{"sort status", hosts.Filter{Sort: "status"}, page(50, 0),
+			sorted(false, func(h hosts.Host) string { return string(h.Status) }), 5},
+		{"sort created_at", hosts.Filter{Sort: "created_at"}, page(50, 0),
+			sorted(false, func(h hosts.Host) string { return fmt.Sprintf("%020d", stored(h.CreatedAt).UnixNano()) }), 5},
+		{"sorted page", hosts.Filter{Sort: "agent_version"}, page(2, 2),
+			sorted(false, func(h hosts.Host) string { return h.InstalledVersion })[2:4], 5},
 		{"page", hosts.Filter{}, page(2, 1), all[1:3], 5},
+		{"filtered page", hosts.Filter{UserID: bob}, page(1, 1), ids(2, 3, 4)[1:2], 3},
 		{"page past the end", hosts.Filter{}, page(2, 5), nil, 5},
 		{"no match", q("zed"), page(50, 0), nil, 0},
 	} {
@@ -915,6 +969,103 @@ func testListHosts(t *testing.T, s store.Store) {
 			t.Errorf("listed host %s: got email %q, want %q", a.ID, a.UserEmail, want)
 		}
 	}
+	if _, _, err := s.Hosts.ListHosts(t.Context(), hosts.Filter{Sort: "bid"}, page(50, 0)); err == nil {
+		t.Error("ListHosts sorted by an unknown field: no error")
+	}
+}
+
+// testListHostsLastSeenOrder: never-seen hosts sort as the oldest by
+// last_seen_at in the admin list too, as in the owner's.
+func testListHostsLastSeenOrder(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	ann := owner(t, s, "ann@example.com")
+	never := createHost(t, s, newHost(ann, "never", t0))
+	late := createHost(t, s, newHost(ann, "late", t0))
+	early := createHost(t, s, newHost(ann, "early", t0))
+	must(t, "RecordHandshake", s.Hosts.RecordHandshake(ctx, late.ID, "", "linux", "1", t0.Add(2*time.Hour)))
+	must(t, "RecordHandshake", s.Hosts.RecordHandshake(ctx, early.ID, "", "linux", "1", t0.Add(time.Hour)))
+	for sort, want := range map[hosts.AdminSort][]string{
+		"last_seen_at":  {never.ID, early.ID, late.ID},
+		"-last_seen_at": {late.ID, early.ID, never.ID},
+	} {
+		got, _, err := s.Hosts.ListHosts(ctx, hosts.Filter{Sort: sort}, page(50, 0))
+		must(t, "ListHosts", err)
+		var ids []string
+		for _, h := range got {
+			ids = append(ids, h.ID)
+		}
+		if !slices.Equal(ids, want) {
+			t.Errorf("sort %s: got %v, want %v", sort, ids, want)
+		}
+	}
+}
+
+// testSearchIndexSync: the search finds a host by what it is now, after
+// every write that changes a searched column, never by what it was, on
+// every path (admin list, owner's list) and both query lengths.
+func testSearchIndexSync(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	ann := owner(t, s, "ann@example.com")
+	h := createHost(t, s, newHost(ann, "alpha-box", t0))
+	find := func(query string) []string {
+		t.Helper()
+		got, total, err := s.Hosts.ListHosts(ctx, hosts.Filter{Query: query, QueryPrefix: paging.PrefixOnly(query)}, page(50, 0))
+		must(t, "ListHosts", err)
+		var ids []string
+		for _, a := range got {
+			ids = append(ids, a.ID)
+		}
+		if total != len(ids) {
+			t.Errorf("q %q: total %d, items %d", query, total, len(ids))
+		}
+		return ids
+	}
+	findOwned := func(query string) []string {
+		t.Helper()
+		got, _, err := s.Hosts.PageOwnedHosts(ctx, ann, hosts.OwnedFilter{Query: query, QueryPrefix: paging.PrefixOnly(query)}, page(50, 0))
+		must(t, "PageOwnedHosts", err)
+		var ids []string
+		for _, a := range got {
+			ids = append(ids, a.ID)
+		}
+		return ids
+	}
+	expect := func(what string, got []string, found bool) {
+		t.Helper()
+		if want := slices.Equal(got, []string{h.ID}); want != found || (!found && len(got) > 0) {
+			t.Errorf("%s: got %v, want found=%v", what, got, found)
+		}
+	}
+	expect("new host by name", find("pha-b"), true)
+	expect("new host by name, owner", findOwned("pha-b"), true)
+
+	_, err := s.Hosts.UpdateHost(ctx, ann, h.ID, "omega-node", hosts.DefaultListenPort)
+	must(t, "UpdateHost", err)
+	expect("renamed: old name", find("pha-b"), false)
+	expect("renamed: old name, owner", findOwned("pha-b"), false)
+	expect("renamed: old name, short", find("al"), false)
+	expect("renamed: new name", find("ega-no"), true)
+	expect("renamed: new name, owner", findOwned("ega-no"), true)
+	expect("renamed: new name, short", findOwned("om"), true)
+
+	must(t, "RecordHandshake", s.Hosts.RecordHandshake(ctx, h.ID, "198.51.100.23", "linux", "1.0.0", t0))
+	expect("IP set", find("100.23"), true)
+	must(t, "RecordHandshake", s.Hosts.RecordHandshake(ctx, h.ID, "203.0.113.77", "linux", "1.0.0", t0))
+	expect("IP changed: old IP", find("100.23"), false)
+	expect("IP changed: new IP", find("113.77"), true)
+	must(t, "RecordHandshake", s.Hosts.RecordHandshake(ctx, h.ID, "203.0.113.77", "linux", "1.0.1", t0))
+	expect("IP unchanged", find("113.77"), true)
+
+	must(t, "DeleteHost", hosts.DeleteHost(ctx, s.Hosts, ann, h.ID, t0, nil))
+	expect("deleted: by name", find("ega-no"), false)
+	expect("deleted: by name, owner", findOwned("ega-no"), false)
+	expect("deleted: by IP", find("113.77"), false)
+	expect("deleted: by owner email", find("ann@ex"), false)
+	expect("deleted: short", find("om"), false)
+
+	// A new host of the same name is found, the deleted one never again.
+	h = createHost(t, s, newHost(ann, "omega-node", t0))
+	expect("new host of a deleted host's name", find("ega-no"), true)
 }
 
 func testCountHosts(t *testing.T, s store.Store) {

@@ -33,6 +33,11 @@ func seedPageFleet(t *testing.T, s store.Store) (ann string, byName map[string]h
 	return ann, byName, bobs
 }
 
+// ownedQ is the owner's filter of the query q, with its prefix rule.
+func ownedQ(q string) hosts.OwnedFilter {
+	return hosts.OwnedFilter{Query: q, QueryPrefix: paging.PrefixOnly(q)}
+}
+
 // idsByName sorts the hosts named by id in dir (1 or -1).
 func idsByName(byName map[string]hosts.Host, dir int, names ...string) []string {
 	ids := make([]string, len(names))
@@ -83,6 +88,16 @@ func testPageOwnedHosts(t *testing.T, s store.Store) {
 			namesOf(byName, "charlie"), 1},
 		{"q id prefix is not an id", hosts.OwnedFilter{Query: byName["charlie"].ID[:8] + "-"}, full, nil, 0},
 		{"q LIKE wildcard is literal", hosts.OwnedFilter{Query: "%"}, full, nil, 0},
+		{"q percent is no wildcard", ownedQ("b%o"), full, nil, 0},
+		{"q underscore is no wildcard", ownedQ("br_vo"), full, nil, 0},
+		{"q short: start of the name", ownedQ("Ec"), full, namesOf(byName, "echo-bravo"), 1},
+		{"q short: not a part", ownedQ("ra"), full, nil, 0},
+		{"q short: percent is literal", ownedQ("%"), full, nil, 0},
+		{"q short and status", hosts.OwnedFilter{Query: "b", QueryPrefix: true, Status: hosts.StatusOnline}, full,
+			namesOf(byName, "bravo"), 1},
+		{"q another owner's name", ownedQ("bravo-bob"), full, nil, 0},
+		{"q another owner's name, short", ownedQ("br"), full, namesOf(byName, "bravo"), 1},
+		{"q page of matches", ownedQ("bravo"), paging.Page{Limit: 1, Offset: 1}, namesOf(byName, "bravo"), 2},
 		{"q another owner's id", hosts.OwnedFilter{Query: bobs.ID}, full, nil, 0},
 		{"status", hosts.OwnedFilter{Status: hosts.StatusOnline}, full,
 			namesOf(byName, "delta", "bravo"), 2},

@@ -1,0 +1,25 @@
+package sqldb
+
+import (
+	"hostgate/internal/accounts"
+	"hostgate/internal/hosts"
+)
+
+// The queries of the searched lists, as the stores run them (the page;
+// the total counts the same rows), for the plan tests.
+
+func AdminHostsQuery(d *DB, f hosts.Filter) (string, []any) {
+	from, w := d.hostWhere(f)
+	return `SELECT ` + hostColsOf + `, u.email FROM ` + from + ` JOIN users u ON u.id = h.user_id` + w.sql() +
+		` ORDER BY h.created_at DESC, h.id DESC LIMIT 50`, w.args
+}
+
+func OwnedHostsQuery(d *DB, owner string, f hosts.OwnedFilter) (string, []any) {
+	w := d.ownedWhere(owner, f)
+	return `SELECT ` + hostCols + ` FROM hosts` + w.sql() + ` ORDER BY created_at DESC, id DESC LIMIT 50`, w.args
+}
+
+func UsersQuery(d *DB, f accounts.UserFilter) (string, []any) {
+	from, w := d.userWhere(f)
+	return `SELECT ` + userCols + ` FROM ` + from + w.sql() + ` ORDER BY created_at DESC, id DESC LIMIT 50`, w.args
+}

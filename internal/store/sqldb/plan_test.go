@@ -1,0 +1,183 @@
+package sqldb_test
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	_ "github.com/jackc/pgx/v5/stdlib"
+	_ "modernc.org/sqlite"
+
+	"hostgate/internal/accounts"
+	"hostgate/internal/hosts"
+	"hostgate/internal/pgtest"
+	"hostgate/internal/store/postgres"
+	"hostgate/internal/store/sqldb"
+	"hostgate/internal/store/sqlite"
+)
+
+// planCase is a searched list's query and the indexes its plan must use.
+type planCase struct {
+	name  string
+	query func(d *sqldb.DB) (string, []any)
+	// sqlite and postgres are what each engine's plan must name.
+	sqlite, postgres []string
+}
+
+var planCases = []planCase{
+	{"admin hosts, part", func(d *sqldb.DB) (string, []any) {
+		return sqldb.AdminHostsQuery(d, hosts.Filter{Query: "owner0012@"})
+	}, []string{"host_search VIRTUAL TABLE", "s VIRTUAL TABLE"}, []string{"hosts_name_trgm", "hosts_id_trgm", "hosts_public_ip_trgm", "users_email_trgm"}},
+	{"admin hosts, start", func(d *sqldb.DB) (string, []any) {
+		return sqldb.AdminHostsQuery(d, hosts.Filter{Query: "qx", QueryPrefix: true})
+	}, []string{"hosts_name_prefix", "hosts_id_prefix", "hosts_public_ip_prefix", "users_email_prefix"},
+		[]string{"hosts_name_prefix", "hosts_id_prefix", "hosts_public_ip_prefix", "users_email_prefix"}},
+	{"owner's hosts, part", func(d *sqldb.DB) (string, []any) {
+		return sqldb.OwnedHostsQuery(d, "big", hosts.OwnedFilter{Query: "node-0012"})
+	}, []string{"host_search VIRTUAL TABLE", "SEARCH hosts USING INDEX sqlite_autoindex_hosts_1 (id=?)"}, []string{"hosts_name_trgm"}},
+	{"users, part", func(d *sqldb.DB) (string, []any) {
+		return sqldb.UsersQuery(d, accounts.UserFilter{Query: "owner0012"})
+	}, []string{"s VIRTUAL TABLE"}, []string{"users_email_trgm", "users_display_name_trgm"}},
+	{"users, start", func(d *sqldb.DB) (string, []any) {
+		return sqldb.UsersQuery(d, accounts.UserFilter{Query: "qx", QueryPrefix: true})
+	}, []string{"users_email_prefix", "users_display_name_prefix"}, []string{"users_email_prefix", "users_display_name_prefix"}},
+}
+
+// TestSearchPlans: each searched list's query finds its matches through
+// the search indexes on both engines, never by scanning hosts or users: on
+// SQLite as its planner chooses without statistics (the hub never runs
+// ANALYZE), on PostgreSQL after VACUUM (ANALYZE), as autovacuum leaves it, over 20,000 hosts of
+// 5,000 users and selective queries, so that a query whose shape keeps an
+// index from being used (an OR over a join, say) fails here rather than
+// at fleet size.
+func TestSearchPlans(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "plan.db")
+		d, err := sqlite.Open(t.Context(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		db, err := sql.Open("sqlite", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		seedPlan(t, db, []string{
+			`WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 4999)
+			INSERT INTO users (id, email, display_name, status, password_hash, created_at)
+			SELECT printf('u%04d', i), printf('%s%s-owner%04d@example.com', char(97 + i % 26), char(97 + (i / 26) % 26), i),
+			printf('%s%s Owner %d', char(97 + (i / 7) % 26), char(97 + (i / 3) % 26), i), 'active', '!', '2026-01-01T00:00:00.000000Z' FROM n`,
+			`INSERT INTO users (id, email, display_name, status, password_hash, created_at) VALUES ('big', 'big@example.com', 'Big', 'active', '!', '2026-01-01T00:00:00.000000Z')`,
+			`WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 19999)
+			INSERT INTO hosts (id, user_id, name, bid, listen_port, public_ip, status, created_at, secret_sealed)
+			SELECT printf('h%05d', i), CASE WHEN i < 5000 THEN 'big' ELSE printf('u%04d', i % 5000) END,
+			printf('%s%s-node-%05d', char(97 + (i / 5) % 26), char(97 + (i / 11) % 26), i), i, 1, printf('10.%d.%d.%d', i / 65536, (i / 256) % 256, i % 256),
+			'pending', '2026-01-01T00:00:00.000000Z', x'00' FROM n`,
+		})
+		scan := regexp.MustCompile(`(?m)^SCAN (hosts|users|u|o)\b`)
+		for _, c := range planCases {
+			q, args := c.query(d)
+			plan := explain(t, db, "EXPLAIN QUERY PLAN "+q, args)
+			if m := scan.FindString(plan); m != "" {
+				t.Errorf("%s: the plan scans a table (%s):\n%s", c.name, m, plan)
+			}
+			for _, want := range c.sqlite {
+				if !strings.Contains(plan, want) {
+					t.Errorf("%s: the plan does not use %s:\n%s", c.name, want, plan)
+				}
+			}
+		}
+	})
+	t.Run("postgres", func(t *testing.T) {
+		url := pgtest.NewDatabase(t)
+		d, err := postgres.Open(t.Context(), url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		pool, err := sql.Open("pgx", url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer pool.Close()
+		seedPlan(t, pool, []string{
+			`INSERT INTO users (id, email, display_name, status, password_hash, created_at)
+			SELECT format('u%s', lpad(i::text, 4, '0')), format('%s%s-owner%s@example.com', chr(97 + i % 26), chr(97 + (i / 26) % 26), lpad(i::text, 4, '0')),
+			format('%s%s Owner %s', chr(97 + (i / 7) % 26), chr(97 + (i / 3) % 26), i), 'active', '!', now() FROM generate_series(0, 4999) i`,
+			`INSERT INTO users (id, email, display_name, status, password_hash, created_at) VALUES ('big', 'big@example.com', 'Big', 'active', '!', now())`,
+			`INSERT INTO hosts (id, user_id, name, bid, listen_port, public_ip, status, created_at, secret_sealed)
+			SELECT format('h%s', lpad(i::text, 5, '0')), CASE WHEN i < 5000 THEN 'big' ELSE format('u%s', lpad((i % 5000)::text, 4, '0')) END,
+			format('%s%s-node-%s', chr(97 + (i / 5) % 26), chr(97 + (i / 11) % 26), lpad(i::text, 5, '0')), i, 1, format('10.%s.%s.%s', i / 65536, (i / 256) % 256, i % 256),
+			'pending', now(), '\x00'::bytea FROM generate_series(0, 19999) i`,
+			`VACUUM (ANALYZE) hosts`, `VACUUM (ANALYZE) users`,
+		})
+		// The matching parts name their tables bare (hosts, hosts_1, …); the
+		// join of the page's owners (users u) is left to the planner's
+		// costs: a hash join over a small users table is its choice.
+		seq := regexp.MustCompile(`(?m)Seq Scan on (hosts|users)( hosts_\d+| users_\d+)?$`)
+		for _, c := range planCases {
+			q, args := c.query(d)
+			plan := explain(t, pool, "EXPLAIN (COSTS OFF) "+q, args)
+			if m := seq.FindString(plan); m != "" {
+				t.Errorf("%s: the plan scans a table (%s):\n%s", c.name, m, plan)
+			}
+			for _, want := range c.postgres {
+				if !strings.Contains(plan, want) {
+					t.Errorf("%s: the plan does not use %s:\n%s", c.name, want, plan)
+				}
+			}
+		}
+	})
+}
+
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+func seedPlan(t *testing.T, db querier, stmts []string) {
+	t.Helper()
+	for _, s := range stmts {
+		if _, err := db.ExecContext(t.Context(), s); err != nil {
+			t.Fatalf("seed: %v\n%s", err, s)
+		}
+	}
+}
+
+// explain returns the plan's lines (the detail column of SQLite's).
+func explain(t *testing.T, db querier, q string, args []any) string {
+	t.Helper()
+	rows, err := db.QueryContext(t.Context(), q, args...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, q)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var lines []string
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, strings.TrimSpace(string(asText(vals[len(vals)-1]))))
+	}
+	return strings.Join(lines, "\n")
+}
+
+func asText(v any) []byte {
+	switch v := v.(type) {
+	case string:
+		return []byte(v)
+	case []byte:
+		return v
+	}
+	return nil
+}
