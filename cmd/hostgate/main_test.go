@@ -114,6 +114,25 @@ func TestBinary(t *testing.T) {
 	if out, err := command(bin, data, "admin", "disable", "nobody").CombinedOutput(); err == nil {
 		t.Errorf("admin disable of an unknown admin succeeded:\n%s", out)
 	}
+	// `admin set-role` ends the admin's sessions as the console does; the
+	// last enabled owner (root) can be neither disabled nor demoted.
+	resp, err = http.Post(base+"/v1/admin/auth/login", "application/json", strings.NewReader(body))
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("admin login: %v %v", err, resp)
+	}
+	json.NewDecoder(resp.Body).Decode(&auth)
+	resp.Body.Close()
+	if out, err := command(bin, data, "admin", "set-role", "ops.lead", "finance").CombinedOutput(); err != nil || !strings.Contains(string(out), "admin ops.lead is now finance") {
+		t.Fatalf("admin set-role: %v\n%s", err, out)
+	}
+	eventually.Error(t, 2*time.Second, "the re-roled admin's token refused", func() error {
+		return getStatus(base+"/v1/admin/users", auth.AccessToken, 401)
+	})
+	for _, args := range [][]string{{"disable", "root"}, {"set-role", "root", "viewer"}} {
+		if out, err := command(bin, data, append([]string{"admin"}, args...)...).CombinedOutput(); err == nil || !strings.Contains(string(out), "last_owner") {
+			t.Errorf("admin %v of the last owner: %v\n%s", args, err, out)
+		}
+	}
 
 	serve.Process.Signal(syscall.SIGTERM)
 	done := make(chan error, 1)

@@ -137,7 +137,7 @@ func (s *Service) change(ctx context.Context, id string, c Change, rec audit.Ent
 	case err != nil:
 		return Admin{}, err
 	}
-	s.forgetSessions(ctx, id, ended)
+	s.forgetSessions(ctx, ended)
 	return a, nil
 }
 

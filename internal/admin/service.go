@@ -47,9 +47,6 @@ type Service struct {
 	guard  *lockout.Guard
 	policy Policy
 	now    func() time.Time
-	// admins keeps what Active reads from the store, by admin id, for at
-	// most recent.TTL.
-	admins *recent.Cache[Admin]
 	// sessions keeps what access-token checks read from the store, by
 	// session id, for at most recent.TTL.
 	sessions *recent.Cache[SessionState]
@@ -66,7 +63,7 @@ type Tickets interface {
 // admins to other instances.
 func NewService(st Store, c Tickets, bus *recent.Bus, keys *keyring.Keyring, h *passwords.Hasher, g *lockout.Guard) *Service {
 	return &Service{store: st, coord: c, keys: keys, hasher: h, guard: g, policy: DefaultPolicy, now: time.Now,
-		admins: recent.New[Admin]("admins", bus), sessions: recent.New[SessionState]("admin_sessions", bus)}
+		sessions: recent.New[SessionState]("admin_sessions", bus)}
 }
 
 // Principal is an authenticated admin request.
@@ -136,16 +133,6 @@ func (s *Service) EnsureOwner(ctx context.Context, username, password string) (b
 // AnyAdmin reports whether an admin exists, so that a new installation
 // can say how to create the first one.
 func (s *Service) AnyAdmin(ctx context.Context) (bool, error) { return s.store.AnyAdmin(ctx) }
-
-// Active reports whether an admin exists and is active, for connections
-// that outlive the request that authenticated them.
-func (s *Service) Active(ctx context.Context, id string) (bool, error) {
-	a, err := s.admins.Get(ctx, id, func(ctx context.Context) (Admin, error) { return s.store.AdminByID(ctx, id) })
-	if errors.Is(err, ErrAdminNotFound) {
-		return false, nil
-	}
-	return err == nil && a.Status == StatusActive, err
-}
 
 // SetStatus enables or disables the admin named username on actor's
 // behalf (`hostgate admin enable|disable`), by the rules of SetStatusByID.

@@ -140,12 +140,7 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Principal, er
 	if err != nil || !Role(c.Role).Valid() || c.SessionID == "" {
 		return Principal{}, apperr.New(apperr.CodeInvalidToken, "admin token is invalid or expired")
 	}
-	st, err := s.sessions.Get(ctx, c.SessionID, func(ctx context.Context) (SessionState, error) {
-		return s.store.SessionState(ctx, c.SessionID)
-	})
-	if errors.Is(err, ErrSessionEnded) {
-		st, err = SessionState{}, nil
-	}
+	st, err := s.sessionState(ctx, c.SessionID)
 	if err != nil {
 		return Principal{}, err
 	}
@@ -155,13 +150,35 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Principal, er
 	return Principal{AdminID: c.Subject, Role: Role(c.Role), SessionID: c.SessionID}, nil
 }
 
+// SessionEnded reports whether the admin's session has ended (logout, the
+// admin disabled or its role changed, refresh-token reuse, expiry), for
+// connections that outlive the request that authenticated them.
+func (s *Service) SessionEnded(ctx context.Context, adminID, sessionID string) (bool, error) {
+	st, err := s.sessionState(ctx, sessionID)
+	if err != nil {
+		return false, err
+	}
+	return !st.Live(s.now()) || st.AdminID != adminID, nil
+}
+
+// sessionState reads a session's state through the cache. A session the
+// store does not know is an ended one (its zero state is not live).
+func (s *Service) sessionState(ctx context.Context, id string) (SessionState, error) {
+	st, err := s.sessions.Get(ctx, id, func(ctx context.Context) (SessionState, error) {
+		return s.store.SessionState(ctx, id)
+	})
+	if errors.Is(err, ErrSessionEnded) {
+		return SessionState{}, nil
+	}
+	return st, err
+}
+
 // forgetSessions drops kept states of sessions that just ended, here and
-// on every other instance, and the admin's kept record.
-func (s *Service) forgetSessions(ctx context.Context, adminID string, ids []string) {
+// on every other instance.
+func (s *Service) forgetSessions(ctx context.Context, ids []string) {
 	for _, id := range ids {
 		s.sessions.Forget(ctx, id)
 	}
-	s.admins.Forget(ctx, adminID)
 }
 
 func (s *Service) issue(a Admin, sessionID, refresh string) (Auth, error) {

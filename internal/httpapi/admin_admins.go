@@ -61,7 +61,8 @@ type createAdminOut struct {
 }
 
 type setAdminRoleIn struct {
-	idIn
+	// Not idIn embedded: huma does not see the path parameter then.
+	ID     string `path:"id" format:"uuid" doc:"Object id (UUID)"`
 	StepUp string `header:"X-Step-Up-Token" doc:"Token from POST /v1/admin/auth/step-up; needed to make an admin owner"`
 	Body   struct {
 		Role string `json:"role" enum:"owner,operator,finance,viewer"`

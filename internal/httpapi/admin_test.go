@@ -139,6 +139,18 @@ func TestAdminRolesAndAudit(t *testing.T) {
 					}
 					target = r.ID
 				}
+				if strings.HasPrefix(rt.Path, "/v1/admin/admins") {
+					name := "adm-" + strings.ToLower(hubtest.UniqueEmail()[5:17])
+					a, err := h.Admins.Create(t.Context(), name, hubtest.Password, "viewer")
+					if err != nil {
+						t.Fatal(err)
+					}
+					target = a.ID
+					body = map[string]string{"username": name + "-new", "password": hubtest.Password, "role": "viewer"}
+					if strings.HasSuffix(rt.Path, "/role") {
+						body = map[string]string{"role": "finance"}
+					}
+				}
 				switch {
 				case strings.HasSuffix(rt.Path, "/push-upgrade"):
 					ver := fmt.Sprintf("0.%d.0", versionSeq.Add(1))

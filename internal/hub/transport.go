@@ -145,6 +145,6 @@ func (l logins) SessionRevoked(ctx context.Context, sessionID string) (bool, err
 	return l.accounts.SessionRevoked(ctx, sessionID)
 }
 
-func (l logins) AdminActive(ctx context.Context, adminID string) (bool, error) {
-	return l.admins.Active(ctx, adminID)
+func (l logins) AdminSessionEnded(ctx context.Context, adminID, sessionID string) (bool, error) {
+	return l.admins.SessionEnded(ctx, adminID, sessionID)
 }

@@ -19,10 +19,10 @@ type Hosts interface {
 }
 
 // Logins tells whether the console login a ticket was issued in still
-// holds: the user's session (accounts) or the admin (admin).
+// holds: the user's session (accounts) or the admin's (admin).
 type Logins interface {
 	SessionRevoked(ctx context.Context, sessionID string) (bool, error)
-	AdminActive(ctx context.Context, adminID string) (bool, error)
+	AdminSessionEnded(ctx context.Context, adminID, sessionID string) (bool, error)
 }
 
 // Auditor appends an admin audit entry.
@@ -85,15 +85,15 @@ func (s *Service) Usable(ctx context.Context, p Principal, hostID string) error 
 }
 
 // LoginEnded reports whether the console login behind p has ended: the
-// user's session ended, or the admin was disabled. A principal with no
-// login session (the client API) never ends so.
+// user's or the admin's session ended (an admin's also when it is
+// disabled or its role changes). A principal with no login session (the
+// client API) never ends so.
 func (s *Service) LoginEnded(ctx context.Context, p Principal) (bool, error) {
 	if p.SessionID == "" {
 		return false, nil
 	}
 	if p.Kind == KindAdmin {
-		active, err := s.cfg.Logins.AdminActive(ctx, p.ID)
-		return !active, err
+		return s.cfg.Logins.AdminSessionEnded(ctx, p.ID, p.SessionID)
 	}
 	return s.cfg.Logins.SessionRevoked(ctx, p.SessionID)
 }

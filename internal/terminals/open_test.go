@@ -42,15 +42,16 @@ func (h fakeHosts) AdminExists(ctx context.Context, hostID string) error {
 	return err
 }
 
-// fakeLogins: session "ended" is revoked; admin "adm-gone" is disabled.
+// fakeLogins: session "ended" is revoked; admin "adm-gone" is disabled
+// (its sessions ended).
 type fakeLogins struct{}
 
 func (fakeLogins) SessionRevoked(_ context.Context, sessionID string) (bool, error) {
 	return sessionID == "ended", nil
 }
 
-func (fakeLogins) AdminActive(_ context.Context, adminID string) (bool, error) {
-	return adminID != "adm-gone", nil
+func (fakeLogins) AdminSessionEnded(_ context.Context, adminID, sessionID string) (bool, error) {
+	return adminID == "adm-gone" || sessionID == "ended", nil
 }
 
 type fakeAudit struct {
