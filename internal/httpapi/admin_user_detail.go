@@ -50,10 +50,12 @@ func (s *Server) adminGetUser(ctx context.Context, in *idIn) (*adminUserOut, err
 	return &adminUserOut{Body: AdminUser{User: u, Balance: bal.Tokens(), HostCount: nHosts, APIKeyCount: nKeys}}, nil
 }
 
+// userPageIn is a user id and a page, declared as plain fields: huma
+// reads no parameters of an embedded unexported struct.
 type userPageIn struct {
-	idIn
-	Limit  int `query:"limit" minimum:"1" maximum:"200" default:"50" doc:"Items per page (default 50, at most 200)"`
-	Offset int `query:"offset" minimum:"0" maximum:"100000" default:"0" doc:"Items to skip (at most 100000)"`
+	ID     string `path:"id" format:"uuid" doc:"Object id (UUID)"`
+	Limit  int    `query:"limit" minimum:"1" maximum:"200" default:"50" doc:"Items per page (default 50, at most 200)"`
+	Offset int    `query:"offset" minimum:"0" maximum:"100000" default:"0" doc:"Items to skip (at most 100000)"`
 }
 
 func (s *Server) adminUserBillingEvents(ctx context.Context, in *userPageIn) (*pagedOut[BillingEvent], error) {

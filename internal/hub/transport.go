@@ -43,7 +43,9 @@ func (a adminConsole) Series(ctx context.Context, bucket string, points int) (da
 	return a.dashboard.Series(ctx, bucket, points)
 }
 
-func (a adminConsole) Live(ctx context.Context) (dashboard.Sample, error) { return a.dashboard.Live(ctx) }
+func (a adminConsole) Live(ctx context.Context) (dashboard.Sample, error) {
+	return a.dashboard.Live(ctx)
+}
 
 func (a adminConsole) ListAudit(ctx context.Context, f audit.Filter, p paging.Page) ([]audit.Entry, int, error) {
 	return a.audit.ListAudit(ctx, f, p)
