@@ -258,6 +258,15 @@ func adminConsoleFlow(t *testing.T, scaled bool) {
 	b.Poll(15*time.Second, "the new viewer listed", jsq(arow), "")
 	viewerID := b.Attr(arow, "data-id")
 	step("viewer " + viewer + " created")
+	// The last enabled owner cannot be disabled: the hub's words are shown.
+	b.ClickSel(acRowSel("admins", "data-username", adminUser) + " " + tid("admin-disable"))
+	b.ClickSel(acConfirmOK)
+	b.Poll(10*time.Second, "the last_owner refusal shown", `[...document.querySelectorAll('.ant-message-notice')].some(e => e.textContent.includes('last enabled owner'))`,
+		`[...document.querySelectorAll('.ant-message-notice')].map(e => e.textContent).join(' | ')`)
+	b.Shot("admins-last-owner-en")
+	b.Poll(10*time.Second, "the confirm dialog closed", `!document.querySelector('.ant-modal-confirm')`, "")
+	b.Open("/admin/admins")
+	b.WaitAttr(acRowSel("admins", "data-username", adminUser)+" [data-status]", "data-status", "active", 15*time.Second)
 
 	// 8. The audit log holds each action, each row linking to its target.
 	b.Open("/admin/audit")
@@ -331,6 +340,11 @@ func adminConsoleFlow(t *testing.T, scaled bool) {
 				t.Errorf("viewer: %s shows %s", p.path, id)
 			}
 		}
+	}
+	b.Open("/admin/admins")
+	b.PollOK(5*time.Second, `!document.querySelector('.ant-skeleton-active')`)
+	if b.PollOK(2*time.Second, jsq(tid("admins-table"))+` || `+jsq(tid("admin-create"))) {
+		t.Errorf("the viewer sees the admins list")
 	}
 	b.Open("/admin/pricing")
 	b.WaitVisible("pricing-table", 15*time.Second)
