@@ -122,6 +122,11 @@ func adminConsoleFlow(t *testing.T, scaled bool) {
 		t.Errorf("the admin sign-in links to the customer pages (%s links)", n)
 	}
 	b.Shot("signin-en")
+	b.Click("lang-switch")
+	b.WaitAttr("html", "lang", "zh-CN", 10*time.Second)
+	b.Shot("signin-zh")
+	b.Click("lang-switch")
+	b.WaitAttr("html", "lang", "en", 10*time.Second)
 	b.Type("admin-signin-username", adminUser)
 	b.Type("admin-signin-password", "not the password")
 	b.Click("admin-signin-submit")
@@ -253,6 +258,15 @@ func adminConsoleFlow(t *testing.T, scaled bool) {
 	b.Poll(15*time.Second, "the new viewer listed", jsq(arow), "")
 	viewerID := b.Attr(arow, "data-id")
 	step("viewer " + viewer + " created")
+	// The last enabled owner cannot be disabled: the hub's words are shown.
+	b.ClickSel(acRowSel("admins", "data-username", adminUser) + " " + tid("admin-disable"))
+	b.ClickSel(acConfirmOK)
+	b.Poll(10*time.Second, "the last_owner refusal shown", `[...document.querySelectorAll('.ant-message-notice')].some(e => e.textContent.includes('last enabled owner'))`,
+		`[...document.querySelectorAll('.ant-message-notice')].map(e => e.textContent).join(' | ')`)
+	b.Shot("admins-last-owner-en")
+	b.Poll(10*time.Second, "the confirm dialog closed", `!document.querySelector('.ant-modal-confirm')`, "")
+	b.Open("/admin/admins")
+	b.WaitAttr(acRowSel("admins", "data-username", adminUser)+" [data-status]", "data-status", "active", 15*time.Second)
 
 	// 8. The audit log holds each action, each row linking to its target.
 	b.Open("/admin/audit")
@@ -327,6 +341,11 @@ func adminConsoleFlow(t *testing.T, scaled bool) {
 			}
 		}
 	}
+	b.Open("/admin/admins")
+	b.PollOK(5*time.Second, `!document.querySelector('.ant-skeleton-active')`)
+	if b.PollOK(2*time.Second, jsq(tid("admins-table"))+` || `+jsq(tid("admin-create"))) {
+		t.Errorf("the viewer sees the admins list")
+	}
 	b.Open("/admin/pricing")
 	b.WaitVisible("pricing-table", 15*time.Second)
 	b.Shot("pricing-viewer-en")
@@ -365,6 +384,9 @@ func adminConsoleFlow(t *testing.T, scaled bool) {
 	b.WaitVisible("admin-session-ended", 20*time.Second)
 	step(fmt.Sprintf("disabled viewer reached the session-ended page after %.1fs", time.Since(disabledAt).Seconds()))
 	b.Shot("session-ended-en")
+	b.Click("lang-switch")
+	b.WaitAttr("html", "lang", "zh-CN", 10*time.Second)
+	b.Shot("session-ended-zh")
 
 	eventually.True(t, 10*time.Second, "the disable is in the audit log", func() bool {
 		var out struct{ Total int }

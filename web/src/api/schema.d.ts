@@ -4129,7 +4129,10 @@ export interface operations {
                 /** @description Token from POST /v1/admin/auth/step-up; needed to make an admin owner */
                 "X-Step-Up-Token"?: string;
             };
-            path?: never;
+            path: {
+                /** @description Object id (UUID) */
+                id: string;
+            };
             cookie?: never;
         };
         requestBody: {
@@ -4675,9 +4678,20 @@ export interface operations {
                 limit?: number;
                 /** @description Items to skip (at most 100000) */
                 offset?: number;
-                /** @description Substring of the owner's email, host name, host id or public IP */
+                /** @description Part of the owner's email, host name, host id or public IP (case-insensitive); a query of 1 or 2 characters matches the start of one of them */
                 q?: string;
+                /** @description Only hosts in this stored status */
                 status?: "pending" | "online" | "stale" | "offline" | "banned";
+                /** @description Only hosts whose stored status is online (true) or is not (false): the persisted liveness, up to the liveness flush behind the agent connection (docs/hosts.md) */
+                online?: "true" | "false";
+                /** @description Only hosts of this OS family: the reported OS or its first word (linux, windows) */
+                os?: string;
+                /** @description Only hosts whose agent reported exactly this version */
+                agent_version?: string;
+                /** @description Only this user's hosts */
+                user_id?: string;
+                /** @description Order; a leading - is descending (default -created_at, newest first). Never-seen hosts sort as the oldest by last_seen_at */
+                sort?: "name" | "-name" | "created_at" | "-created_at" | "last_seen_at" | "-last_seen_at" | "status" | "-status" | "agent_version" | "-agent_version" | "user_email" | "-user_email";
             };
             header?: never;
             path?: never;
@@ -5198,6 +5212,12 @@ export interface operations {
     adminListRecharges: {
         parameters: {
             query?: {
+                /** @description Items per page (default 50, at most 200) */
+                limit?: number;
+                /** @description Items to skip (at most 100000) */
+                offset?: number;
+                /** @description Only orders in this status */
+                status?: "pending" | "paid" | "refunded" | "expired";
                 /** @description Only this user's orders */
                 user_id?: string;
             };
@@ -5282,10 +5302,12 @@ export interface operations {
                 limit?: number;
                 /** @description Items to skip (at most 100000) */
                 offset?: number;
-                /** @description Matches email or display name (substring, case-insensitive) */
+                /** @description Part of the email or display name (case-insensitive); a query of 1 or 2 characters matches the start of one of them */
                 q?: string;
                 /** @description Only users in this status */
                 status?: "active" | "suspended";
+                /** @description Order; a leading - is descending (default -created_at, newest first) */
+                sort?: "email" | "-email" | "created_at" | "-created_at" | "display_name" | "-display_name";
             };
             header?: never;
             path?: never;
@@ -5443,7 +5465,10 @@ export interface operations {
                 offset?: number;
             };
             header?: never;
-            path?: never;
+            path: {
+                /** @description Object id (UUID) */
+                id: string;
+            };
             cookie?: never;
         };
         requestBody?: never;

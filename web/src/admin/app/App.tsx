@@ -1,7 +1,9 @@
 import { QueryClientProvider } from '@tanstack/react-query';
-import { App as AntApp, ConfigProvider } from 'antd';
-import enUS from 'antd/locale/en_US';
-import zhCN from 'antd/locale/zh_CN';
+import { App as AntApp, ConfigProvider, Empty } from 'antd';
+// The ES modules of antd's locales: antd/locale/* are CommonJS re-exports,
+// whose default export the build wraps, and antd would fall back to English.
+import enUS from 'antd/es/locale/en_US';
+import zhCN from 'antd/es/locale/zh_CN';
 import { useEffect } from 'react';
 import { RouterProvider } from 'react-router';
 import { setMessageInstance } from '../../app/notify';
@@ -21,9 +23,14 @@ function MessageBridge() {
 }
 
 function Localized() {
-  const { lang } = useI18n();
+  const { lang, t } = useI18n();
   return (
-    <ConfigProvider locale={lang === 'zh-CN' ? zhCN : enUS} theme={theme}>
+    <ConfigProvider
+      locale={lang === 'zh-CN' ? zhCN : enUS}
+      theme={theme}
+      // The console's own words for an empty table (antd's are generic).
+      renderEmpty={() => <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('admin.empty')} />}
+    >
       <AntApp>
         <MessageBridge />
         <RouterProvider router={adminRouter} />

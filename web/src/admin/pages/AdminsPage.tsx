@@ -130,10 +130,8 @@ export default function AdminsPage() {
       title: t('admin.admins.roleTitle', { username: a.username, role: t(`admin.role.${role}`) }),
       content: t('admin.admins.roleText'),
       okText: t('admin.admins.changeRole'),
-      onOk: () => setRole.mutateAsync({ id: a.id, role }).catch((e: unknown) => {
-        setRoleChoice((c) => Object.fromEntries(Object.entries(c).filter(([k]) => k !== a.id)));
-        throw e;
-      }),
+      onOk: () => setRole.mutateAsync({ id: a.id, role }).catch(() => undefined),
+      onCancel: () => setRoleChoice((c) => Object.fromEntries(Object.entries(c).filter(([k]) => k !== a.id))),
     });
   };
 
@@ -189,7 +187,8 @@ export default function AdminsPage() {
                 title: t('admin.admins.disableTitle', { username: r.username }),
                 content: t('admin.admins.disableText'),
                 okText: t('admin.admins.disable'),
-                onOk: () => toggle.mutateAsync({ id: r.id, enable: false }),
+                // A refusal (409 last_owner) is shown as a toast and closes the dialog.
+                onOk: () => toggle.mutateAsync({ id: r.id, enable: false }).catch(() => undefined),
               })
             }
           >

@@ -11,7 +11,11 @@ import { adminApi } from '../api';
 import { AUDIT_ACTIONS, localToRFC3339, rfc3339ToLocal, targetLink, TARGET_TYPES } from '../lib/audit';
 import { useUrlList } from '../lib/list';
 import { aqk } from '../queryKeys';
-import type { AuditEntry, AuditPage as AuditList } from '../types';
+import { useAdmin } from '../session';
+import type { AdminPage, AuditEntry, AuditPage as AuditList } from '../types';
+
+/** An id short enough for a table cell (the whole id is in the title). */
+const shortId = (id: string) => (id.length > 13 ? id.slice(0, 8) + '…' : id);
 import { rowProps } from '../ui/rows';
 
 export default function AuditPage() {
@@ -26,9 +30,34 @@ export default function AuditPage() {
     placeholderData: keepPreviousData,
   });
   const filtered = Object.values(f).some(Boolean);
+  // Owners may list admins: their usernames stand in for the ids.
+  const { can } = useAdmin();
+  const admins = useQuery({
+    queryKey: ['admin', 'admins', 'names'],
+    queryFn: ({ signal }) => adminApi.get<AdminPage>('/v1/admin/admins', { limit: 200 }, signal),
+    enabled: can('admins.manage'),
+    staleTime: 60_000,
+  });
+  const names = new Map((admins.data?.items ?? []).map((a) => [a.id, a.username]));
 
   const columns: ColumnsType<AuditEntry> = [
     { title: t('admin.audit.when'), dataIndex: 'created_at', render: (v: string) => fmt.dateTime(v) },
+    { title: t('admin.audit.action'), dataIndex: 'action', render: (v: string) => <code data-testid="audit-action-cell">{v}</code> },
+    {
+      title: t('admin.audit.target'),
+      key: 'target',
+      render: (_: unknown, r) => {
+        const to = targetLink(r.target_type, r.target_id);
+        const text = `${t(`admin.audit.type.${r.target_type}`)} ${r.target_type === 'billing' ? '' : shortId(r.target_id)}`.trim();
+        return to ? (
+          <Link to={to} data-testid="audit-target" data-type={r.target_type} title={r.target_id}>
+            {text}
+          </Link>
+        ) : (
+          <span title={r.target_id}>{text}</span>
+        );
+      },
+    },
     {
       title: t('admin.audit.admin'),
       dataIndex: 'admin_id',
@@ -36,28 +65,12 @@ export default function AuditPage() {
         <Flex gap={4} align="center">
           <Tooltip title={t('admin.audit.onlyThisAdmin')}>
             <Typography.Link data-testid="audit-admin-link" onClick={() => list.setFilter('admin_id', v)}>
-              {v}
+              {names.get(v) ?? shortId(v)}
             </Typography.Link>
           </Tooltip>
           <Tag style={{ margin: 0 }}>{r.admin_role}</Tag>
         </Flex>
       ),
-    },
-    { title: t('admin.audit.action'), dataIndex: 'action', render: (v: string) => <code data-testid="audit-action-cell">{v}</code> },
-    {
-      title: t('admin.audit.target'),
-      key: 'target',
-      render: (_: unknown, r) => {
-        const to = targetLink(r.target_type, r.target_id);
-        const text = `${t(`admin.audit.type.${r.target_type}`)} ${r.target_id}`;
-        return to ? (
-          <Link to={to} data-testid="audit-target" data-type={r.target_type}>
-            {text}
-          </Link>
-        ) : (
-          text
-        );
-      },
     },
     { title: t('admin.audit.ip'), dataIndex: 'client_ip' },
     {

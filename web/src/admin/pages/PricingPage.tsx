@@ -168,13 +168,6 @@ export default function PricingPage() {
       align: 'right',
       render: (v: number) => <span data-testid="pricing-amount">{fmt.tokens(v)}</span>,
     },
-    { title: t('admin.pricing.description'), dataIndex: 'description' },
-    {
-      title: t('admin.pricing.from'),
-      dataIndex: 'valid_from',
-      render: (v: string) => (Date.parse(v) <= 0 ? t('admin.pricing.always') : fmt.dateTime(v)),
-    },
-    { title: t('admin.pricing.until'), dataIndex: 'valid_until', render: (v?: string) => fmt.dateTime(v) },
     {
       title: t('admin.pricing.state'),
       dataIndex: 'effective',
@@ -182,6 +175,13 @@ export default function PricingPage() {
         <Tag color={v ? 'green' : 'default'}>{v ? t('admin.pricing.inForce') : t('admin.pricing.expired')}</Tag>
       ),
     },
+    { title: t('admin.pricing.description'), dataIndex: 'description' },
+    {
+      title: t('admin.pricing.from'),
+      dataIndex: 'valid_from',
+      render: (v: string) => (Date.parse(v) <= 0 ? t('admin.pricing.always') : fmt.dateTime(v)),
+    },
+    { title: t('admin.pricing.until'), dataIndex: 'valid_until', render: (v?: string) => fmt.dateTime(v) },
   ];
   if (writer) {
     columns.push({

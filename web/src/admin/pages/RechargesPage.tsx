@@ -69,14 +69,7 @@ export default function RechargesPage() {
   };
 
   const columns: ColumnsType<Recharge> = [
-    { title: t('admin.recharges.order'), dataIndex: 'order_no', render: (v: string) => <code>{v}</code> },
-    {
-      title: t('admin.recharges.user'),
-      dataIndex: 'user_id',
-      render: (v: string) => <Link to={`/admin/users/${seg(v)}`}>{v}</Link>,
-    },
     { title: t('admin.recharges.amount'), dataIndex: 'amount_cny', align: 'right', render: (v: number) => fmt.cny(v) },
-    { title: t('admin.recharges.tokens'), dataIndex: 'tokens', align: 'right', render: (v: number) => fmt.tokens(v) },
     {
       title: t('admin.recharges.status'),
       dataIndex: 'status',
@@ -86,8 +79,19 @@ export default function RechargesPage() {
         </Tag>
       ),
     },
-    { title: t('admin.recharges.provider'), dataIndex: 'provider' },
     { title: t('admin.recharges.created'), dataIndex: 'created_at', render: (v: string) => fmt.dateTime(v) },
+    {
+      title: t('admin.recharges.user'),
+      dataIndex: 'user_id',
+      render: (v: string) => (
+        <Link to={`/admin/users/${seg(v)}`} title={v}>
+          {v.length > 13 ? v.slice(0, 8) + '…' : v}
+        </Link>
+      ),
+    },
+    { title: t('admin.recharges.order'), dataIndex: 'order_no', render: (v: string) => <code>{v}</code> },
+    { title: t('admin.recharges.tokens'), dataIndex: 'tokens', align: 'right', render: (v: number) => fmt.tokens(v) },
+    { title: t('admin.recharges.provider'), dataIndex: 'provider', render: (v?: string) => v || '—' },
     { title: t('admin.recharges.paid'), dataIndex: 'paid_at', render: (v?: string) => fmt.dateTime(v) },
   ];
   if (can('recharges.refund')) {

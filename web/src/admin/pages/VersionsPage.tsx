@@ -156,7 +156,7 @@ export default function VersionsPage() {
           </Link>
         ),
     },
-    { title: t('admin.versions.size'), dataIndex: 'exe_size_bytes', align: 'right', render: (v: number) => fmt.bytes(v) },
+    { title: t('admin.versions.sizeCol'), dataIndex: 'exe_size_bytes', align: 'right', render: (v: number) => fmt.bytes(v) },
     { title: t('admin.versions.minProtocol'), dataIndex: 'min_supported_protocol', align: 'right' },
     { title: t('admin.versions.released'), dataIndex: 'released_at', render: (v: string) => fmt.dateTime(v) },
     {

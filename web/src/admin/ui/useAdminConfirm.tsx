@@ -8,6 +8,8 @@ interface ConfirmOptions {
   okText: string;
   /** Runs on OK; the dialog stays open (OK spinning) until it settles. A rejection keeps it open. */
   onOk: () => Promise<unknown>;
+  /** Runs when the dialog is dismissed without OK. */
+  onCancel?: () => void;
 }
 
 /**
@@ -31,6 +33,7 @@ export function useAdminConfirm() {
         keyboard: true,
         autoFocusButton: 'cancel',
         onOk: () => o.onOk(),
+        onCancel: o.onCancel,
       });
     },
     [modal, t],
