@@ -104,7 +104,7 @@ function HostLoaded({ id, d, stale }: { id: string; d: AdminHostDetail; stale?: 
       content,
       okText,
       cancelText: t('common.cancel'),
-      okButtonProps: { danger },
+      okButtonProps: { danger, ...({ 'data-testid': 'confirm-ok' } as object) },
       autoFocusButton: 'cancel',
       onOk: () => run(),
     });

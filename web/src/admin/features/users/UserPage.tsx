@@ -90,7 +90,7 @@ function UserLoaded({ id, u }: { id: string; u: AdminUserDetail }) {
             content: t('adminUsers.suspendBody'),
             okText: t('adminUsers.suspend'),
             cancelText: t('common.cancel'),
-            okButtonProps: { danger: true },
+            okButtonProps: { danger: true, ...({ 'data-testid': 'confirm-ok' } as object) },
             autoFocusButton: 'cancel',
             onOk: () => suspend.mutateAsync(undefined),
           })
@@ -110,6 +110,7 @@ function UserLoaded({ id, u }: { id: string; u: AdminUserDetail }) {
             content: t('adminUsers.resumeBody'),
             okText: t('adminUsers.resume'),
             cancelText: t('common.cancel'),
+            okButtonProps: { ...({ 'data-testid': 'confirm-ok' } as object) },
             autoFocusButton: 'cancel',
             onOk: () => resume.mutateAsync(undefined),
           })
