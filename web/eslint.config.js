@@ -30,7 +30,7 @@ export default tseslint.config(
   },
   {
     // The route table defines lazy components; it is not a hot-reloaded module.
-    files: ['src/app/router.tsx'],
+    files: ['src/app/router.tsx', 'src/admin/app/router.tsx'],
     rules: { 'react-refresh/only-export-components': 'off' },
   },
   {

@@ -46,6 +46,22 @@ function lazyOnly(): Plugin {
         const bad = chunks.get(name)?.moduleIds.find((id) => LAZY_ONLY.some((l) => id.includes(l)));
         if (bad) this.error(`${bad} is in the first page's JS (${name}): import it only from a lazy page`);
       }
+      // Customers never download admin code: nothing the user console's
+      // entry reaches, statically or lazily, holds a module of src/admin/.
+      const user = [...chunks.values()].find((c) => c.isEntry && c.facadeModuleId?.endsWith('/src/main.tsx'));
+      const reached = new Set<string>();
+      const walk = (name: string) => {
+        const c = chunks.get(name);
+        if (!c || reached.has(name)) return;
+        reached.add(name);
+        c.imports.forEach(walk);
+        c.dynamicImports.forEach(walk);
+      };
+      if (user) walk(user.fileName);
+      for (const name of reached) {
+        const bad = chunks.get(name)?.moduleIds.find((id) => id.includes('/src/admin/'));
+        if (bad) this.error(`${bad} (admin code) is reachable from the user console (${name})`);
+      }
     },
   };
 }
@@ -81,6 +97,14 @@ export default defineConfig({
     // No data: URIs: every asset is a hashed file under /assets (simpler CSP).
     assetsInlineLimit: 0,
     chunkSizeWarningLimit: 1500,
+    // Two pages: the user console (index.html) and the admin console
+    // (admin.html, served by the hub for /admin and /admin/*).
+    rollupOptions: {
+      input: {
+        index: resolve(import.meta.dirname, 'index.html'),
+        admin: resolve(import.meta.dirname, 'admin.html'),
+      },
+    },
   },
   server: {
     proxy: {

@@ -1,9 +1,10 @@
-// Package console serves the browser console: the single-page application
+// Package console serves the browser consoles: the single-page applications
 // the web build (web/) writes to dist/, embedded into the hub binary. Its
 // hashed files under /assets/ are cached for good; every other path is a
-// client-side route and gets index.html, never cached. A hub built without
-// the console answers those paths with a short page saying how to build
-// it. See docs/console.md.
+// client-side route and gets a page, never cached: /admin and /admin/... the
+// admin console (admin.html), everything else the user console
+// (index.html). A hub built without the console answers those paths with a
+// short page saying how to build it. See docs/console.md.
 package console
 
 import (
@@ -110,15 +111,16 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "404 page not found", http.StatusNotFound)
 		return
 	}
-	if name != "" && name != "index.html" && !strings.HasPrefix(path.Base(name), ".") {
+	page := pageFor(name)
+	if name != "" && name != page && name != indexPage && name != adminPage && !strings.HasPrefix(path.Base(name), ".") {
 		if f := h.open(name); f != nil {
 			h.serve(w, r, name, f, cacheRevalid)
 			return
 		}
 	}
-	// Every other path is a route of the application (deep link).
-	if f := h.open("index.html"); f != nil {
-		h.serve(w, r, "index.html", f, cacheNoStore)
+	// Every other path is a route of one of the applications (deep link).
+	if f := h.open(page); f != nil {
+		h.serve(w, r, page, f, cacheNoStore)
 		return
 	}
 	w.Header().Set("Cache-Control", cacheNoStore)
@@ -126,6 +128,22 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodGet {
 		_, _ = w.Write([]byte(notBuilt))
 	}
+}
+
+// The two pages of the build.
+const (
+	indexPage = "index.html" // the user console
+	adminPage = "admin.html" // the admin console: /admin and /admin/...
+)
+
+// pageFor is the page that answers the client-side route name (the path
+// without its leading slash): the admin console for admin, admin/... and
+// admin.html, the user console for everything else.
+func pageFor(name string) string {
+	if name == "admin" || strings.HasPrefix(name, "admin/") || name == adminPage {
+		return adminPage
+	}
+	return indexPage
 }
 
 // serve answers f with Content-Type from name, its ETag, Range and

@@ -12,10 +12,13 @@ import (
 
 const indexHTML = `<!doctype html><html><head><script type="module" src="/assets/app-3f9a.js"></script></head><body><div id="root"></div></body></html>`
 
+const adminHTML = `<!doctype html><html><head><script type="module" src="/assets/admin-5c1d.js"></script></head><body><div id="root"></div></body></html>`
+
 // build is a fake web build: index.html and hashed assets.
 func build() fstest.MapFS {
 	return fstest.MapFS{
 		"index.html":            {Data: []byte(indexHTML)},
+		"admin.html":            {Data: []byte(adminHTML)},
 		"assets/app-3f9a.js":    {Data: []byte("console.log('console')")},
 		"assets/app-3f9a.css":   {Data: []byte("body{margin:0}")},
 		"assets/big-77aa.js":    {Data: []byte("uncompressed")},
@@ -57,6 +60,41 @@ func TestIndexAndDeepLinks(t *testing.T) {
 	}
 	if rec := get(t, h, "HEAD", "/hosts/abc", nil); rec.Code != 200 || rec.Body.Len() != 0 {
 		t.Errorf("HEAD: %d, %d bytes", rec.Code, rec.Body.Len())
+	}
+}
+
+// TestAdminPage: /admin and every path below it is the admin console's
+// page (admin.html, never cached); paths that only start with "admin" and
+// the user console's routes keep index.html.
+func TestAdminPage(t *testing.T) {
+	h := console.Handler(build())
+	for _, tt := range []struct{ path, want string }{
+		{"/admin", adminHTML},
+		{"/admin/", adminHTML},
+		{"/admin/signin", adminHTML},
+		{"/admin/users/u1", adminHTML},
+		{"/admin/hosts/h1/terminal", adminHTML},
+		{"/admin/session-ended", adminHTML},
+		{"/admin.html", adminHTML},
+		{"/administrator", indexHTML},
+		{"/hosts/admin", indexHTML},
+		{"/signin", indexHTML},
+	} {
+		rec := get(t, h, "GET", tt.path, nil)
+		if rec.Code != 200 || rec.Body.String() != tt.want {
+			t.Errorf("GET %s: %d %.80q, want %.80q", tt.path, rec.Code, rec.Body.String(), tt.want)
+		}
+		if cc := rec.Header().Get("Cache-Control"); cc != "no-store" {
+			t.Errorf("GET %s: Cache-Control %q, want no-store", tt.path, cc)
+		}
+	}
+	// A build without the admin page says the console is not built at
+	// /admin rather than showing the customers' sign-in there.
+	only := build()
+	delete(only, "admin.html")
+	rec := get(t, console.Handler(only), "GET", "/admin/pricing", nil)
+	if rec.Code != 200 || !strings.Contains(rec.Body.String(), "not built") {
+		t.Errorf("GET /admin/pricing without admin.html: %d %.80q", rec.Code, rec.Body.String())
 	}
 }
 

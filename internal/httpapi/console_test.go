@@ -86,6 +86,38 @@ func TestConsoleIsTheFallback(t *testing.T) {
 	}
 }
 
+// TestAdminConsoleIsServed: /admin and /admin/... get the admin console's
+// page; the admin API under /v1/admin keeps its JSON answers.
+func TestAdminConsoleIsServed(t *testing.T) {
+	s := consoleServer(fstest.MapFS{
+		"index.html": {Data: []byte("<!doctype html><title>console</title>")},
+		"admin.html": {Data: []byte("<!doctype html><title>admin</title>")},
+	})
+	for path, want := range map[string]string{
+		"/admin":                  "<!doctype html><title>admin</title>",
+		"/admin/signin":           "<!doctype html><title>admin</title>",
+		"/admin/hosts/h1":         "<!doctype html><title>admin</title>",
+		"/admin/audit?action=x":   "<!doctype html><title>admin</title>",
+		"/hosts/h1":               "<!doctype html><title>console</title>",
+		"/administrators-welcome": "<!doctype html><title>console</title>",
+	} {
+		rec := serve(s, "GET", path)
+		if rec.Code != 200 || rec.Body.String() != want || rec.Header().Get("Content-Security-Policy") != console.CSP {
+			t.Errorf("GET %s: %d %q CSP %q, want %q", path, rec.Code, rec.Body.String(), rec.Header().Get("Content-Security-Policy"), want)
+		}
+	}
+	for _, path := range []string{"/v1/admin/nope", "/v1/admin"} {
+		rec := serve(s, "GET", path)
+		var e struct{ Error string }
+		if err := json.Unmarshal(rec.Body.Bytes(), &e); err != nil || (rec.Code != 404 && rec.Code != 401) {
+			t.Errorf("GET %s: %d %q, want the API's JSON answer", path, rec.Code, rec.Body.String())
+		}
+	}
+	if rec := serve(s, "POST", "/admin/signin"); rec.Code != 404 {
+		t.Errorf("POST /admin/signin: %d, want 404", rec.Code)
+	}
+}
+
 // TestConsoleNotBuilt: a hub built without the console says how to build
 // it, as a page, at / and at deep links; never a JSON 404.
 func TestConsoleNotBuilt(t *testing.T) {
@@ -111,4 +143,8 @@ func TestHubServesConsole(t *testing.T) {
 		t.Errorf("GET /hosts/abc: Content-Type %q, CSP %q", ct, r.Header.Get("Content-Security-Policy"))
 	}
 	h.Client(t).Do("GET", "/v1/nope", nil).Want(t, 404, "not_found")
+	r = h.Client(t).Do("GET", "/admin/pricing", nil).Want(t, 200, "")
+	if ct := r.Header.Get("Content-Type"); ct != "text/html; charset=utf-8" || r.Header.Get("Content-Security-Policy") != console.CSP {
+		t.Errorf("GET /admin/pricing: Content-Type %q, CSP %q", ct, r.Header.Get("Content-Security-Policy"))
+	}
 }

@@ -1,6 +1,9 @@
-// The one fetch wrapper: JSON in and out, the session cookies (gw_at, gw_rt)
-// carried by the browser, every non-2xx turned into one ApiError, and the
-// silent refresh of the access token on a 401 from /v1/user/*.
+// The one fetch wrapper: JSON in and out, the session cookies carried by the
+// browser, every non-2xx turned into one ApiError, and the silent refresh of
+// the access token on a 401 from the session's scope. createClient builds
+// one per kind of session: the user console's `api` (gw_at/gw_rt, scope
+// /v1/user/) and the admin console's `adminApi` (gw_admin_at/gw_admin_rt,
+// scope /v1/admin/, src/admin/api.ts) share this implementation.
 
 /** An error the hub (or the network) reported; `message` is shown to people. */
 export class ApiError extends Error {
@@ -24,27 +27,40 @@ export interface RequestOptions {
   query?: Query;
   body?: unknown;
   signal?: AbortSignal;
+  headers?: Record<string, string>;
 }
 
 type SessionEndedHandler = (reason: SessionEndReason, hadSession: boolean) => void;
 
-let onSessionEnded: SessionEndedHandler = () => {};
-let refreshing: Promise<ApiError | null> | null = null;
-let hadSession = false;
-
-/**
- * Sets what happens when a session can no longer be refreshed (the app
- * clears its cache and navigates). `hadSession` tells whether this page ever
- * had a working session: a visitor who never signed in goes to the sign-in
- * page rather than to "your session ended".
- */
-export function setSessionEndedHandler(fn: SessionEndedHandler): void {
-  onSessionEnded = fn;
+/** What one kind of session needs: which paths it guards and where it refreshes. */
+export interface ClientScope {
+  /** Paths whose 401 means "refresh and retry once", e.g. `/v1/user/`. */
+  prefix: string;
+  /** The refresh route, called with body `{}` (the refresh cookie is the credential). */
+  refreshPath: string;
+  /** Paths under `prefix` that are not behind the session (the admin sign-in), never refreshed. */
+  publicPaths?: string[];
+  /**
+   * 401 error codes that are an answer, not an ended access token (a wrong
+   * password at the admin step-up): thrown as they are, no refresh.
+   */
+  answerCodes?: string[];
 }
 
-/** Records that the page has (after sign-in) or no longer has (after sign-out) a session. */
-export function noteSession(active: boolean): void {
-  hadSession = active;
+/** The methods a console's pages call. */
+export interface Client {
+  get: <T>(path: string, query?: Query, signal?: AbortSignal) => Promise<T>;
+  post: <T>(path: string, body?: unknown, headers?: Record<string, string>) => Promise<T>;
+  put: <T>(path: string, body: unknown) => Promise<T>;
+  delete: <T>(path: string) => Promise<T>;
+}
+
+/** A client bound to one session scope, with its session controls. */
+export interface ScopedClient extends Client {
+  request: <T>(method: string, path: string, opts?: RequestOptions) => Promise<T>;
+  refreshSession: () => Promise<ApiError | null>;
+  setSessionEndedHandler: (fn: SessionEndedHandler) => void;
+  noteSession: (active: boolean) => void;
 }
 
 /** Builds a path with its query string; empty values are left out. */
@@ -59,7 +75,7 @@ export function withQuery(path: string, query?: Query): string {
 }
 
 async function send(method: string, path: string, opts: RequestOptions): Promise<Response> {
-  const headers: Record<string, string> = { Accept: 'application/json' };
+  const headers: Record<string, string> = { Accept: 'application/json', ...opts.headers };
   let body: string | undefined;
   if (opts.body !== undefined) {
     headers['Content-Type'] = 'application/json';
@@ -99,66 +115,110 @@ async function parse<T>(res: Response): Promise<T> {
   return (text ? JSON.parse(text) : undefined) as T;
 }
 
-/**
- * Asks the hub for a fresh access token with the refresh cookie. Concurrent
- * callers share one request (single flight). Resolves null on success. When
- * the hub refuses (401/403) the session ends ("suspended" on
- * account_suspended) and the refusal is returned; when the hub cannot be
- * reached or fails (5xx) the session is kept and that error is returned, so
- * a hiccup does not sign anyone out.
- */
-export function refreshSession(): Promise<ApiError | null> {
-  refreshing ??= (async () => {
-    try {
-      const res = await send('POST', '/v1/public/auth/refresh', { body: {} });
-      if (res.ok) return null;
-      const err = await toApiError(res);
-      if (res.status === 401 || res.status === 403) {
-        endSession(err.code === 'account_suspended' ? 'suspended' : 'ended');
+/** A client for one kind of session (see the file comment). */
+export function createClient(scope: ClientScope): ScopedClient {
+  let onSessionEnded: SessionEndedHandler = () => {};
+  let refreshing: Promise<ApiError | null> | null = null;
+  let hadSession = false;
+
+  const inScope = (path: string) =>
+    path.startsWith(scope.prefix) && !(scope.publicPaths ?? []).some((p) => path.split('?')[0] === p);
+
+  function endSession(reason: SessionEndReason): void {
+    const had = hadSession;
+    hadSession = false;
+    onSessionEnded(reason, had);
+  }
+
+  /**
+   * Asks the hub for a fresh access token with the refresh cookie. Concurrent
+   * callers share one request (single flight). Resolves null on success. When
+   * the hub refuses (401/403) the session ends ("suspended" on
+   * account_suspended) and the refusal is returned; when the hub cannot be
+   * reached or fails (5xx) the session is kept and that error is returned, so
+   * a hiccup does not sign anyone out.
+   */
+  function refreshSession(): Promise<ApiError | null> {
+    refreshing ??= (async () => {
+      try {
+        const res = await send('POST', scope.refreshPath, { body: {} });
+        if (res.ok) return null;
+        const err = await toApiError(res);
+        if (res.status === 401 || res.status === 403) {
+          endSession(err.code === 'account_suspended' ? 'suspended' : 'ended');
+        }
+        return err;
+      } catch (err) {
+        return err instanceof ApiError ? err : new ApiError(0, 'network', errorMessage(err));
+      } finally {
+        refreshing = null;
       }
-      return err;
-    } catch (err) {
-      return err instanceof ApiError ? err : new ApiError(0, 'network', errorMessage(err));
-    } finally {
-      refreshing = null;
-    }
-  })();
-  return refreshing;
-}
-
-function endSession(reason: SessionEndReason): void {
-  const had = hadSession;
-  hadSession = false;
-  onSessionEnded(reason, had);
-}
-
-/** Sends one request; see the file comment for the 401 handling. */
-export async function request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
-  let res = await send(method, path, opts);
-  const isUser = path.startsWith('/v1/user/');
-  if (res.status === 401 && isUser) {
-    const refused = await refreshSession();
-    if (refused) throw refused.status === 0 || refused.status >= 500 ? refused : await toApiError(res);
-    res = await send(method, path, opts);
-    if (res.status === 401) {
-      endSession('ended');
-      throw await toApiError(res);
-    }
+    })();
+    return refreshing;
   }
-  if (!res.ok) {
-    const err = await toApiError(res);
-    if (isUser && err.code === 'account_suspended') endSession('suspended');
-    throw err;
+
+  async function request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    let res = await send(method, path, opts);
+    const guarded = inScope(path);
+    if (res.status === 401 && guarded && scope.answerCodes?.length) {
+      const err = await toApiError(res.clone());
+      if (scope.answerCodes.includes(err.code)) throw err;
+    }
+    if (res.status === 401 && guarded) {
+      const refused = await refreshSession();
+      if (refused) throw refused.status === 0 || refused.status >= 500 ? refused : await toApiError(res);
+      res = await send(method, path, opts);
+      if (res.status === 401) {
+        endSession('ended');
+        throw await toApiError(res);
+      }
+    }
+    if (!res.ok) {
+      const err = await toApiError(res);
+      if (guarded && err.code === 'account_suspended') endSession('suspended');
+      throw err;
+    }
+    if (guarded) hadSession = true;
+    return parse<T>(res);
   }
-  if (isUser) hadSession = true;
-  return parse<T>(res);
+
+  return {
+    request,
+    refreshSession,
+    /**
+     * Sets what happens when a session can no longer be refreshed (the app
+     * clears its cache and navigates). `hadSession` tells whether this page ever
+     * had a working session: a visitor who never signed in goes to the sign-in
+     * page rather than to "your session ended".
+     */
+    setSessionEndedHandler: (fn) => {
+      onSessionEnded = fn;
+    },
+    /** Records that the page has (after sign-in) or no longer has (after sign-out) a session. */
+    noteSession: (active) => {
+      hadSession = active;
+    },
+    get: <T>(path: string, query?: Query, signal?: AbortSignal) => request<T>('GET', path, { query, signal }),
+    post: <T>(path: string, body: unknown = {}, headers?: Record<string, string>) =>
+      request<T>('POST', path, { body, headers }),
+    put: <T>(path: string, body: unknown) => request<T>('PUT', path, { body }),
+    delete: <T>(path: string) => request<T>('DELETE', path),
+  };
 }
 
-export const api = {
-  get: <T>(path: string, query?: Query, signal?: AbortSignal) => request<T>('GET', path, { query, signal }),
-  post: <T>(path: string, body: unknown = {}) => request<T>('POST', path, { body }),
-  put: <T>(path: string, body: unknown) => request<T>('PUT', path, { body }),
-  delete: <T>(path: string) => request<T>('DELETE', path),
+/** The user console's client: scope /v1/user/, refresh at /v1/public/auth/refresh. */
+const userClient = createClient({ prefix: '/v1/user/', refreshPath: '/v1/public/auth/refresh' });
+
+export const setSessionEndedHandler = userClient.setSessionEndedHandler;
+export const noteSession = userClient.noteSession;
+export const refreshSession = userClient.refreshSession;
+export const request = userClient.request;
+
+export const api: Client = {
+  get: userClient.get,
+  post: userClient.post,
+  put: userClient.put,
+  delete: userClient.delete,
 };
 
 /** Turns anything thrown into words for a person. */

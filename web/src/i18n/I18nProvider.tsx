@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useState, type ReactNode } from 'react';
-import { catalogs, detectLang, interpolate, type Lang } from './messages';
+import { catalogs as userCatalogs, detectLang, interpolate, type Lang, type Messages } from './messages';
 import { I18nContext, type I18n } from './context';
 
 const STORAGE_KEY = 'hostgate.lang';
@@ -14,8 +14,18 @@ function initialLang(): Lang {
   return detectLang(saved, navigator.languages ?? [navigator.language]);
 }
 
-/** Holds the chosen language, saves it, and keeps <html lang> in step. */
-export function I18nProvider({ children }: { children: ReactNode }) {
+/**
+ * Holds the chosen language, saves it, and keeps <html lang> in step.
+ * `catalogs` are the messages by language: the user console's by default,
+ * the admin console passes its own (src/admin/i18n).
+ */
+export function I18nProvider({
+  children,
+  catalogs = userCatalogs,
+}: {
+  children: ReactNode;
+  catalogs?: Record<Lang, Messages>;
+}) {
   const [lang, setLangState] = useState<Lang>(initialLang);
 
   useEffect(() => {
@@ -42,7 +52,7 @@ export function I18nProvider({ children }: { children: ReactNode }) {
       return interpolate(s, vars);
     };
     return { lang, setLang, t };
-  }, [lang, setLang]);
+  }, [lang, setLang, catalogs]);
 
   return <I18nContext.Provider value={value}>{children}</I18nContext.Provider>;
 }

@@ -1,11 +1,12 @@
 // The host's stored metrics: CPU / memory / disk % in one chart, network
-// receive / transmit rates in another; refetched every 30 s.
+// receive / transmit rates in another; refetched every 30 s. The admin
+// console's host page shows it too, reading the admin route (`source`).
 import { Card, Empty, Flex, Segmented, Skeleton, Typography } from 'antd';
 import { useCallback, useMemo, useState } from 'react';
 import type uPlot from 'uplot';
 import { useFormat, useI18n } from '../../i18n';
 import { ErrorState } from '../../ui/ErrorState';
-import { useMetrics } from './hooks';
+import { useMetrics, type MetricsSource } from './hooks';
 import { NARROW_AXIS_PX, axisTimeOptions, axisTimeSpace, formatRate, rateUnit, timeRange, toSeries } from './metricsData';
 import { UPlotChart } from './UPlotChart';
 
@@ -18,11 +19,11 @@ const HEIGHT = 220;
 
 const COLORS = { cpu: '#1677ff', mem: '#52c41a', disk: '#fa8c16', rx: '#13c2c2', tx: '#eb2f96' };
 
-export function MetricsChart({ hostId }: { hostId: string }) {
+export function MetricsChart({ hostId, source }: { hostId: string; source?: MetricsSource }) {
   const { t, lang } = useI18n();
   const fmt = useFormat();
   const [limit, setLimit] = useState<number>(LIMITS[0]);
-  const q = useMetrics(hostId, limit);
+  const q = useMetrics(hostId, limit, source);
   const s = useMemo(() => toSeries(q.data?.items), [q.data]);
 
   const pctData = useMemo<uPlot.AlignedData>(() => [s.t, s.cpu, s.mem, s.disk], [s]);

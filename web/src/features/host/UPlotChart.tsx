@@ -3,6 +3,7 @@
 import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import './host.css';
 
 export interface UPlotChartProps {
   /** Builds the options for a given width; called again when they change (language, units). */

@@ -102,10 +102,21 @@ export function useRefreshSysinfo(id: string) {
   });
 }
 
-export function useMetrics(id: string, limit: number) {
+/**
+ * Where a metrics chart reads a host's stored history from: the query key's
+ * prefix and the fetch (the admin console reads /v1/admin/hosts/{id}/metrics).
+ * Absent: the user console's route.
+ */
+export interface MetricsSource {
+  key: readonly unknown[];
+  fetch: (limit: number, signal: AbortSignal) => Promise<MetricsPage>;
+}
+
+export function useMetrics(id: string, limit: number, source?: MetricsSource) {
   return useQuery({
-    queryKey: qk.hosts.metrics(id, limit),
-    queryFn: ({ signal }) => api.get<MetricsPage>(`${base(id)}/metrics`, { limit }, signal),
+    queryKey: source ? [...source.key, 'metrics', limit] : qk.hosts.metrics(id, limit),
+    queryFn: ({ signal }) =>
+      source ? source.fetch(limit, signal) : api.get<MetricsPage>(`${base(id)}/metrics`, { limit }, signal),
     placeholderData: keepPreviousData,
     refetchInterval: METRICS_POLL_MS,
   });

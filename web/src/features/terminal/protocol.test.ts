@@ -18,6 +18,12 @@ describe('terminalUrl', () => {
       'wss://x.io/v1/user/hosts/a%20b/terminal/ws?ticket=T&cols=1&rows=65535',
     );
   });
+
+  it('takes another route base (the admin console)', () => {
+    expect(terminalUrl({ protocol: 'http:', host: 'h' }, 'id1', 'T', 80, 24, '/v1/admin/hosts')).toBe(
+      'ws://h/v1/admin/hosts/id1/terminal/ws?ticket=T&cols=80&rows=24',
+    );
+  });
 });
 
 describe('resize', () => {

@@ -8,6 +8,9 @@ export type TermState = 'connecting' | 'open' | 'closed' | 'lost';
 /** The hub accepts at most this many input bytes in one binary message. */
 export const MAX_INPUT_BYTES = 64 * 1024;
 
+/** Where the user console's host routes start; the admin console passes `/v1/admin/hosts`. */
+export const USER_HOSTS_BASE = '/v1/user/hosts';
+
 /** The ws(s) URL for a ticket; the ticket is the only credential on it. */
 export function terminalUrl(
   loc: { protocol: string; host: string },
@@ -15,10 +18,11 @@ export function terminalUrl(
   ticket: string,
   cols: number,
   rows: number,
+  hostsBase: string = USER_HOSTS_BASE,
 ): string {
   const scheme = loc.protocol === 'https:' ? 'wss' : 'ws';
   const q = new URLSearchParams({ ticket, cols: String(clampSize(cols)), rows: String(clampSize(rows)) });
-  return `${scheme}://${loc.host}/v1/user/hosts/${encodeURIComponent(hostId)}/terminal/ws?${q.toString()}`;
+  return `${scheme}://${loc.host}${hostsBase}/${encodeURIComponent(hostId)}/terminal/ws?${q.toString()}`;
 }
 
 /** Window sizes the hub accepts: 1..65535. */

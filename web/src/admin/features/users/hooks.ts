@@ -1,0 +1,86 @@
+// The admin users pages' queries and mutations (the /v1/admin/users routes,
+// and the recharges and hosts lists filtered by user).
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { adminApi, seg } from '../../api';
+import type { AdminApiKey, AdminUserDetail, BillingEvent, Page, RechargePage, UserPage } from '../../types';
+import type { PageParams } from '../../../lib/paging';
+import type { AdminHostsPage } from '../hosts/types';
+import { adminHostKeys } from '../hosts/hooks';
+import { stateToQuery, type ListState } from '../hosts/listQuery';
+
+export const adminUserKeys = {
+  all: ['admin', 'users'] as const,
+  list: (s: ListState) => ['admin', 'users', 'list', s] as const,
+  detail: (id: string) => ['admin', 'users', 'detail', id] as const,
+  ledger: (id: string, p: PageParams) => ['admin', 'users', 'detail', id, 'ledger', p] as const,
+  recharges: (id: string, p: PageParams) => ['admin', 'users', 'detail', id, 'recharges', p] as const,
+  apiKeys: (id: string) => ['admin', 'users', 'detail', id, 'api-keys'] as const,
+};
+
+const base = (id: string) => `/v1/admin/users/${seg(id)}`;
+
+export function useAdminUsers(s: ListState) {
+  return useQuery({
+    queryKey: adminUserKeys.list(s),
+    queryFn: ({ signal }) => adminApi.get<UserPage>('/v1/admin/users', stateToQuery(s), signal),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useAdminUser(id: string) {
+  return useQuery({
+    queryKey: adminUserKeys.detail(id),
+    queryFn: ({ signal }) => adminApi.get<AdminUserDetail>(base(id), undefined, signal),
+    refetchInterval: 30_000,
+  });
+}
+
+export function useUserLedger(id: string, p: PageParams) {
+  return useQuery({
+    queryKey: adminUserKeys.ledger(id, p),
+    queryFn: ({ signal }) => adminApi.get<Page<BillingEvent>>(`${base(id)}/billing-events`, { ...p }, signal),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useUserRecharges(id: string, p: PageParams) {
+  return useQuery({
+    queryKey: adminUserKeys.recharges(id, p),
+    queryFn: ({ signal }) => adminApi.get<RechargePage>('/v1/admin/recharges', { user_id: id, ...p }, signal),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useUserHosts(id: string, p: PageParams) {
+  return useQuery({
+    queryKey: [...adminHostKeys.all, 'by-user', id, p],
+    queryFn: ({ signal }) => adminApi.get<AdminHostsPage>('/v1/admin/hosts', { user_id: id, ...p }, signal),
+    placeholderData: keepPreviousData,
+    refetchInterval: 5_000,
+  });
+}
+
+export function useUserApiKeys(id: string) {
+  return useQuery({
+    queryKey: adminUserKeys.apiKeys(id),
+    queryFn: ({ signal }) => adminApi.get<{ items?: AdminApiKey[] | null }>(`${base(id)}/api-keys`, undefined, signal),
+  });
+}
+
+function useUserWrite<A, T>(fn: (a: A) => Promise<T>, inline = false) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: fn,
+    meta: inline ? { errorShownInline: true } : undefined,
+    onSuccess: () => qc.invalidateQueries({ queryKey: adminUserKeys.all }),
+  });
+}
+
+export const useSuspendUser = (id: string) => useUserWrite(() => adminApi.post<unknown>(`${base(id)}/suspend`));
+export const useResumeUser = (id: string) => useUserWrite(() => adminApi.post<unknown>(`${base(id)}/resume`));
+export const useAdjustBalance = (id: string) =>
+  useUserWrite(
+    (b: { tokens: number; reason: string }) =>
+      adminApi.post<{ ok: boolean; balance_after: number }>(`${base(id)}/balance/adjust`, b),
+    true,
+  );
