@@ -71,7 +71,7 @@ describe('AdminSignInPage', () => {
     vi.stubGlobal(
       'fetch',
       vi.fn((url: string, init: RequestInit) => {
-        calls.push({ url, body: String(init.body) });
+        calls.push({ url, body: init.body as string });
         const admin = { id: 'a1', username: 'ops', role: 'viewer', status: 'active', created_at: '2026-01-01T00:00:00Z' };
         return Promise.resolve(new Response(JSON.stringify({ admin, user: admin }), { status: 200 }));
       }),
