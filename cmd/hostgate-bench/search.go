@@ -131,7 +131,7 @@ func seedSearch(ctx context.Context, be *backend, owner string) error {
 				format('fleet-%%s', lpad(i::text, 6, '0')), i + 1, 23456, format('10.200.%%s.%%s', i / 256, i %% 256),
 				'linux 6.1.0', '1.0.0', 'pending', now() - interval '1 day' + i * interval '1 second', '\x00'::bytea
 				FROM generate_series(0, %d) i`, rest-1),
-			`VACUUM (ANALYZE) hosts`, `VACUUM (ANALYZE) users`,
+			`VACUUM (ANALYZE) hosts`, `VACUUM (ANALYZE) users`, `VACUUM (ANALYZE) host_search`,
 		}
 	} else {
 		driver = "sqlite"

@@ -10,7 +10,7 @@ import (
 
 func AdminHostsQuery(d *DB, f hosts.Filter) (string, []any) {
 	from, w := d.hostWhere(f)
-	return `SELECT ` + hostColsOf + `, u.email FROM ` + from + ` JOIN users u ON u.id = h.user_id` + w.sql() +
+	return `SELECT ` + hostColsOf + `, u.email FROM ` + from + w.sql() +
 		` ORDER BY h.created_at DESC, h.id DESC LIMIT 50`, w.args
 }
 

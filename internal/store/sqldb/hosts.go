@@ -463,7 +463,7 @@ func (s Hosts) ListHosts(ctx context.Context, f hosts.Filter, p paging.Page) ([]
 	}
 	order := orderBy(column, desc, field == "last_seen_at", "h.id")
 	from, w := d.hostWhere(f)
-	return listPage(ctx, d, "hosts", hostColsOf+", u.email", from+" JOIN users u ON u.id = h.user_id", w,
+	return listPage(ctx, d, "hosts", hostColsOf+", u.email", from, w,
 		order, p, func(r rowScanner) (hosts.AdminHost, error) {
 			var a hosts.AdminHost
 			var err error
@@ -479,16 +479,16 @@ var adminHostColumns = map[string]string{
 	"status": "h.status", "agent_version": "h.installed_version", "user_email": "u.email",
 }
 
-// hostWhere is the table of undeleted hosts h, and the filter over it
-// joined with users u. With a query the table is the hosts that match
+// hostWhere is the table of undeleted hosts h joined with their owners u,
+// and the filter over it. With a query the table is the hosts that match
 // it: a literal part (or start) of a column, through the search indexes
 // (search.go). The OS is a family: the whole reported OS or its first
 // word ("linux" of "linux 6.1.0").
 func (d *DB) hostWhere(f hosts.Filter) (string, where) {
 	var w where
-	from := "hosts h"
+	from := "hosts h JOIN users u ON u.id = h.user_id"
 	if f.Query != "" {
-		from = "(" + d.hostMatches(&w, f.Query, f.QueryPrefix) + ") h"
+		from = d.hostMatches(&w, f.Query, f.QueryPrefix)
 	} else {
 		w.addSQL(`h.deleted_at IS NULL`)
 	}

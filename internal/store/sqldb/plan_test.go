@@ -30,14 +30,14 @@ type planCase struct {
 var planCases = []planCase{
 	{"admin hosts, part", func(d *sqldb.DB) (string, []any) {
 		return sqldb.AdminHostsQuery(d, hosts.Filter{Query: "owner0012@"})
-	}, []string{"host_search VIRTUAL TABLE", "s VIRTUAL TABLE"}, []string{"hosts_name_trgm", "hosts_id_trgm", "hosts_public_ip_trgm", "users_email_trgm"}},
+	}, []string{"host_search VIRTUAL TABLE", "s VIRTUAL TABLE"}, []string{"host_search_name_trgm", "host_search_id_trgm", "host_search_public_ip_trgm", "users_email_trgm"}},
 	{"admin hosts, start", func(d *sqldb.DB) (string, []any) {
 		return sqldb.AdminHostsQuery(d, hosts.Filter{Query: "qx", QueryPrefix: true})
 	}, []string{"hosts_name_prefix", "hosts_id_prefix", "hosts_public_ip_prefix", "users_email_prefix"},
-		[]string{"hosts_name_prefix", "hosts_id_prefix", "hosts_public_ip_prefix", "users_email_prefix"}},
+		[]string{"host_search_name_prefix", "host_search_id_prefix", "host_search_public_ip_prefix", "users_email_prefix"}},
 	{"owner's hosts, part", func(d *sqldb.DB) (string, []any) {
 		return sqldb.OwnedHostsQuery(d, "big", hosts.OwnedFilter{Query: "node-0012"})
-	}, []string{"host_search VIRTUAL TABLE", "SEARCH hosts USING INDEX sqlite_autoindex_hosts_1 (id=?)"}, []string{"hosts_name_trgm"}},
+	}, []string{"host_search VIRTUAL TABLE", "SEARCH hosts USING INDEX sqlite_autoindex_hosts_1 (id=?)"}, []string{"host_search_name_trgm"}},
 	{"users, part", func(d *sqldb.DB) (string, []any) {
 		return sqldb.UsersQuery(d, accounts.UserFilter{Query: "owner0012"})
 	}, []string{"s VIRTUAL TABLE"}, []string{"users_email_trgm", "users_display_name_trgm"}},
@@ -113,12 +113,13 @@ func TestSearchPlans(t *testing.T) {
 			SELECT format('h%s', lpad(i::text, 5, '0')), CASE WHEN i < 5000 THEN 'big' ELSE format('u%s', lpad((i % 5000)::text, 4, '0')) END,
 			format('%s%s-node-%s', chr(97 + (i / 5) % 26), chr(97 + (i / 11) % 26), lpad(i::text, 5, '0')), i, 1, format('10.%s.%s.%s', i / 65536, (i / 256) % 256, i % 256),
 			'pending', now(), '\x00'::bytea FROM generate_series(0, 19999) i`,
-			`VACUUM (ANALYZE) hosts`, `VACUUM (ANALYZE) users`,
+			`VACUUM (ANALYZE) hosts`, `VACUUM (ANALYZE) users`, `VACUUM (ANALYZE) host_search`,
 		})
-		// The matching parts name their tables bare (hosts, hosts_1, …); the
-		// join of the page's owners (users u) is left to the planner's
-		// costs: a hash join over a small users table is its choice.
-		seq := regexp.MustCompile(`(?m)Seq Scan on (hosts|users)( hosts_\d+| users_\d+)?$`)
+		// The matching parts name their tables bare (hosts, hosts_1, …) or
+		// s and h; the join of the page's owners (users u) is left to the
+		// planner's costs: a hash join over a small users table is its
+		// choice.
+		seq := regexp.MustCompile(`(?m)Seq Scan on (hosts|users|host_search)( hosts_\d+| users_\d+| host_search_\d+| s| h)?$`)
 		for _, c := range planCases {
 			q, args := c.query(d)
 			plan := explain(t, pool, "EXPLAIN (COSTS OFF) "+q, args)
