@@ -170,8 +170,8 @@ export default function AdminsPage() {
         </Tag>
       ),
     },
-    { title: t('admin.admins.created'), dataIndex: 'created_at', render: (v: string) => fmt.dateTime(v) },
-    { title: t('admin.admins.lastLogin'), dataIndex: 'last_login_at', render: (v?: string) => (v ? fmt.dateTime(v) : t('common.never')) },
+    { responsive: ['md'], title: t('admin.admins.created'), dataIndex: 'created_at', render: (v: string) => fmt.dateTime(v) },
+    { responsive: ['md'], title: t('admin.admins.lastLogin'), dataIndex: 'last_login_at', render: (v?: string) => (v ? fmt.dateTime(v) : t('common.never')) },
     {
       title: t('common.actions'),
       key: 'actions',

@@ -72,8 +72,9 @@ export default function AuditPage() {
         </Flex>
       ),
     },
-    { title: t('admin.audit.ip'), dataIndex: 'client_ip' },
+    { responsive: ['md'], title: t('admin.audit.ip'), dataIndex: 'client_ip' },
     {
+      responsive: ['md'],
       title: t('admin.audit.detail'),
       dataIndex: 'detail',
       render: (v: unknown) =>

@@ -1,7 +1,7 @@
 // Pricing rules (edit a price — effective at once —, add a rule, show the
 // expired ones) and the billing mode, switched through the step-up prompt.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Button, Card, Descriptions, Flex, Form, Input, Modal, Switch, Table, Tag, Typography } from 'antd';
+import { Button, Card, Descriptions, Flex, Form, Grid, Input, Modal, Switch, Table, Tag, Typography } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import { useState } from 'react';
 import { useFormat, useI18n } from '../../i18n';
@@ -160,7 +160,28 @@ export default function PricingPage() {
   });
   const writer = can('pricing.write');
 
-  const columns: ColumnsType<PricingRule> = [
+  const phone = !Grid.useBreakpoint().md;
+  const stateTag = (v: boolean) => (
+    <Tag color={v ? 'green' : 'default'}>{v ? t('admin.pricing.inForce') : t('admin.pricing.expired')}</Tag>
+  );
+  // A phone gets one column with the code, its price and its state, so the
+  // price is never scrolled out of sight.
+  const phoneColumns: ColumnsType<PricingRule> = [
+    {
+      title: t('admin.pricing.rule'),
+      key: 'rule',
+      render: (_: unknown, r) => (
+        <Flex vertical gap={2}>
+          <code style={{ fontSize: 12, wordBreak: 'break-all' }}>{r.code}</code>
+          <Flex gap={8} align="center">
+            <strong data-testid="pricing-amount">{fmt.tokens(r.token_amount)}</strong>
+            {stateTag(r.effective)}
+          </Flex>
+        </Flex>
+      ),
+    },
+  ];
+  const columns: ColumnsType<PricingRule> = phone ? phoneColumns : [
     { title: t('admin.pricing.code'), dataIndex: 'code', render: (v: string) => <code>{v}</code> },
     {
       title: t('admin.pricing.price'),
@@ -171,17 +192,16 @@ export default function PricingPage() {
     {
       title: t('admin.pricing.state'),
       dataIndex: 'effective',
-      render: (v: boolean) => (
-        <Tag color={v ? 'green' : 'default'}>{v ? t('admin.pricing.inForce') : t('admin.pricing.expired')}</Tag>
-      ),
+      render: (v: boolean) => stateTag(v),
     },
-    { title: t('admin.pricing.description'), dataIndex: 'description' },
+    { responsive: ['md'], title: t('admin.pricing.description'), dataIndex: 'description' },
     {
+      responsive: ['md'],
       title: t('admin.pricing.from'),
       dataIndex: 'valid_from',
       render: (v: string) => (Date.parse(v) <= 0 ? t('admin.pricing.always') : fmt.dateTime(v)),
     },
-    { title: t('admin.pricing.until'), dataIndex: 'valid_until', render: (v?: string) => fmt.dateTime(v) },
+    { responsive: ['md'], title: t('admin.pricing.until'), dataIndex: 'valid_until', render: (v?: string) => fmt.dateTime(v) },
   ];
   if (writer) {
     columns.push({
@@ -224,7 +244,7 @@ export default function PricingPage() {
           loading={!q.data}
           dataSource={q.data?.items ?? []}
           columns={columns}
-          scroll={{ x: 'max-content' }}
+          scroll={phone ? undefined : { x: 'max-content' }}
           pagination={false}
           onRow={(r) => ({ ...rowProps('pricing', r.id), 'data-code': r.code } as ReturnType<typeof rowProps>)}
         />

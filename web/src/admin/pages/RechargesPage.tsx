@@ -89,10 +89,10 @@ export default function RechargesPage() {
         </Link>
       ),
     },
-    { title: t('admin.recharges.order'), dataIndex: 'order_no', render: (v: string) => <code>{v}</code> },
-    { title: t('admin.recharges.tokens'), dataIndex: 'tokens', align: 'right', render: (v: number) => fmt.tokens(v) },
-    { title: t('admin.recharges.provider'), dataIndex: 'provider', render: (v?: string) => v || '—' },
-    { title: t('admin.recharges.paid'), dataIndex: 'paid_at', render: (v?: string) => fmt.dateTime(v) },
+    { responsive: ['md'], title: t('admin.recharges.order'), dataIndex: 'order_no', render: (v: string) => <code>{v}</code> },
+    { responsive: ['md'], title: t('admin.recharges.tokens'), dataIndex: 'tokens', align: 'right', render: (v: number) => fmt.tokens(v) },
+    { responsive: ['md'], title: t('admin.recharges.provider'), dataIndex: 'provider', render: (v?: string) => v || '—' },
+    { responsive: ['md'], title: t('admin.recharges.paid'), dataIndex: 'paid_at', render: (v?: string) => fmt.dateTime(v) },
   ];
   if (can('recharges.refund')) {
     columns.push({

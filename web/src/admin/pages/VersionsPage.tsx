@@ -156,9 +156,9 @@ export default function VersionsPage() {
           </Link>
         ),
     },
-    { title: t('admin.versions.sizeCol'), dataIndex: 'exe_size_bytes', align: 'right', render: (v: number) => fmt.bytes(v) },
-    { title: t('admin.versions.minProtocol'), dataIndex: 'min_supported_protocol', align: 'right' },
-    { title: t('admin.versions.released'), dataIndex: 'released_at', render: (v: string) => fmt.dateTime(v) },
+    { responsive: ['md'], title: t('admin.versions.sizeCol'), dataIndex: 'exe_size_bytes', align: 'right', render: (v: number) => fmt.bytes(v) },
+    { responsive: ['md'], title: t('admin.versions.minProtocol'), dataIndex: 'min_supported_protocol', align: 'right' },
+    { responsive: ['md'], title: t('admin.versions.released'), dataIndex: 'released_at', render: (v: string) => fmt.dateTime(v) },
     {
       title: t('admin.versions.state'),
       dataIndex: 'yanked_at',
@@ -166,6 +166,7 @@ export default function VersionsPage() {
         v ? <Tag color="red">{t('admin.versions.yankedAt', { at: fmt.dateTime(v) })}</Tag> : <Tag color="green">{t('admin.versions.live')}</Tag>,
     },
     {
+      responsive: ['md'],
       title: t('admin.versions.sha256'),
       dataIndex: 'exe_sha256',
       render: (v: string) => (
