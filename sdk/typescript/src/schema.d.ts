@@ -115,6 +115,75 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/admins": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List admins, by username */
+        get: operations["adminListAdmins"];
+        put?: never;
+        /** Add an admin; an owner needs a step-up token */
+        post: operations["adminCreateAdmin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/admins/{id}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Disable an admin: its sessions end at once; 409 last_owner for the last enabled owner */
+        post: operations["adminDisableAdmin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/admins/{id}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Let a disabled admin sign in again */
+        post: operations["adminEnableAdmin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/admins/{id}/role": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Change an admin's role: its sessions end; to owner needs a step-up token; 409 last_owner for the last enabled owner */
+        post: operations["adminSetAdminRole"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/audit-logs": {
         parameters: {
             query?: never;
@@ -141,8 +210,51 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Admin sign-in (one-hour token) */
+        /**
+         * Admin sign-in: a one-hour access token and a refresh token
+         * @description 401 invalid_credentials for a wrong username or password and a disabled admin alike; 423 account_locked after repeated failures. Sets the cookies gw_admin_at and gw_admin_rt (docs/admin-roles.md).
+         */
         post: operations["adminLogin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End an admin session
+         * @description Ends the session of the body's refresh_token, else of the gw_admin_rt cookie, else of the access token (Authorization header or gw_admin_at cookie); cookies count only from the hub's own pages. The session's access tokens are refused from then on, on every instance. Clears both cookies.
+         */
+        post: operations["adminLogout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/auth/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange an admin refresh token for a new token pair
+         * @description A refresh token works once; presenting a used one ends its whole session. Without refresh_token in the body the gw_admin_rt cookie is used, only from the hub's own pages (403 forbidden from another site). 401 invalid_token once the session ended (signed out, the admin disabled or its role changed, expired). Sets both cookies anew.
+         */
+        post: operations["adminRefresh"];
         delete?: never;
         options?: never;
         head?: never;
@@ -178,6 +290,40 @@ export interface paths {
         put?: never;
         /** Switch the billing mode; needs a step-up token */
         post: operations["adminSetBillingMode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/dashboard/agent-versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Hosts by the agent version they report, most first */
+        get: operations["adminAgentVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/dashboard/series": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Calls, tokens, revenue, online hosts and the webhook queue per hour or day (UTC) */
+        get: operations["adminDashboardSeries"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -390,6 +536,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in admin (its role says what the console shows) */
+        get: operations["adminMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/pricing-rules": {
         parameters: {
             query?: never;
@@ -493,6 +656,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/users/{id}/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A user's API keys, revoked ones too (never a secret) */
+        get: operations["adminUserAPIKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/users/{id}/balance/adjust": {
         parameters: {
             query?: never;
@@ -504,6 +684,23 @@ export interface paths {
         put?: never;
         /** Add or take tokens, with a reason */
         post: operations["adminAdjustBalance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/users/{id}/billing-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A user's billing events, newest first */
+        get: operations["adminUserBillingEvents"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1772,6 +1969,8 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             id: string;
+            /** Format: date-time */
+            last_login_at?: string;
             role: string;
             status: string;
             username: string;
@@ -1781,6 +1980,10 @@ export interface components {
             /** Format: int64 */
             access_ttl_s: number;
             admin: components["schemas"]["Admin"];
+            /** @description 32 random bytes, base64url; single use: each refresh returns a new one */
+            refresh_token: string;
+            /** @description The admin, as in admin */
+            user: components["schemas"]["Admin"];
         };
         AdminHostItem: {
             /** Format: int64 */
@@ -1810,9 +2013,13 @@ export interface components {
             ws_connected: boolean;
         };
         AdminHostOutBody: {
+            /** @description The host's connect and disconnect events of the last hour */
+            flaps_1h: components["schemas"]["Flaps"];
             host: components["schemas"]["Host"];
             /** @description Deprecated alias of ws_connected */
             online: boolean;
+            /** @description The user the host belongs to */
+            owner: components["schemas"]["HostOwner"];
             /** @description The host's latest agent upgrade */
             upgrade?: components["schemas"]["Upgrade"];
             ws_connected: boolean;
@@ -1827,9 +2034,79 @@ export interface components {
             /** Format: int64 */
             total: number;
         };
+        AdminKey: {
+            /** Format: date-time */
+            created_at: string;
+            id: string;
+            /**
+             * Format: date-time
+             * @description null: never used
+             */
+            last_used_at: string | null;
+            name: string;
+            prefix: string;
+            /**
+             * Format: date-time
+             * @description When the owner deleted the key
+             */
+            revoked_at?: string;
+        };
+        AdminKeysOutBody: {
+            /** @description Newest first, at most 500 */
+            items: components["schemas"]["AdminKey"][] | null;
+        };
         AdminLoginInBody: {
             password: string;
             username: string;
+        };
+        AdminRefreshInBody: {
+            /** @description The refresh token; left out (or empty), the gw_admin_rt cookie is used instead (browsers, same-origin requests only) */
+            refresh_token?: string;
+        };
+        AdminUser: {
+            /**
+             * Format: int64
+             * @description API keys not revoked
+             */
+            api_key_count: number;
+            /**
+             * Format: double
+             * @description Tokens
+             */
+            balance: number;
+            /** Format: date-time */
+            created_at: string;
+            display_name: string;
+            email: string;
+            /**
+             * Format: int64
+             * @description Undeleted hosts
+             */
+            host_count: number;
+            id: string;
+            status: string;
+        };
+        AdminVersion: {
+            changelog?: string;
+            /** @enum {string} */
+            channel: "stable" | "beta" | "canary";
+            exe_sha256: string;
+            /** Format: int64 */
+            exe_size_bytes: number;
+            exe_url: string;
+            /**
+             * Format: int64
+             * @description Undeleted hosts whose agent reports this version
+             */
+            host_count: number;
+            id: string;
+            /** Format: int64 */
+            min_supported_protocol: number;
+            /** Format: date-time */
+            released_at: string;
+            version: string;
+            /** Format: date-time */
+            yanked_at?: string;
         };
         Agent: {
             host_id: string;
@@ -1856,6 +2133,10 @@ export interface components {
             size: number;
             /** @description HOSTGATE_PUBLIC_URL + /download/ + name */
             url: string;
+        };
+        AgentVersionsOutBody: {
+            /** @description Most hosts first, at most 50; version "" is hosts whose agent has not reported one yet */
+            items: components["schemas"]["VersionCount"][] | null;
         };
         AuthResp: {
             access_token: string;
@@ -1917,6 +2198,14 @@ export interface components {
         ClientCreatedOutBody: {
             credentials?: components["schemas"]["Credentials"];
             host: components["schemas"]["Host"];
+        };
+        CreateAdminInBody: {
+            /** @description 8 to 1024 bytes */
+            password: string;
+            /** @enum {string} */
+            role: "owner" | "operator" | "finance" | "viewer";
+            /** @example ops.lead */
+            username: string;
         };
         CreateHostBody: {
             /**
@@ -2028,6 +2317,23 @@ export interface components {
             today_tokens_charged: number;
             /** Format: int64 */
             total_hosts: number;
+            /** Format: int64 */
+            users_suspended: number;
+            /**
+             * Format: int64
+             * @description Users, any status
+             */
+            users_total: number;
+            /**
+             * Format: int64
+             * @description Webhook deliveries dead-lettered, waiting for a manual retry
+             */
+            webhooks_dead: number;
+            /**
+             * Format: int64
+             * @description Webhook deliveries waiting to be sent (pending or retrying)
+             */
+            webhooks_pending: number;
         };
         DeliveriesOutBody: {
             items: components["schemas"]["DeliveryRow"][] | null;
@@ -2119,6 +2425,12 @@ export interface components {
             changed: boolean;
             path: string;
         };
+        Flaps: {
+            /** Format: int64 */
+            connects: number;
+            /** Format: int64 */
+            disconnects: number;
+        };
         HealthOutBody: {
             /** @example ok */
             status: string;
@@ -2194,6 +2506,10 @@ export interface components {
             user_id: string;
             /** @enum {string} */
             webhook_format: "A" | "B";
+        };
+        HostOwner: {
+            email: string;
+            id: string;
         };
         InstallCommand: {
             /** @description For an elevated PowerShell on Windows: irm <hub>/install/<token>.ps1 | iex */
@@ -2504,6 +2820,43 @@ export interface components {
             /** Format: int64 */
             rtt_ms: number;
         };
+        Point: {
+            /**
+             * Format: int64
+             * @description Charged client API calls
+             */
+            calls: number;
+            /**
+             * Format: int64
+             * @description Most agents connected at once in the bucket's minute samples
+             */
+            online_hosts: number;
+            /**
+             * Format: double
+             * @description Recharges paid minus refunded in the bucket, CNY
+             */
+            revenue_cny: number;
+            /**
+             * Format: date-time
+             * @description The bucket's start (UTC)
+             */
+            t: string;
+            /**
+             * Format: double
+             * @description Tokens those calls took
+             */
+            tokens_charged: number;
+            /**
+             * Format: int64
+             * @description Dead-lettered webhook deliveries, at the bucket's last sample
+             */
+            webhooks_dead: number;
+            /**
+             * Format: int64
+             * @description Webhook deliveries waiting to be sent, at the bucket's last sample
+             */
+            webhooks_pending: number;
+        };
         Price: {
             code: string;
             description: string;
@@ -2731,6 +3084,24 @@ export interface components {
             ok: boolean;
             version: string;
         };
+        ResultAdmin: {
+            items: components["schemas"]["Admin"][] | null;
+            /** Format: int64 */
+            limit: number;
+            /** Format: int64 */
+            offset: number;
+            /** Format: int64 */
+            total: number;
+        };
+        ResultAdminVersion: {
+            items: components["schemas"]["AdminVersion"][] | null;
+            /** Format: int64 */
+            limit: number;
+            /** Format: int64 */
+            offset: number;
+            /** Format: int64 */
+            total: number;
+        };
         ResultBillingEvent: {
             items: components["schemas"]["BillingEvent"][] | null;
             /** Format: int64 */
@@ -2767,15 +3138,6 @@ export interface components {
             /** Format: int64 */
             total: number;
         };
-        ResultVersion: {
-            items: components["schemas"]["Version"][] | null;
-            /** Format: int64 */
-            limit: number;
-            /** Format: int64 */
-            offset: number;
-            /** Format: int64 */
-            total: number;
-        };
         RotatedHostOutBody: {
             /** Format: int64 */
             bid: number;
@@ -2802,6 +3164,11 @@ export interface components {
         };
         RulesOutBody: {
             items: components["schemas"]["PricingRule"][] | null;
+        };
+        Series: {
+            /** @enum {string} */
+            bucket: "hour" | "day";
+            items: components["schemas"]["Point"][] | null;
         };
         ServiceData: {
             action: string;
@@ -2875,6 +3242,10 @@ export interface components {
         SessionWriteInBody: {
             /** @description Text to type, e.g. "ls\n" */
             input: string;
+        };
+        SetAdminRoleInBody: {
+            /** @enum {string} */
+            role: "owner" | "operator" | "finance" | "viewer";
         };
         SetModeInBody: {
             /** @enum {string} */
@@ -3082,6 +3453,13 @@ export interface components {
             version: string;
             /** Format: date-time */
             yanked_at?: string;
+        };
+        VersionCount: {
+            /** Format: int64 */
+            hosts: number;
+            /** Format: int64 */
+            online: number;
+            version: string;
         };
     };
     responses: {
@@ -3582,6 +3960,215 @@ export interface operations {
             };
         };
     };
+    adminListAdmins: {
+        parameters: {
+            query?: {
+                /** @description Items per page (default 50, at most 200) */
+                limit?: number;
+                /** @description Items to skip (at most 100000) */
+                offset?: number;
+                /** @description Matches part of the username (case-insensitive) */
+                q?: string;
+                /** @description Only admins with this role */
+                role?: "owner" | "operator" | "finance" | "viewer";
+                /** @description Only admins in this status */
+                status?: "active" | "disabled";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResultAdmin"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminCreateAdmin: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Token from POST /v1/admin/auth/step-up; needed to create an owner */
+                "X-Step-Up-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateAdminInBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Admin"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminDisableAdmin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Object id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Admin"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminEnableAdmin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Object id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Admin"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminSetAdminRole: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Token from POST /v1/admin/auth/step-up; needed to make an admin owner */
+                "X-Step-Up-Token"?: string;
+            };
+            path: {
+                /** @description Object id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetAdminRoleInBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Admin"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     adminListAudit: {
         parameters: {
             query?: {
@@ -3595,6 +4182,10 @@ export interface operations {
                 action?: string;
                 /** @description Only this target type, e.g. user */
                 target_type?: string;
+                /** @description Only entries at or after this time (RFC 3339) */
+                since?: string;
+                /** @description Only entries before this time (RFC 3339) */
+                until?: string;
             };
             header?: never;
             path?: never;
@@ -3654,6 +4245,86 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             423: components["responses"]["Error423"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminLogout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["AdminRefreshInBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogoutOutBody"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminRefresh: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["AdminRefreshInBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminAuthResp"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
             /** @description Error */
             default: {
@@ -3778,6 +4449,76 @@ export interface operations {
             };
         };
     };
+    adminAgentVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentVersionsOutBody"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminDashboardSeries: {
+        parameters: {
+            query?: {
+                /** @description Bucket length: whole UTC hours or days */
+                bucket?: "hour" | "day";
+                /** @description Buckets, the last one holding now: hour 1..168 (default 24), day 1..90 (default 30) */
+                points?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Series"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     adminDashboard: {
         parameters: {
             query?: never;
@@ -3834,7 +4575,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ResultVersion"];
+                    "application/json": components["schemas"]["ResultAdminVersion"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -3937,9 +4678,20 @@ export interface operations {
                 limit?: number;
                 /** @description Items to skip (at most 100000) */
                 offset?: number;
-                /** @description Substring of the owner's email, host name, host id or public IP */
+                /** @description Part of the owner's email, host name, host id or public IP (case-insensitive); a query of 1 or 2 characters matches the start of one of them */
                 q?: string;
+                /** @description Only hosts in this stored status */
                 status?: "pending" | "online" | "stale" | "offline" | "banned";
+                /** @description Only hosts whose stored status is online (true) or is not (false): the persisted liveness, up to the liveness flush behind the agent connection (docs/hosts.md) */
+                online?: "true" | "false";
+                /** @description Only hosts of this OS family: the reported OS or its first word (linux, windows) */
+                os?: string;
+                /** @description Only hosts whose agent reported exactly this version */
+                agent_version?: string;
+                /** @description Only this user's hosts */
+                user_id?: string;
+                /** @description Order; a leading - is descending (default -created_at, newest first). Never-seen hosts sort as the oldest by last_seen_at */
+                sort?: "name" | "-name" | "created_at" | "-created_at" | "last_seen_at" | "-last_seen_at" | "status" | "-status" | "agent_version" | "-agent_version" | "user_email" | "-user_email";
             };
             header?: never;
             path?: never;
@@ -4307,6 +5059,38 @@ export interface operations {
             };
         };
     };
+    adminMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Admin"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     adminListPricingRules: {
         parameters: {
             query?: {
@@ -4428,6 +5212,12 @@ export interface operations {
     adminListRecharges: {
         parameters: {
             query?: {
+                /** @description Items per page (default 50, at most 200) */
+                limit?: number;
+                /** @description Items to skip (at most 100000) */
+                offset?: number;
+                /** @description Only orders in this status */
+                status?: "pending" | "paid" | "refunded" | "expired";
                 /** @description Only this user's orders */
                 user_id?: string;
             };
@@ -4512,10 +5302,12 @@ export interface operations {
                 limit?: number;
                 /** @description Items to skip (at most 100000) */
                 offset?: number;
-                /** @description Matches email or display name (substring, case-insensitive) */
+                /** @description Part of the email or display name (case-insensitive); a query of 1 or 2 characters matches the start of one of them */
                 q?: string;
                 /** @description Only users in this status */
                 status?: "active" | "suspended";
+                /** @description Order; a leading - is descending (default -created_at, newest first) */
+                sort?: "email" | "-email" | "created_at" | "-created_at" | "display_name" | "-display_name";
             };
             header?: never;
             path?: never;
@@ -4565,7 +5357,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["User"];
+                    "application/json": components["schemas"]["AdminUser"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminUserAPIKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Object id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminKeysOutBody"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -4615,6 +5444,48 @@ export interface operations {
             404: components["responses"]["Error404"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminUserBillingEvents: {
+        parameters: {
+            query?: {
+                /** @description Items per page (default 50, at most 200) */
+                limit?: number;
+                /** @description Items to skip (at most 100000) */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Object id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResultBillingEvent"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
             500: components["responses"]["Error500"];
             /** @description Error */
             default: {
