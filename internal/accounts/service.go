@@ -2,9 +2,6 @@ package accounts
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -23,6 +20,7 @@ import (
 	"hostgate/internal/paging"
 	"hostgate/internal/passwords"
 	"hostgate/internal/recent"
+	"hostgate/internal/sessions"
 )
 
 // Policy holds the account timings; docs/accounts.md quotes the defaults.
@@ -53,7 +51,7 @@ type Service struct {
 	now    func() time.Time
 	// sessions keeps what access-token checks read from the store, by
 	// session id, for at most recent.TTL.
-	sessions *recent.Cache[SessionState]
+	sessions *sessions.Cache[SessionState]
 	// apiKeys forgets what it keeps of a user's API keys after the user's
 	// status changed, so a suspension ends them at once.
 	apiKeys KeyForgetter
@@ -83,7 +81,7 @@ func NewService(st Store, d Deps, p Policy, log *slog.Logger) *Service {
 		panic("accounts.NewService: a dependency is missing")
 	}
 	return &Service{store: st, keys: d.Keys, hasher: d.Hasher, guard: d.Lockout, policy: p, log: log, now: time.Now,
-		sessions: recent.New[SessionState]("sessions", d.Bus), apiKeys: d.APIKeys}
+		sessions: sessions.NewCache[SessionState]("sessions", d.Bus), apiKeys: d.APIKeys}
 }
 
 // Auth is the result of a register, login or refresh.
@@ -196,16 +194,15 @@ const wrongLogin = "email or password is incorrect"
 // suspended user's session is refused with account_suspended, so the
 // console can say why; nothing is rotated.
 func (s *Service) Refresh(ctx context.Context, refreshToken string) (Auth, error) {
-	old, ok := hashRefresh(refreshToken)
-	if !ok {
-		return Auth{}, invalidRefresh()
-	}
-	next, nextHash := newRefresh()
-	sess, err := s.store.RotateRefresh(ctx, old, nextHash, s.now().UTC())
+	var sess Session
+	next, err := s.sessions.Rotate(ctx, refreshToken, func(old, nextHash []byte) (string, error) {
+		var err error
+		sess, err = s.store.RotateRefresh(ctx, old, nextHash, s.now().UTC())
+		return sess.ID, err
+	})
 	switch {
 	case errors.Is(err, ErrRefreshReused):
 		s.log.WarnContext(ctx, "refresh token reuse: session revoked", "session_id", sess.ID)
-		s.forgetSessions(ctx, []string{sess.ID})
 		return Auth{}, invalidRefresh()
 	case errors.Is(err, ErrSessionEnded):
 		return Auth{}, s.endedRefusal(ctx, sess.UserID)
@@ -251,19 +248,14 @@ func statusRefusal(st Status) error {
 
 // Logout ends the session of a refresh token, and its access tokens with it.
 func (s *Service) Logout(ctx context.Context, refreshToken string) error {
-	h, ok := hashRefresh(refreshToken)
-	if !ok {
-		return invalidRefresh()
-	}
-	sess, err := s.store.RevokeSession(ctx, h, s.now().UTC())
+	err := s.sessions.Revoke(ctx, refreshToken, func(h []byte) (string, error) {
+		sess, err := s.store.RevokeSession(ctx, h, s.now().UTC())
+		return sess.ID, err
+	})
 	if errors.Is(err, ErrRefreshUnknown) {
 		return invalidRefresh()
 	}
-	if err != nil {
-		return err
-	}
-	s.forgetSessions(ctx, []string{sess.ID})
-	return nil
+	return err
 }
 
 // Authenticate checks an access token, and that its session is still open
@@ -273,7 +265,7 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Principal, er
 	if err != nil {
 		return Principal{}, apperr.New(apperr.CodeInvalidToken, "access token is invalid or expired")
 	}
-	st, err := s.sessionState(ctx, c.SessionID)
+	st, err := s.sessions.State(ctx, c.SessionID, s.store.SessionState)
 	if err != nil {
 		return Principal{}, err
 	}
@@ -287,31 +279,11 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Principal, er
 // suspension, password change, refresh-token reuse, expiry), for
 // connections that outlive the request that authenticated them.
 func (s *Service) SessionRevoked(ctx context.Context, sessionID string) (bool, error) {
-	st, err := s.sessionState(ctx, sessionID)
+	st, err := s.sessions.State(ctx, sessionID, s.store.SessionState)
 	if err != nil {
 		return false, err
 	}
 	return !st.Live(s.now()), nil
-}
-
-// sessionState reads a session's state through the cache. A session the
-// store does not know is an ended one (its zero state is not live).
-func (s *Service) sessionState(ctx context.Context, id string) (SessionState, error) {
-	st, err := s.sessions.Get(ctx, id, func(ctx context.Context) (SessionState, error) {
-		return s.store.SessionState(ctx, id)
-	})
-	if errors.Is(err, ErrSessionEnded) {
-		return SessionState{}, nil
-	}
-	return st, err
-}
-
-// forgetSessions drops kept states of sessions that just ended, here and
-// on every other instance.
-func (s *Service) forgetSessions(ctx context.Context, ids []string) {
-	for _, id := range ids {
-		s.sessions.Forget(ctx, id)
-	}
 }
 
 // Get returns a user; another user's or a missing id is not_found.
@@ -372,7 +344,7 @@ func (s *Service) SetStatus(ctx context.Context, actor audit.Actor, id string, s
 	if err != nil {
 		return err
 	}
-	s.forgetSessions(ctx, ids)
+	s.sessions.Forget(ctx, ids...)
 	s.apiKeys.ForgetUser(ctx, id)
 	return nil
 }
@@ -408,7 +380,7 @@ func (s *Service) ChangePassword(ctx context.Context, userID, current, next stri
 	if err != nil {
 		return Auth{}, err
 	}
-	s.forgetSessions(ctx, ids)
+	s.sessions.Forget(ctx, ids...)
 	return s.issue(u, sess.ID, refresh)
 }
 
@@ -432,7 +404,7 @@ func (s *Service) checkCurrent(ctx context.Context, email, password string) erro
 }
 
 func (s *Service) newSession(userID string, now time.Time) (Session, string, []byte) {
-	refresh, h := newRefresh()
+	refresh, h := sessions.NewRefresh()
 	return Session{ID: uuid.NewString(), UserID: userID, CreatedAt: now, ExpiresAt: now.Add(s.policy.RefreshTTL)}, refresh, h
 }
 
@@ -442,23 +414,6 @@ func (s *Service) issue(u User, sessionID, refresh string) (Auth, error) {
 		return Auth{}, err
 	}
 	return Auth{AccessToken: tok, RefreshToken: refresh, AccessTTL: s.policy.AccessTTL, RefreshTTL: s.policy.RefreshTTL, User: u}, nil
-}
-
-// newRefresh makes a refresh token (32 random bytes) and its stored hash.
-func newRefresh() (string, []byte) {
-	b := make([]byte, 32)
-	rand.Read(b)
-	tok := base64.RawURLEncoding.EncodeToString(b)
-	h := sha256.Sum256([]byte(tok))
-	return tok, h[:]
-}
-
-func hashRefresh(tok string) ([]byte, bool) {
-	if len(tok) == 0 || len(tok) > 128 {
-		return nil, false
-	}
-	h := sha256.Sum256([]byte(tok))
-	return h[:], true
 }
 
 // suspended is the refusal of a suspended user's login or refresh.

@@ -7,20 +7,18 @@ import (
 
 	"hostgate/internal/audit"
 	"hostgate/internal/paging"
+	"hostgate/internal/sessions"
 )
 
 // Errors a Store returns; the service turns them into client errors.
 var (
 	ErrUserNotFound = errors.New("accounts: user not found")
 	ErrEmailTaken   = errors.New("accounts: email already registered")
-	// ErrRefreshUnknown: no session has ever issued this refresh token.
-	ErrRefreshUnknown = errors.New("accounts: unknown refresh token")
-	// ErrRefreshReused: the token was already rotated; the store has revoked
-	// its session in the same transaction.
-	ErrRefreshReused = errors.New("accounts: refresh token reused")
-	// ErrSessionEnded: the session was revoked or has expired, or (from
-	// SessionState) there is no such session.
-	ErrSessionEnded = errors.New("accounts: session ended")
+	// ErrRefreshUnknown, ErrRefreshReused, ErrSessionEnded: package
+	// sessions' (ErrSessionEnded also when the session's user is not active).
+	ErrRefreshUnknown = sessions.ErrRefreshUnknown
+	ErrRefreshReused  = sessions.ErrRefreshReused
+	ErrSessionEnded   = sessions.ErrSessionEnded
 )
 
 // Session is one login of a user: a chain of refresh tokens of which only
@@ -45,7 +43,7 @@ type SessionState struct {
 // Live reports whether the session's tokens may be used at now: the
 // session is neither revoked nor expired, and its user is active.
 func (st SessionState) Live(now time.Time) bool {
-	return st.RevokedAt == nil && now.Before(st.ExpiresAt) && st.UserStatus == StatusActive
+	return sessions.Live(st.RevokedAt, st.ExpiresAt, now) && st.UserStatus == StatusActive
 }
 
 // UserFilter narrows and orders a user listing. Query matches a part of

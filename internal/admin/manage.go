@@ -137,7 +137,7 @@ func (s *Service) change(ctx context.Context, id string, c Change, rec audit.Ent
 	case err != nil:
 		return Admin{}, err
 	}
-	s.forgetSessions(ctx, ended)
+	s.sessions.Forget(ctx, ended...)
 	return a, nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"hostgate/internal/lockout"
 	"hostgate/internal/passwords"
 	"hostgate/internal/recent"
+	"hostgate/internal/sessions"
 )
 
 // Policy holds the admin session timings.
@@ -49,7 +50,7 @@ type Service struct {
 	now    func() time.Time
 	// sessions keeps what access-token checks read from the store, by
 	// session id, for at most recent.TTL.
-	sessions *recent.Cache[SessionState]
+	sessions *sessions.Cache[SessionState]
 }
 
 // Tickets is what admins use of coordination (coord.Coord): step-up
@@ -63,7 +64,7 @@ type Tickets interface {
 // admins to other instances.
 func NewService(st Store, c Tickets, bus *recent.Bus, keys *keyring.Keyring, h *passwords.Hasher, g *lockout.Guard) *Service {
 	return &Service{store: st, coord: c, keys: keys, hasher: h, guard: g, policy: DefaultPolicy, now: time.Now,
-		sessions: recent.New[SessionState]("admin_sessions", bus)}
+		sessions: sessions.NewCache[SessionState]("admin_sessions", bus)}
 }
 
 // Principal is an authenticated admin request.

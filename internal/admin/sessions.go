@@ -2,9 +2,6 @@ package admin
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
 	"errors"
 	"strings"
 	"time"
@@ -14,13 +11,13 @@ import (
 	"hostgate/internal/apperr"
 	"hostgate/internal/keyring"
 	"hostgate/internal/passwords"
+	"hostgate/internal/sessions"
 )
 
-// Admin sessions work as the users' (package accounts): a sign-in opens a
-// session; its access tokens carry the session id and live
-// Policy.AccessTTL; its refresh tokens (32 random bytes, the store keeps
-// only their SHA-256) are single use, each refresh giving the next one, and
-// presenting one already used ends the session. A session ends at logout,
+// Admin sessions are package sessions', as the users' (package accounts): a
+// sign-in opens a session; its access tokens carry the session id and live
+// Policy.AccessTTL; its refresh tokens are single use, each refresh giving
+// the next one, and presenting one already used ends the session. A session ends at logout,
 // when its admin is disabled or its role changes, and when it expires; its
 // access tokens are refused from then on, at once on the instance that
 // ended it and on every instance the forget reaches, within recent.TTL
@@ -65,7 +62,7 @@ func (s *Service) Login(ctx context.Context, username, password string) (Auth, e
 		return Auth{}, err
 	}
 	now := s.now().UTC().Truncate(time.Microsecond)
-	refresh, h := newRefresh()
+	refresh, h := sessions.NewRefresh()
 	sess := Session{ID: uuid.NewString(), AdminID: a.ID, CreatedAt: now, ExpiresAt: now.Add(s.policy.RefreshTTL)}
 	if err := s.store.OpenSession(ctx, sess, h); err != nil {
 		return Auth{}, err
@@ -77,17 +74,14 @@ func (s *Service) Login(ctx context.Context, username, password string) (Auth, e
 // Refresh exchanges a refresh token for a new pair. A token that was
 // already exchanged ends its whole session.
 func (s *Service) Refresh(ctx context.Context, refreshToken string) (Auth, error) {
-	old, ok := hashRefresh(refreshToken)
-	if !ok {
-		return Auth{}, sessionEnded()
-	}
-	next, nextHash := newRefresh()
-	sess, err := s.store.RotateRefresh(ctx, old, nextHash, s.now().UTC())
+	var sess Session
+	next, err := s.sessions.Rotate(ctx, refreshToken, func(old, nextHash []byte) (string, error) {
+		var err error
+		sess, err = s.store.RotateRefresh(ctx, old, nextHash, s.now().UTC())
+		return sess.ID, err
+	})
 	switch {
-	case errors.Is(err, ErrRefreshReused):
-		s.sessions.Forget(ctx, sess.ID)
-		return Auth{}, sessionEnded()
-	case errors.Is(err, ErrSessionEnded), errors.Is(err, ErrRefreshUnknown):
+	case errors.Is(err, ErrRefreshReused), errors.Is(err, ErrSessionEnded), errors.Is(err, ErrRefreshUnknown):
 		return Auth{}, sessionEnded()
 	case err != nil:
 		return Auth{}, err
@@ -104,19 +98,14 @@ func (s *Service) Refresh(ctx context.Context, refreshToken string) (Auth, error
 
 // Logout ends the session of a refresh token, and its access tokens with it.
 func (s *Service) Logout(ctx context.Context, refreshToken string) error {
-	h, ok := hashRefresh(refreshToken)
-	if !ok {
-		return sessionEnded()
-	}
-	sess, err := s.store.RevokeSession(ctx, h, s.now().UTC())
+	err := s.sessions.Revoke(ctx, refreshToken, func(h []byte) (string, error) {
+		sess, err := s.store.RevokeSession(ctx, h, s.now().UTC())
+		return sess.ID, err
+	})
 	if errors.Is(err, ErrRefreshUnknown) {
 		return sessionEnded()
 	}
-	if err != nil {
-		return err
-	}
-	s.sessions.Forget(ctx, sess.ID)
-	return nil
+	return err
 }
 
 // EndSession ends p's session (a logout by access token).
@@ -140,7 +129,7 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Principal, er
 	if err != nil || !Role(c.Role).Valid() || c.SessionID == "" {
 		return Principal{}, apperr.New(apperr.CodeInvalidToken, "admin token is invalid or expired")
 	}
-	st, err := s.sessionState(ctx, c.SessionID)
+	st, err := s.sessions.State(ctx, c.SessionID, s.store.SessionState)
 	if err != nil {
 		return Principal{}, err
 	}
@@ -154,31 +143,11 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Principal, er
 // admin disabled or its role changed, refresh-token reuse, expiry), for
 // connections that outlive the request that authenticated them.
 func (s *Service) SessionEnded(ctx context.Context, adminID, sessionID string) (bool, error) {
-	st, err := s.sessionState(ctx, sessionID)
+	st, err := s.sessions.State(ctx, sessionID, s.store.SessionState)
 	if err != nil {
 		return false, err
 	}
 	return !st.Live(s.now()) || st.AdminID != adminID, nil
-}
-
-// sessionState reads a session's state through the cache. A session the
-// store does not know is an ended one (its zero state is not live).
-func (s *Service) sessionState(ctx context.Context, id string) (SessionState, error) {
-	st, err := s.sessions.Get(ctx, id, func(ctx context.Context) (SessionState, error) {
-		return s.store.SessionState(ctx, id)
-	})
-	if errors.Is(err, ErrSessionEnded) {
-		return SessionState{}, nil
-	}
-	return st, err
-}
-
-// forgetSessions drops kept states of sessions that just ended, here and
-// on every other instance.
-func (s *Service) forgetSessions(ctx context.Context, ids []string) {
-	for _, id := range ids {
-		s.sessions.Forget(ctx, id)
-	}
 }
 
 func (s *Service) issue(a Admin, sessionID, refresh string) (Auth, error) {
@@ -189,23 +158,6 @@ func (s *Service) issue(a Admin, sessionID, refresh string) (Auth, error) {
 		return Auth{}, err
 	}
 	return Auth{AccessToken: tok, RefreshToken: refresh, AccessTTL: s.policy.AccessTTL, RefreshTTL: s.policy.RefreshTTL, Admin: a}, nil
-}
-
-// newRefresh makes a refresh token (32 random bytes) and its stored hash.
-func newRefresh() (string, []byte) {
-	b := make([]byte, 32)
-	rand.Read(b)
-	tok := base64.RawURLEncoding.EncodeToString(b)
-	h := sha256.Sum256([]byte(tok))
-	return tok, h[:]
-}
-
-func hashRefresh(tok string) ([]byte, bool) {
-	if len(tok) == 0 || len(tok) > 128 {
-		return nil, false
-	}
-	h := sha256.Sum256([]byte(tok))
-	return h[:], true
 }
 
 // sessionEnded is the refusal of a token whose session has ended (or

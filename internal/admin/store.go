@@ -7,20 +7,18 @@ import (
 
 	"hostgate/internal/audit"
 	"hostgate/internal/paging"
+	"hostgate/internal/sessions"
 )
 
 // Errors a Store returns.
 var (
 	ErrAdminNotFound = errors.New("admin: admin not found")
 	ErrUsernameTaken = errors.New("admin: username taken")
-	// ErrRefreshUnknown: no session has ever issued this refresh token.
-	ErrRefreshUnknown = errors.New("admin: unknown refresh token")
-	// ErrRefreshReused: the token was already rotated; the store has revoked
-	// its session in the same transaction.
-	ErrRefreshReused = errors.New("admin: refresh token reused")
-	// ErrSessionEnded: the session was revoked or has expired, or its admin
-	// is disabled, or (from SessionState) there is no such session.
-	ErrSessionEnded = errors.New("admin: session ended")
+	// ErrRefreshUnknown, ErrRefreshReused, ErrSessionEnded: package
+	// sessions' (ErrSessionEnded also when the session's admin is disabled).
+	ErrRefreshUnknown = sessions.ErrRefreshUnknown
+	ErrRefreshReused  = sessions.ErrRefreshReused
+	ErrSessionEnded   = sessions.ErrSessionEnded
 	// ErrLastOwner: the change would leave no enabled owner (ChangeAdmin).
 	ErrLastOwner = errors.New("admin: the last enabled owner")
 )
@@ -48,7 +46,7 @@ type SessionState struct {
 // Live reports whether the session's tokens may be used at now: the
 // session is neither revoked nor expired, and its admin is active.
 func (st SessionState) Live(now time.Time) bool {
-	return st.RevokedAt == nil && now.Before(st.ExpiresAt) && st.AdminStatus == StatusActive
+	return sessions.Live(st.RevokedAt, st.ExpiresAt, now) && st.AdminStatus == StatusActive
 }
 
 // Filter narrows an admin listing. Query matches part of the username

@@ -77,7 +77,7 @@ func TestDomainPackagesStayOutOfTransportAndStorage(t *testing.T) {
 // domainPackages are the packages that decide: their rules are below.
 var domainPackages = []string{"accounts", "admin", "audit", "lockout", "passwords", "keyring", "paging", "apperr", "coord",
 	"billing", "payments", "versions", "operations", "hosts", "apikeys", "deliveries", "l1config", "l1gate", "upgrades",
-	"terminals", "dispatch", "names", "dashboard", "buckets"}
+	"terminals", "dispatch", "names", "dashboard", "buckets", "sessions"}
 
 // TestDomainPackagesDoNotImportTheAgentGateway: the gateway is transport
 // to the agents; domain packages reach agents through the interfaces

@@ -31,23 +31,13 @@ func (s Accounts) Tx(ctx context.Context, fn func(accounts.Tx) error) error {
 // accountsTx is the accounts' unit of work.
 type accountsTx struct{ *tx }
 
-const (
-	userCols    = "id, email, display_name, status, created_at"
-	sessionCols = "id, user_id, created_at, expires_at, revoked_at"
-)
+const userCols = "id, email, display_name, status, created_at"
 
 // scanUser scans userCols, then any extra columns into extra.
 func scanUser(r rowScanner, extra ...any) (accounts.User, error) {
 	var u accounts.User
 	dest := append([]any{&u.ID, &u.Email, &u.DisplayName, (*string)(&u.Status), timeDest{&u.CreatedAt}}, extra...)
 	return u, r.Scan(dest...)
-}
-
-// scanSession scans sessionCols.
-func scanSession(r rowScanner) (accounts.Session, error) {
-	var s accounts.Session
-	err := r.Scan(&s.ID, &s.UserID, timeDest{&s.CreatedAt}, timeDest{&s.ExpiresAt}, nullTimeDest{&s.RevokedAt})
-	return s, err
 }
 
 // CreateUser inserts the user, its first session and that session's first
@@ -77,24 +67,10 @@ func (a Accounts) CreateSession(ctx context.Context, s accounts.Session, refresh
 	})
 }
 
+// insertSession opens the user's session s with its first refresh token.
 func (d *DB) insertSession(ctx context.Context, tx *sql.Tx, s accounts.Session, refreshHash []byte) error {
-	_, err := tx.ExecContext(ctx,
-		`INSERT INTO sessions (id, user_id, created_at, expires_at, revoked_at) VALUES ($1, $2, $3, $4, $5)`,
-		s.ID, s.UserID, d.timeArg(s.CreatedAt), d.timeArg(s.ExpiresAt), d.nullTimeArg(s.RevokedAt))
-	if err != nil {
-		return d.errorf("create session", err)
-	}
-	return d.insertRefresh(ctx, tx, refreshHash, s.ID, s.CreatedAt)
-}
-
-func (d *DB) insertRefresh(ctx context.Context, tx *sql.Tx, hash []byte, sessionID string, now time.Time) error {
-	_, err := tx.ExecContext(ctx,
-		`INSERT INTO refresh_tokens (token_hash, session_id, created_at) VALUES ($1, $2, $3)`,
-		hash, sessionID, d.timeArg(now))
-	if err != nil {
-		return d.errorf("insert refresh token", err)
-	}
-	return nil
+	row := sessionRow{ID: s.ID, Owner: s.UserID, CreatedAt: s.CreatedAt, ExpiresAt: s.ExpiresAt, RevokedAt: s.RevokedAt}
+	return d.openSession(ctx, tx, userSessions, row, refreshHash)
 }
 
 // UserCredentials returns the user with this email and its password hash.
@@ -184,7 +160,7 @@ func (t accountsTx) SetUserStatus(ctx context.Context, id string, status account
 
 // RevokeUserSessions implements accounts.Tx.
 func (t accountsTx) RevokeUserSessions(ctx context.Context, userID string, now time.Time) ([]string, error) {
-	return t.d.revokeUserSessions(ctx, t.tx.tx, userID, now)
+	return t.d.revokeOwnerSessions(ctx, t.tx.tx, userSessions, userID, now)
 }
 
 // ChangePassword sets the hash, revokes the user's open sessions and opens
@@ -200,7 +176,7 @@ func (a Accounts) ChangePassword(ctx context.Context, userID, hash string, now t
 		if err := affected(res, accounts.ErrUserNotFound); err != nil {
 			return err
 		}
-		if ids, err = d.revokeUserSessions(ctx, tx, userID, now); err != nil {
+		if ids, err = d.revokeOwnerSessions(ctx, tx, userSessions, userID, now); err != nil {
 			return err
 		}
 		return d.insertSession(ctx, tx, s, refreshHash)
@@ -208,125 +184,30 @@ func (a Accounts) ChangePassword(ctx context.Context, userID, hash string, now t
 	return ids, err
 }
 
-// revokeUserSessions revokes the user's open sessions and returns their ids.
-func (d *DB) revokeUserSessions(ctx context.Context, tx *sql.Tx, userID string, now time.Time) ([]string, error) {
-	rows, err := tx.QueryContext(ctx,
-		`UPDATE sessions SET revoked_at = $1 WHERE user_id = $2 AND revoked_at IS NULL RETURNING id`,
-		d.timeArg(now), userID)
-	if err != nil {
-		return nil, d.errorf("revoke user sessions", err)
-	}
-	return collect(rows, func(r rowScanner) (string, error) {
-		var id string
-		return id, r.Scan(&id)
-	})
-}
-
-// sessionState is the hot read of every access-token check on a cache
-// miss: the session and its user's status, one primary-key join.
-const sessionState = `SELECT s.user_id, s.expires_at, s.revoked_at, u.status
-FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.id = $1`
-
 // SessionState returns the session's times and its user's status;
 // ErrSessionEnded when there is no such session.
 func (a Accounts) SessionState(ctx context.Context, sessionID string) (accounts.SessionState, error) {
-	d := a.d
 	var st accounts.SessionState
-	err := d.readRow(ctx, sessionState, sessionID).Scan(
+	err := a.d.sessionState(ctx, userSessions, sessionID,
 		&st.UserID, timeDest{&st.ExpiresAt}, nullTimeDest{&st.RevokedAt}, (*string)(&st.UserStatus))
-	if errors.Is(err, sql.ErrNoRows) {
-		return accounts.SessionState{}, accounts.ErrSessionEnded
-	}
 	if err != nil {
-		return accounts.SessionState{}, d.errorf("read session state", err)
+		return accounts.SessionState{}, err
 	}
 	return st, nil
 }
 
-// RotateRefresh consumes oldHash and issues newHash for the same session.
-// The consuming UPDATE is conditional on the token being unused, so of
-// concurrent callers only one sees a row; every other one finds the token
-// used, which is a reuse: it revokes the session, commits that, and
-// returns the revoked session with ErrRefreshReused.
+// RotateRefresh consumes oldHash and issues newHash for the same session
+// (rotateRefresh).
 func (a Accounts) RotateRefresh(ctx context.Context, oldHash, newHash []byte, now time.Time) (accounts.Session, error) {
-	d := a.d
-	var s accounts.Session
-	reused := false
-	err := d.withTx(ctx, func(tx *sql.Tx) error {
-		var sessionID string
-		err := tx.QueryRowContext(ctx,
-			`UPDATE refresh_tokens SET used_at = $1 WHERE token_hash = $2 AND used_at IS NULL RETURNING session_id`,
-			d.timeArg(now), oldHash).Scan(&sessionID)
-		if errors.Is(err, sql.ErrNoRows) {
-			reused = true
-			s, err = d.revokeByToken(ctx, tx, oldHash, now)
-			return err
-		}
-		if err != nil {
-			return d.errorf("consume refresh token", err)
-		}
-		if s, err = d.liveSession(ctx, tx, sessionID, now); err != nil {
-			return err
-		}
-		return d.insertRefresh(ctx, tx, newHash, sessionID, now)
-	})
-	if err == nil && reused {
-		err = accounts.ErrRefreshReused
-	}
-	return s, err
-}
-
-// liveSession returns the session if it is neither revoked nor expired at
-// now and its user is active, else the session with ErrSessionEnded (the
-// caller tells a suspended user why).
-func (d *DB) liveSession(ctx context.Context, tx *sql.Tx, id string, now time.Time) (accounts.Session, error) {
-	var s accounts.Session
-	var status string
-	err := tx.QueryRowContext(ctx,
-		`SELECT s.id, s.user_id, s.created_at, s.expires_at, s.revoked_at, u.status
-		 FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.id = $1`, id).Scan(
-		&s.ID, &s.UserID, timeDest{&s.CreatedAt}, timeDest{&s.ExpiresAt}, nullTimeDest{&s.RevokedAt}, &status)
-	if errors.Is(err, sql.ErrNoRows) {
-		return accounts.Session{}, accounts.ErrSessionEnded
-	}
-	if err != nil {
-		return accounts.Session{}, d.errorf("read session", err)
-	}
-	if s.RevokedAt != nil || !s.ExpiresAt.After(now) || accounts.Status(status) != accounts.StatusActive {
-		return s, accounts.ErrSessionEnded
-	}
-	return s, nil
+	s, err := a.d.rotateRefresh(ctx, userSessions, oldHash, newHash, now)
+	return s.user(), err
 }
 
 // RevokeSession ends the session that issued refreshHash, keeping an
 // earlier revocation time, and returns it; ErrRefreshUnknown.
 func (a Accounts) RevokeSession(ctx context.Context, refreshHash []byte, now time.Time) (accounts.Session, error) {
-	d := a.d
-	var s accounts.Session
-	err := d.withTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		s, err = d.revokeByToken(ctx, tx, refreshHash, now)
-		return err
-	})
-	return s, err
-}
-
-// revokeByToken revokes the session that issued hash; ErrRefreshUnknown
-// when no session did.
-func (d *DB) revokeByToken(ctx context.Context, q queryer, hash []byte, now time.Time) (accounts.Session, error) {
-	row := q.QueryRowContext(ctx,
-		`UPDATE sessions SET revoked_at = COALESCE(revoked_at, $1)
-		 WHERE id = (SELECT session_id FROM refresh_tokens WHERE token_hash = $2)
-		 RETURNING `+sessionCols,
-		d.timeArg(now), hash)
-	s, err := scanSession(row)
-	if errors.Is(err, sql.ErrNoRows) {
-		return accounts.Session{}, accounts.ErrRefreshUnknown
-	}
-	if err != nil {
-		return accounts.Session{}, d.errorf("revoke session", err)
-	}
-	return s, nil
+	s, err := a.d.revokeSession(ctx, userSessions, refreshHash, now)
+	return s.user(), err
 }
 
 // escapeLike makes s match itself literally in a LIKE pattern with

@@ -171,16 +171,7 @@ func (t adminTx) SetAdminRole(ctx context.Context, id string, role admin.Role) e
 
 // RevokeAdminSessions implements admin.Tx.
 func (t adminTx) RevokeAdminSessions(ctx context.Context, adminID string, now time.Time) ([]string, error) {
-	rows, err := t.tx.tx.QueryContext(ctx,
-		`UPDATE admin_sessions SET revoked_at = $1 WHERE admin_id = $2 AND revoked_at IS NULL RETURNING id`,
-		t.d.timeArg(now), adminID)
-	if err != nil {
-		return nil, t.d.errorf("revoke admin sessions", err)
-	}
-	return collect(rows, func(r rowScanner) (string, error) {
-		var id string
-		return id, r.Scan(&id)
-	})
+	return t.d.revokeOwnerSessions(ctx, t.tx.tx, adminSessions, adminID, now)
 }
 
 // SetAdminStatus implements admin.Tx.
