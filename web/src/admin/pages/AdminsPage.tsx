@@ -10,7 +10,7 @@ import { useFormat, useI18n } from '../../i18n';
 import { ErrorState } from '../../ui/ErrorState';
 import { FormError } from '../../ui/FormError';
 import { PageHeader } from '../../ui/PageHeader';
-import { useAdminConfirm } from '../ui/useAdminConfirm';
+import { useConfirm } from '../../ui/useConfirm';
 import { adminApi, seg } from '../api';
 import { stepUpHeader } from '../hooks';
 import { useUrlList } from '../lib/list';
@@ -87,7 +87,7 @@ export default function AdminsPage() {
   const { t } = useI18n();
   const fmt = useFormat();
   const { admin: me, can } = useAdmin();
-  const confirm = useAdminConfirm();
+  const confirm = useConfirm('primary');
   const qc = useQueryClient();
   const [creating, setCreating] = useState(false);
   const [pending, setPending] = useState<Pending | null>(null);

@@ -10,7 +10,7 @@ import { useFormat, useI18n } from '../../i18n';
 import { ErrorState } from '../../ui/ErrorState';
 import { FormError } from '../../ui/FormError';
 import { PageHeader } from '../../ui/PageHeader';
-import { useAdminConfirm } from '../ui/useAdminConfirm';
+import { useConfirm } from '../../ui/useConfirm';
 import { adminApi, seg } from '../api';
 import { useUrlList } from '../lib/list';
 import { intProblem, rule, sha256Problem, urlProblem, versionProblem } from '../lib/validate';
@@ -119,7 +119,7 @@ export default function VersionsPage() {
   const { t } = useI18n();
   const fmt = useFormat();
   const { can } = useAdmin();
-  const confirm = useAdminConfirm();
+  const confirm = useConfirm('primary');
   const qc = useQueryClient();
   const [publishing, setPublishing] = useState(false);
   const list = useUrlList(['channel', 'yanked'] as const);
