@@ -1,25 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { json, mockFetch, type FetchCall } from '../test/helpers';
 import { api, noteSession, setSessionEndedHandler } from '../api/client';
 import { adminApi, adminClient } from './api';
 import { adminSessionEndTarget, safeAdminNext } from './app/sessionTarget';
 
-function json(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
-}
-
-let calls: { url: string; init: RequestInit }[];
+let calls: FetchCall[];
 let ended: { reason: string; had: boolean }[];
 let userEnded: number;
-
-function mockFetch(h: (url: string, init: RequestInit) => Response | Promise<Response>) {
-  vi.stubGlobal(
-    'fetch',
-    vi.fn((url: string, init: RequestInit) => {
-      calls.push({ url, init });
-      return Promise.resolve(h(url, init));
-    }),
-  );
-}
 
 beforeEach(() => {
   calls = [];
@@ -36,7 +23,7 @@ afterEach(() => vi.unstubAllGlobals());
 describe('the admin client', () => {
   it('refreshes at /v1/admin/auth/refresh on a 401 from /v1/admin/* and retries once', async () => {
     let fresh = false;
-    mockFetch((url) => {
+    mockFetch(calls, (url) => {
       if (url === '/v1/admin/auth/refresh') {
         fresh = true;
         return json(200, { admin: {} });
@@ -54,7 +41,7 @@ describe('the admin client', () => {
     let fresh = false;
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
-    mockFetch(async (url) => {
+    mockFetch(calls, async (url) => {
       if (url === '/v1/admin/auth/refresh') {
         await gate;
         fresh = true;
@@ -75,7 +62,7 @@ describe('the admin client', () => {
 
   it('ends the admin session (not the user one) when the refresh is refused', async () => {
     let n = 0;
-    mockFetch((url) => {
+    mockFetch(calls, (url) => {
       if (url === '/v1/admin/auth/refresh') return json(401, { error: 'invalid_token', message: 'session ended' });
       return n++ === 0 ? json(200, { id: 'a1' }) : json(401, { error: 'invalid_token', message: 'disabled' });
     });
@@ -86,7 +73,7 @@ describe('the admin client', () => {
   });
 
   it('never refreshes for a wrong password at the admin sign-in', async () => {
-    mockFetch(() => json(401, { error: 'invalid_credentials', message: 'Wrong username or password' }));
+    mockFetch(calls, () => json(401, { error: 'invalid_credentials', message: 'Wrong username or password' }));
     await expect(adminApi.post('/v1/admin/auth/login', { username: 'a', password: 'b' })).rejects.toMatchObject({
       message: 'Wrong username or password',
     });
@@ -95,7 +82,7 @@ describe('the admin client', () => {
   });
 
   it('shows a wrong step-up password as it is, without a refresh', async () => {
-    mockFetch(() => json(401, { error: 'invalid_credentials', message: 'Wrong password' }));
+    mockFetch(calls, () => json(401, { error: 'invalid_credentials', message: 'Wrong password' }));
     adminClient.noteSession(true);
     await expect(adminApi.post('/v1/admin/auth/step-up', { password: 'x' })).rejects.toMatchObject({
       status: 401,
@@ -107,7 +94,7 @@ describe('the admin client', () => {
   });
 
   it('keeps the session when the refresh cannot reach the hub', async () => {
-    mockFetch((url) => {
+    mockFetch(calls, (url) => {
       if (url === '/v1/admin/auth/refresh') throw new TypeError('Failed to fetch');
       return json(401, { error: 'invalid_token', message: 'expired' });
     });
@@ -117,13 +104,13 @@ describe('the admin client', () => {
   });
 
   it('sends extra headers (the step-up token) with a post', async () => {
-    mockFetch(() => json(200, { mode: 'charging' }));
+    mockFetch(calls, () => json(200, { mode: 'charging' }));
     await adminApi.post('/v1/admin/billing/mode', { mode: 'charging' }, { 'X-Step-Up-Token': 'su_1' });
     expect((calls[0]!.init.headers as Record<string, string>)['X-Step-Up-Token']).toBe('su_1');
   });
 
   it('the two scopes do not cross: a 401 from /v1/user/* never calls the admin refresh', async () => {
-    mockFetch((url) => (url.endsWith('/refresh') ? json(401, { error: 'x', message: 'x' }) : json(401, { error: 'x', message: 'x' })));
+    mockFetch(calls, (url) => (url.endsWith('/refresh') ? json(401, { error: 'x', message: 'x' }) : json(401, { error: 'x', message: 'x' })));
     await expect(api.get('/v1/user/me')).rejects.toMatchObject({ status: 401 });
     await expect(adminApi.get('/v1/user/me')).rejects.toMatchObject({ status: 401 });
     expect(calls.map((c) => c.url)).toEqual(['/v1/user/me', '/v1/public/auth/refresh', '/v1/user/me']);

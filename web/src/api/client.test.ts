@@ -1,25 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { json, mockFetch, type FetchCall } from '../test/helpers';
 import { sessionEndTarget } from '../app/sessionTarget';
 import { ApiError, api, noteSession, refreshSession, setSessionEndedHandler, withQuery } from './client';
 
-type Handler = (url: string, init: RequestInit) => Response | Promise<Response>;
-
-function json(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
-}
-
-let calls: { url: string; init: RequestInit }[];
+let calls: FetchCall[];
 let ended: { reason: string; had: boolean }[];
-
-function mockFetch(h: Handler) {
-  vi.stubGlobal(
-    'fetch',
-    vi.fn((url: string, init: RequestInit) => {
-      calls.push({ url, init });
-      return Promise.resolve(h(url, init));
-    }),
-  );
-}
 
 beforeEach(() => {
   calls = [];
@@ -32,14 +17,14 @@ afterEach(() => vi.unstubAllGlobals());
 
 describe('errors', () => {
   it('turns {error, message} into an ApiError with the message in words', async () => {
-    mockFetch(() => json(402, { error: 'insufficient_balance', message: 'Your balance is too low.' }));
+    mockFetch(calls, () => json(402, { error: 'insufficient_balance', message: 'Your balance is too low.' }));
     const err = await api.post('/v1/user/hosts', { name: 'x' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(err).toMatchObject({ status: 402, code: 'insufficient_balance', message: 'Your balance is too low.' });
   });
 
   it('falls back to the status when the body is not JSON', async () => {
-    mockFetch(() => new Response('oops', { status: 502, statusText: 'Bad Gateway' }));
+    mockFetch(calls, () => new Response('oops', { status: 502, statusText: 'Bad Gateway' }));
     await expect(api.get('/v1/public/health')).rejects.toMatchObject({ status: 502, code: 'http_502', message: 'Bad Gateway' });
   });
 
@@ -49,7 +34,7 @@ describe('errors', () => {
   });
 
   it('sends JSON with the session cookies and no token header', async () => {
-    mockFetch(() => json(200, { ok: true }));
+    mockFetch(calls, () => json(200, { ok: true }));
     await api.put('/v1/user/me', { display_name: 'A' });
     const { init } = calls[0]!;
     expect(init.credentials).toBe('same-origin');
@@ -59,13 +44,13 @@ describe('errors', () => {
   });
 
   it('ends the session as suspended on 403 account_suspended from /v1/user', async () => {
-    mockFetch(() => json(403, { error: 'account_suspended', message: 'Account suspended' }));
+    mockFetch(calls, () => json(403, { error: 'account_suspended', message: 'Account suspended' }));
     await expect(api.get('/v1/user/me')).rejects.toMatchObject({ code: 'account_suspended' });
     expect(ended).toEqual([{ reason: 'suspended', had: false }]);
   });
 
   it('does not refresh on a 401 from a public route (wrong password)', async () => {
-    mockFetch(() => json(401, { error: 'invalid_credentials', message: 'Wrong email or password' }));
+    mockFetch(calls, () => json(401, { error: 'invalid_credentials', message: 'Wrong email or password' }));
     await expect(api.post('/v1/public/auth/login', {})).rejects.toMatchObject({ message: 'Wrong email or password' });
     expect(calls).toHaveLength(1);
     expect(ended).toEqual([]);
@@ -75,7 +60,7 @@ describe('errors', () => {
 describe('silent refresh', () => {
   it('refreshes once and retries the request', async () => {
     let fresh = false;
-    mockFetch((url) => {
+    mockFetch(calls, (url) => {
       if (url === '/v1/public/auth/refresh') {
         fresh = true;
         return json(200, { user: {} });
@@ -92,7 +77,7 @@ describe('silent refresh', () => {
     let fresh = false;
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
-    mockFetch(async (url) => {
+    mockFetch(calls, async (url) => {
       if (url === '/v1/public/auth/refresh') {
         await gate;
         fresh = true;
@@ -110,7 +95,7 @@ describe('silent refresh', () => {
 
   it('ends the session when the refresh fails, after a session was seen', async () => {
     let n = 0;
-    mockFetch((url) => {
+    mockFetch(calls, (url) => {
       if (url === '/v1/public/auth/refresh') return json(401, { error: 'invalid_token', message: 'gone' });
       return n++ === 0 ? json(200, { id: 'u1' }) : json(401, { error: 'invalid_token', message: 'revoked' });
     });
@@ -120,7 +105,7 @@ describe('silent refresh', () => {
   });
 
   it('tells the handler a visitor never had a session', async () => {
-    mockFetch((url) =>
+    mockFetch(calls, (url) =>
       url === '/v1/public/auth/refresh'
         ? json(401, { error: 'unauthorized', message: 'no' })
         : json(401, { error: 'unauthorized', message: 'no' }),
@@ -130,7 +115,7 @@ describe('silent refresh', () => {
   });
 
   it('ends the session as suspended when the refresh says account_suspended', async () => {
-    mockFetch((url) =>
+    mockFetch(calls, (url) =>
       url === '/v1/public/auth/refresh'
         ? json(403, { error: 'account_suspended', message: 'suspended' })
         : json(401, { error: 'invalid_token', message: 'revoked' }),
@@ -149,7 +134,7 @@ describe('silent refresh', () => {
     setSessionEndedHandler((reason, had) => targets.push(sessionEndTarget(reason, had, { pathname: '/hosts', search: '' })));
 
     // After a session was seen on the page…
-    mockFetch(suspended);
+    mockFetch(calls, suspended);
     noteSession(true);
     await expect(api.get('/v1/user/billing/balance')).rejects.toMatchObject({ status: 401 });
     // …and on a fresh page load that has not seen one yet (still suspended, not "sign in").
@@ -167,7 +152,7 @@ describe('silent refresh', () => {
 
   it('keeps the session when the refresh cannot reach the hub or the hub fails', async () => {
     let n = 0;
-    mockFetch((url) => {
+    mockFetch(calls, (url) => {
       if (url === '/v1/public/auth/refresh') {
         if (n++ === 0) throw new TypeError('Failed to fetch');
         return json(503, { error: 'unavailable', message: 'try later' });
@@ -181,7 +166,7 @@ describe('silent refresh', () => {
   });
 
   it('retries only once: a second 401 ends the session', async () => {
-    mockFetch((url) => (url === '/v1/public/auth/refresh' ? json(200, {}) : json(401, { error: 'invalid_token', message: 'x' })));
+    mockFetch(calls, (url) => (url === '/v1/public/auth/refresh' ? json(200, {}) : json(401, { error: 'invalid_token', message: 'x' })));
     await expect(api.get('/v1/user/me')).rejects.toMatchObject({ status: 401 });
     expect(calls.map((c) => c.url)).toEqual(['/v1/user/me', '/v1/public/auth/refresh', '/v1/user/me']);
     expect(ended).toHaveLength(1);

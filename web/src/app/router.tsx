@@ -4,7 +4,7 @@ import { AppLayout } from './AppLayout';
 import { SignInPage } from '../pages/SignInPage';
 import { SignUpPage } from '../pages/SignUpPage';
 import { SessionEndedPage } from '../pages/SessionEndedPage';
-import { NotFoundPage } from '../pages/NotFoundPage';
+import { NotFoundPage } from '../ui/NotFoundPage';
 
 // Every page behind sign-in is its own lazy chunk, so the first page loads
 // only what it shows (the bundle budget counts the entry chunk and its
@@ -30,7 +30,7 @@ export const router = createBrowserRouter([
       { path: 'api-keys', element: <ApiKeysPage /> },
       { path: 'billing', element: <BillingPage /> },
       { path: 'profile', element: <ProfilePage /> },
-      { path: '*', element: <NotFoundPage /> },
+      { path: '*', element: <NotFoundPage home="/hosts" backKey="notFound.back" /> },
     ],
   },
 ]);

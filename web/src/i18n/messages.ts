@@ -12,9 +12,11 @@ const files = import.meta.glob<Messages>(['./*.json', '../features/*/i18n/*.json
   import: 'default',
 });
 
-/** Message files by language, each with its path, for the completeness test. */
-export function messageFiles(): Record<Lang, { path: string; messages: Messages }[]> {
-  const out: Record<Lang, { path: string; messages: Messages }[]> = { en: [], 'zh-CN': [] };
+export type MessageFiles = Record<Lang, { path: string; messages: Messages }[]>;
+
+/** Groups glob-imported message files (`…/<lang>.json`) by language, each with its path. */
+export function groupMessageFiles(files: Record<string, Messages>): MessageFiles {
+  const out: MessageFiles = { en: [], 'zh-CN': [] };
   for (const [path, messages] of Object.entries(files)) {
     const lang = /([^/]+)\.json$/.exec(path)?.[1];
     if (lang === 'en' || lang === 'zh-CN') out[lang].push({ path, messages });
@@ -22,11 +24,18 @@ export function messageFiles(): Record<Lang, { path: string; messages: Messages 
   return out;
 }
 
-function merge(lang: Lang): Messages {
-  return Object.assign({}, ...messageFiles()[lang].map((f) => f.messages)) as Messages;
+/** Merges each language's files into one catalog. */
+export function mergeCatalogs(byLang: MessageFiles): Record<Lang, Messages> {
+  const merge = (lang: Lang) => Object.assign({}, ...byLang[lang].map((f) => f.messages)) as Messages;
+  return { en: merge('en'), 'zh-CN': merge('zh-CN') };
 }
 
-export const catalogs: Record<Lang, Messages> = { en: merge('en'), 'zh-CN': merge('zh-CN') };
+/** Message files by language, each with its path, for the completeness test. */
+export function messageFiles(): MessageFiles {
+  return groupMessageFiles(files);
+}
+
+export const catalogs: Record<Lang, Messages> = mergeCatalogs(messageFiles());
 
 /** Replaces `{name}` placeholders with vars' values. */
 export function interpolate(s: string, vars?: Record<string, string | number>): string {

@@ -1,5 +1,6 @@
 // Maps between an antd Table's paging/sorting, the URL's search params and
 // the hub's `limit`/`offset`/`sort` query parameters.
+import type { SorterResult } from 'antd/es/table/interface';
 import type { HostSort, HostStatus } from '../api/types';
 
 export interface PageParams {
@@ -64,6 +65,11 @@ export function sortOrderFor(sort: HostSort, field: string): 'ascend' | 'descend
   if (sort === field) return 'ascend';
   if (sort === '-' + field) return 'descend';
   return null;
+}
+
+/** The first sorter of antd's Table onChange. */
+export function firstSorter<T>(sorter: SorterResult<T> | SorterResult<T>[]): SorterResult<T> | undefined {
+  return Array.isArray(sorter) ? sorter[0] : sorter;
 }
 
 function intParam(v: string | null, def: number, min: number, max: number): number {

@@ -1,29 +1,28 @@
 import { PlusOutlined } from '@ant-design/icons';
-import { Alert, Badge, Button, Empty, Flex, Input, Select, Table, Tag, Typography } from 'antd';
+import { Badge, Button, Select, Tag } from 'antd';
 import type { ColumnsType, TablePaginationConfig } from 'antd/es/table';
 import type { SorterResult } from 'antd/es/table/interface';
-import { useCallback, useEffect, useState, type HTMLAttributes } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import type { HostListItem } from '../api/types';
 import { useHosts } from '../hooks/hosts';
 import { useFormat, useI18n } from '../i18n';
 import {
+  firstSorter,
   HOST_STATUSES,
-  PAGE_SIZES,
   hostParamsFromSearch,
   hostParamsToSearch,
   pageToParams,
-  paramsToPage,
   sortOrderFor,
   sorterToSort,
   DEFAULT_HOST_SORT,
   type HostListParams,
   type HostStatus,
 } from '../lib/paging';
-import { ErrorState } from '../ui/ErrorState';
 import { PageHeader } from '../ui/PageHeader';
-import { isSkeletonRow, rowKeyOf, withSkeleton } from '../ui/tableSkeleton';
-import { errorMessage } from '../api/client';
+import { ListSearch, ListTable, ListToolbar } from '../ui/ListTable';
+
+
 import { CreateHostDialog } from './CreateHostDialog';
 
 const STATUS_COLOR: Record<string, string> = {
@@ -123,16 +122,12 @@ export default function HostsPage() {
     },
   ];
 
-  const items = hosts.data?.items ?? undefined;
-  const table = withSkeleton(columns, hosts.data ? (items ?? []) : undefined, hosts.isPending);
-  const total = hosts.data?.total ?? items?.length ?? 0;
-
   const onChange = (
     pg: TablePaginationConfig,
     _f: unknown,
     sorter: SorterResult<HostListItem> | SorterResult<HostListItem>[],
   ) => {
-    const s = Array.isArray(sorter) ? sorter[0] : sorter;
+    const s = firstSorter(sorter);
     const sort = sorterToSort(s?.columnKey ?? s?.field, s?.order) ?? DEFAULT_HOST_SORT;
     const sortChanged = sort !== params.sort;
     const paging = pageToParams(sortChanged ? 1 : (pg.current ?? 1), pg.pageSize ?? params.limit);
@@ -149,19 +144,17 @@ export default function HostsPage() {
           </Button>
         }
       />
-      <Flex gap={8} wrap="wrap" style={{ marginBottom: 16 }}>
-        <Input.Search
-          data-testid="hosts-search"
-          aria-label={t('hosts.search')}
-          placeholder={t('hosts.search')}
-          allowClear
+      <ListToolbar>
+        <ListSearch
+          testid="hosts-search"
+          label={t('hosts.search')}
           value={q}
-          onChange={(e) => setQ(e.target.value)}
+          onChange={setQ}
           onSearch={(v) => {
             setQ(v);
             update({ q: v.trim() || undefined, offset: 0 });
           }}
-          style={{ width: 280, maxWidth: '100%' }}
+          width={280}
         />
         <Select<HostStatus | ''>
           data-testid="hosts-status-filter"
@@ -174,70 +167,29 @@ export default function HostsPage() {
             ...HOST_STATUSES.map((s) => ({ value: s, label: t(`hosts.status.${s}`) })),
           ]}
         />
-      </Flex>
-      {hosts.isError && !hosts.data ? (
-        <ErrorState error={hosts.error} onRetry={() => void hosts.refetch()} />
-      ) : (
-        <>
-          {hosts.isError && (
-            <Alert type="warning" showIcon style={{ marginBottom: 12 }} message={errorMessage(hosts.error)} />
-          )}
-          <div data-testid="hosts-table">
-            <Table
-              rowKey={rowKeyOf}
-              columns={table.columns}
-              dataSource={table.dataSource}
-              scroll={{ x: 'max-content' }}
-              onChange={onChange}
-              onRow={(r) =>
-                (isSkeletonRow(r)
-                  ? {}
-                  : {
-                      'data-testid': 'host-row',
-                      'data-host-id': r.id,
-                      'data-online': String(r.online),
-                    }) as HTMLAttributes<HTMLElement>
-              }
-              pagination={{
-                current: paramsToPage(params),
-                pageSize: params.limit,
-                total,
-                showSizeChanger: true,
-                pageSizeOptions: PAGE_SIZES.map(String),
-                showTotal: (n) => t('common.total', { total: fmt.number(n) }),
-                hideOnSinglePage: false,
-              }}
-              locale={{
-                emptyText: (
-                  <Empty
-                    image={Empty.PRESENTED_IMAGE_SIMPLE}
-                    description={
-                      <Typography.Text type="secondary">
-                        {filtered ? t('hosts.emptyFiltered') : t('hosts.empty')}
-                      </Typography.Text>
-                    }
-                  >
-                    {filtered ? (
-                      <Button
-                        onClick={() => {
-                          setQ('');
-                          update({ q: undefined, status: undefined, offset: 0 });
-                        }}
-                      >
-                        {t('hosts.clearFilters')}
-                      </Button>
-                    ) : (
-                      <Button type="primary" icon={<PlusOutlined />} onClick={() => setCreating(true)}>
-                        {t('hosts.create')}
-                      </Button>
-                    )}
-                  </Empty>
-                ),
-              }}
-            />
-          </div>
-        </>
-      )}
+      </ListToolbar>
+      <ListTable<HostListItem>
+        query={hosts}
+        testid="hosts-table"
+        columns={columns}
+        onChange={onChange}
+        rowAttrs={(r) => ({ 'data-testid': 'host-row', 'data-host-id': r.id, 'data-online': String(r.online) })}
+        page={params}
+        totalKey="common.total"
+        filtered={filtered}
+        emptyText={t('hosts.empty')}
+        emptyFilteredText={t('hosts.emptyFiltered')}
+        clearText={t('hosts.clearFilters')}
+        onClear={() => {
+          setQ('');
+          update({ q: undefined, status: undefined, offset: 0 });
+        }}
+        emptyAction={
+          <Button type="primary" icon={<PlusOutlined />} onClick={() => setCreating(true)}>
+            {t('hosts.create')}
+          </Button>
+        }
+      />
       <CreateHostDialog open={creating} onClose={() => setCreating(false)} />
     </>
   );

@@ -1,56 +1,23 @@
-import { QueryClientProvider } from '@tanstack/react-query';
-import { App as AntApp } from 'antd';
 import { act } from 'react';
-import { createRoot } from 'react-dom/client';
-import { createMemoryRouter, RouterProvider } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createQueryClient } from '../app/queryClient';
-import { I18nProvider } from '../i18n';
+import { mountRoutes, typeInto } from '../test/helpers';
 import { SignInPage } from './SignInPage';
-
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
 afterEach(() => vi.unstubAllGlobals());
 
 function mount() {
-  const router = createMemoryRouter(
+  return mountRoutes(
     [
       { path: '/signin', element: <SignInPage /> },
       { path: '/hosts', element: <div data-testid="hosts-page" /> },
     ],
-    { initialEntries: ['/signin?next=/hosts'] },
+    '/signin?next=/hosts',
   );
-  const el = document.createElement('div');
-  document.body.appendChild(el);
-  act(() =>
-    createRoot(el).render(
-      <QueryClientProvider client={createQueryClient()}>
-        <I18nProvider>
-          <AntApp>
-            <RouterProvider router={router} />
-          </AntApp>
-        </I18nProvider>
-      </QueryClientProvider>,
-    ),
-  );
-  return { el, router };
-}
-
-function type(input: HTMLInputElement, value: string) {
-  // React tracks the value property; set it through the prototype so the change is seen.
-  // eslint-disable-next-line @typescript-eslint/unbound-method -- called with the input as `this` below
-  const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')?.set as
-    | ((this: HTMLInputElement, v: string) => void)
-    | undefined;
-  act(() => {
-    setter?.call(input, value);
-    input.dispatchEvent(new Event('input', { bubbles: true }));
-  });
 }
 
 async function submit(el: HTMLElement) {
-  type(el.querySelector<HTMLInputElement>('[data-testid=signin-email]')!, 'a@example.com');
-  type(el.querySelector<HTMLInputElement>('[data-testid=signin-password]')!, 'secret password');
+  typeInto(el.querySelector<HTMLInputElement>('[data-testid=signin-email]')!, 'a@example.com');
+  typeInto(el.querySelector<HTMLInputElement>('[data-testid=signin-password]')!, 'secret password');
   await act(async () => {
     el.querySelector<HTMLButtonElement>('[data-testid=signin-submit]')!.click();
     await new Promise((r) => setTimeout(r, 50));

@@ -3,7 +3,11 @@ import { createBrowserRouter, Navigate } from 'react-router';
 import { AdminLayout } from './AdminLayout';
 import { AdminSignInPage } from '../pages/SignInPage';
 import { AdminSessionEndedPage } from '../pages/SessionEndedPage';
-import { AdminNotFoundPage } from '../pages/NotFoundPage';
+import { NotFoundPage } from '../../ui/NotFoundPage';
+
+function AdminNotFoundPage() {
+  return <NotFoundPage home="/admin" backKey="admin.notFound.back" />;
+}
 
 // Every page behind sign-in is its own lazy chunk. The users and hosts pages
 // are FE-FLEET's (src/admin/features/{users,hosts}), lazy-loaded here.

@@ -5,7 +5,7 @@
 // feature files (admin pages reuse the metrics chart and the terminal), merged
 // at build time.
 // messages.test.ts fails on a key missing in either language or defined twice.
-import type { Lang, Messages } from '../../i18n';
+import { groupMessageFiles, mergeCatalogs, type Lang, type MessageFiles, type Messages } from '../../i18n/messages';
 
 const files = import.meta.glob<Messages>([
   './*.json',
@@ -18,17 +18,8 @@ const files = import.meta.glob<Messages>([
 });
 
 /** Message files by language, each with its path, for the completeness test. */
-export function adminMessageFiles(): Record<Lang, { path: string; messages: Messages }[]> {
-  const out: Record<Lang, { path: string; messages: Messages }[]> = { en: [], 'zh-CN': [] };
-  for (const [path, messages] of Object.entries(files)) {
-    const lang = /([^/]+)\.json$/.exec(path)?.[1];
-    if (lang === 'en' || lang === 'zh-CN') out[lang].push({ path, messages });
-  }
-  return out;
+export function adminMessageFiles(): MessageFiles {
+  return groupMessageFiles(files);
 }
 
-function merge(lang: Lang): Messages {
-  return Object.assign({}, ...adminMessageFiles()[lang].map((f) => f.messages)) as Messages;
-}
-
-export const adminCatalogs: Record<Lang, Messages> = { en: merge('en'), 'zh-CN': merge('zh-CN') };
+export const adminCatalogs: Record<Lang, Messages> = mergeCatalogs(adminMessageFiles());

@@ -3,14 +3,12 @@
 // password again (step-up). The hub refuses to disable or demote the last
 // enabled owner (409 last_owner); its message is shown.
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Button, Flex, Form, Input, Modal, Result, Select, Space, Table, Tag, Typography } from 'antd';
+import { Button, Flex, Form, Input, Result, Select, Space, Tag, Typography } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import { useState } from 'react';
 import { useFormat, useI18n } from '../../i18n';
-import { ErrorState } from '../../ui/ErrorState';
-import { FormError } from '../../ui/FormError';
 import { PageHeader } from '../../ui/PageHeader';
-import { useAdminConfirm } from '../ui/useAdminConfirm';
+import { useConfirm } from '../../ui/useConfirm';
 import { adminApi, seg } from '../api';
 import { stepUpHeader } from '../hooks';
 import { useUrlList } from '../lib/list';
@@ -18,6 +16,8 @@ import { passwordProblem, rule, usernameProblem } from '../lib/validate';
 import { aqk } from '../queryKeys';
 import { useAdmin } from '../session';
 import { ROLES, type AdminInfo, type AdminPage, type Role } from '../types';
+import { QueryTable } from '../ui/QueryTable';
+import { FormModal } from '../ui/FormModal';
 import { rowProps } from '../ui/rows';
 import { StepUpDialog } from '../ui/StepUpDialog';
 
@@ -56,30 +56,28 @@ function CreateDialog({
     else create.mutate(body);
   };
   return (
-    <Modal
+    <FormModal<CreateForm>
       open={open}
       title={t('admin.admins.createTitle')}
       onCancel={onClose}
       okText={t('common.create')}
-      cancelText={t('common.cancel')}
-      confirmLoading={create.isPending}
-      okButtonProps={{ 'data-testid': 'admin-create-submit' }}
-      onOk={() => form.submit()}
-      destroyOnHidden
+      okTestId="admin-create-submit"
+      pending={create.isPending}
+      error={create.error}
+      form={form}
+      initialValues={{ role: 'viewer' }}
+      onFinish={submit}
     >
-      <FormError error={create.error} />
-      <Form<CreateForm> form={form} layout="vertical" requiredMark={false} preserve={false} initialValues={{ role: 'viewer' }} onFinish={submit}>
-        <Form.Item name="username" label={t('admin.signin.username')} rules={[rule(usernameProblem, t)]}>
-          <Input data-testid="admin-new-username" autoComplete="off" />
-        </Form.Item>
-        <Form.Item name="password" label={t('auth.password')} rules={[rule(passwordProblem, t)]} extra={t('auth.passwordHint')}>
-          <Input.Password data-testid="admin-new-password" autoComplete="new-password" />
-        </Form.Item>
-        <Form.Item name="role" label={t('admin.admins.role')} extra={t('admin.admins.roleHint')}>
-          <Select data-testid="admin-new-role" options={ROLES.map((r) => ({ value: r, label: t(`admin.role.${r}`) }))} />
-        </Form.Item>
-      </Form>
-    </Modal>
+      <Form.Item name="username" label={t('admin.signin.username')} rules={[rule(usernameProblem, t)]}>
+        <Input data-testid="admin-new-username" autoComplete="off" />
+      </Form.Item>
+      <Form.Item name="password" label={t('auth.password')} rules={[rule(passwordProblem, t)]} extra={t('auth.passwordHint')}>
+        <Input.Password data-testid="admin-new-password" autoComplete="new-password" />
+      </Form.Item>
+      <Form.Item name="role" label={t('admin.admins.role')} extra={t('admin.admins.roleHint')}>
+        <Select data-testid="admin-new-role" options={ROLES.map((r) => ({ value: r, label: t(`admin.role.${r}`) }))} />
+      </Form.Item>
+    </FormModal>
   );
 }
 
@@ -87,7 +85,7 @@ export default function AdminsPage() {
   const { t } = useI18n();
   const fmt = useFormat();
   const { admin: me, can } = useAdmin();
-  const confirm = useAdminConfirm();
+  const confirm = useConfirm('primary');
   const qc = useQueryClient();
   const [creating, setCreating] = useState(false);
   const [pending, setPending] = useState<Pending | null>(null);
@@ -248,21 +246,13 @@ export default function AdminsPage() {
           options={(['active', 'disabled'] as const).map((s) => ({ value: s, label: t(`admin.admins.status.${s}`) }))}
         />
       </Flex>
-      {q.isError && !q.data ? (
-        <ErrorState error={q.error} onRetry={() => void q.refetch()} />
-      ) : (
-        <Table<AdminInfo>
-          data-testid="admins-table"
-          size="middle"
-          rowKey="id"
-          loading={!q.data}
-          dataSource={q.data?.items ?? []}
-          columns={columns}
-          scroll={{ x: 'max-content' }}
-          onRow={(r) => ({ ...rowProps('admins', r.id), 'data-username': r.username } as ReturnType<typeof rowProps>)}
-          pagination={list.pagination(q.data?.total)}
-        />
-      )}
+      <QueryTable<AdminInfo>
+        query={q}
+        testid="admins-table"
+        columns={columns}
+        onRow={(r) => ({ ...rowProps('admins', r.id), 'data-username': r.username } as ReturnType<typeof rowProps>)}
+        pagination={list.pagination(q.data?.total)}
+      />
       <CreateDialog
         open={creating}
         onClose={() => setCreating(false)}

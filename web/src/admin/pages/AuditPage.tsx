@@ -1,11 +1,10 @@
 // The audit log, newest first, paged by the hub: filter by admin, action,
 // target type and time; each row links to its target.
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { Button, Flex, Input, Select, Table, Tag, Tooltip, Typography } from 'antd';
+import { Button, Flex, Input, Select, Tag, Tooltip, Typography } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import { Link } from 'react-router';
 import { useFormat, useI18n } from '../../i18n';
-import { ErrorState } from '../../ui/ErrorState';
 import { PageHeader } from '../../ui/PageHeader';
 import { adminApi } from '../api';
 import { AUDIT_ACTIONS, localToRFC3339, rfc3339ToLocal, targetLink, TARGET_TYPES } from '../lib/audit';
@@ -16,6 +15,7 @@ import type { AdminPage, AuditEntry, AuditPage as AuditList } from '../types';
 
 /** An id short enough for a table cell (the whole id is in the title). */
 const shortId = (id: string) => (id.length > 13 ? id.slice(0, 8) + '…' : id);
+import { QueryTable } from '../ui/QueryTable';
 import { rowProps } from '../ui/rows';
 
 export default function AuditPage() {
@@ -149,21 +149,13 @@ export default function AuditPage() {
           </Button>
         ) : null}
       </Flex>
-      {q.isError && !q.data ? (
-        <ErrorState error={q.error} onRetry={() => void q.refetch()} />
-      ) : (
-        <Table<AuditEntry>
-          data-testid="audit-table"
-          size="middle"
-          rowKey="id"
-          loading={!q.data}
-          dataSource={q.data?.items ?? []}
-          columns={columns}
-          scroll={{ x: 'max-content' }}
-          onRow={(r) => ({ ...rowProps('audit', r.id), 'data-action': r.action } as ReturnType<typeof rowProps>)}
-          pagination={list.pagination(q.data?.total)}
-        />
-      )}
+      <QueryTable<AuditEntry>
+        query={q}
+        testid="audit-table"
+        columns={columns}
+        onRow={(r) => ({ ...rowProps('audit', r.id), 'data-action': r.action } as ReturnType<typeof rowProps>)}
+        pagination={list.pagination(q.data?.total)}
+      />
     </>
   );
 }

@@ -17,19 +17,15 @@ const DashboardCharts = lazy(() => import('../charts/DashboardCharts'));
 
 const POINTS: Record<SeriesBucket, number> = { hour: 24, day: 30 };
 
-function Figure({
-  testid,
-  to,
-  title,
-  value,
-  extra,
-}: {
+interface FigureProps {
   testid: string;
   to: string;
   title: string;
   value: ReactNode;
   extra?: ReactNode;
-}) {
+}
+
+function Figure({ testid, to, title, value, extra }: FigureProps) {
   return (
     <Link to={to} data-testid={testid} style={{ display: 'block', height: '100%' }}>
       <Card hoverable size="small" style={{ height: '100%' }}>
@@ -66,93 +62,73 @@ export default function DashboardPage() {
   const fig = (n: number | undefined) => (s ? fmt.number(n ?? 0) : '…');
   const byStatus = s?.hosts_by_status ?? {};
 
+  const note = (text: string) => (
+    <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+      {text}
+    </Typography.Text>
+  );
+  // The live figures, in their order on the page; each links to the list behind it.
+  const figures: FigureProps[] = [
+    {
+      testid: 'dash-online-hosts',
+      to: '/admin/hosts?online=true',
+      title: t('admin.dash.onlineHosts'),
+      value: (
+        <span data-value={s?.online_hosts ?? ''}>
+          {fig(s?.online_hosts)}
+          <Typography.Text type="secondary" style={{ fontSize: 14 }}>
+            {' '}
+            / {fig(s?.total_hosts)}
+          </Typography.Text>
+        </span>
+      ),
+    },
+    {
+      testid: 'dash-today-revenue',
+      to: '/admin/recharges?status=paid',
+      title: t('admin.dash.todayRevenue'),
+      value: <span data-value={s?.today_revenue_cny ?? ''}>{s ? fmt.cny(s.today_revenue_cny) : '…'}</span>,
+    },
+    {
+      testid: 'dash-today-calls',
+      to: '/admin/users',
+      title: t('admin.dash.todayCalls'),
+      value: <span data-value={s?.today_calls ?? ''}>{fig(s?.today_calls)}</span>,
+      extra: note(t('admin.dash.tokensCharged', { tokens: s ? fmt.tokens(s.today_tokens_charged) : '…' })),
+    },
+    {
+      testid: 'dash-pending-recharges',
+      to: '/admin/recharges?status=pending',
+      title: t('admin.dash.pendingRecharges'),
+      value: fig(s?.pending_recharges),
+    },
+    {
+      testid: 'dash-users',
+      to: '/admin/users',
+      title: t('admin.dash.users'),
+      value: fig(s?.users_total),
+      extra: note(t('admin.dash.usersSuspended', { n: fig(s?.users_suspended) })),
+    },
+    {
+      testid: 'dash-billing-mode',
+      to: '/admin/pricing',
+      title: t('admin.dash.billingMode'),
+      value: s ? t(`admin.billing.mode.${s.billing_mode}`) : '…',
+    },
+    { testid: 'dash-webhooks-pending', to: '/admin/hosts', title: t('admin.dash.webhooksPending'), value: fig(s?.webhooks_pending) },
+    { testid: 'dash-webhooks-dead', to: '/admin/hosts', title: t('admin.dash.webhooksDead'), value: fig(s?.webhooks_dead) },
+  ];
+
   return (
     <>
       <PageHeader title={t('admin.nav.dashboard')} />
       {summary.isError && !s ? <ErrorState error={summary.error} onRetry={() => void summary.refetch()} /> : null}
       <Row gutter={[12, 12]}>
-        <Col xs={12} md={8} xl={4}>
-          <Figure
-            testid="dash-online-hosts"
-            to="/admin/hosts?online=true"
-            title={t('admin.dash.onlineHosts')}
-            value={
-              <span data-value={s?.online_hosts ?? ''}>
-                {fig(s?.online_hosts)}
-                <Typography.Text type="secondary" style={{ fontSize: 14 }}>
-                  {' '}
-                  / {fig(s?.total_hosts)}
-                </Typography.Text>
-              </span>
-            }
-          />
-        </Col>
-        <Col xs={12} md={8} xl={4}>
-          <Figure
-            testid="dash-today-revenue"
-            to="/admin/recharges?status=paid"
-            title={t('admin.dash.todayRevenue')}
-            value={<span data-value={s?.today_revenue_cny ?? ''}>{s ? fmt.cny(s.today_revenue_cny) : '…'}</span>}
-          />
-        </Col>
-        <Col xs={12} md={8} xl={4}>
-          <Figure
-            testid="dash-today-calls"
-            to="/admin/users"
-            title={t('admin.dash.todayCalls')}
-            value={<span data-value={s?.today_calls ?? ''}>{fig(s?.today_calls)}</span>}
-            extra={
-              <Typography.Text type="secondary" style={{ fontSize: 12 }}>
-                {t('admin.dash.tokensCharged', { tokens: s ? fmt.tokens(s.today_tokens_charged) : '…' })}
-              </Typography.Text>
-            }
-          />
-        </Col>
-        <Col xs={12} md={8} xl={4}>
-          <Figure
-            testid="dash-pending-recharges"
-            to="/admin/recharges?status=pending"
-            title={t('admin.dash.pendingRecharges')}
-            value={fig(s?.pending_recharges)}
-          />
-        </Col>
-        <Col xs={12} md={8} xl={4}>
-          <Figure
-            testid="dash-users"
-            to="/admin/users"
-            title={t('admin.dash.users')}
-            value={fig(s?.users_total)}
-            extra={
-              <Typography.Text type="secondary" style={{ fontSize: 12 }}>
-                {t('admin.dash.usersSuspended', { n: fig(s?.users_suspended) })}
-              </Typography.Text>
-            }
-          />
-        </Col>
-        <Col xs={12} md={8} xl={4}>
-          <Figure
-            testid="dash-billing-mode"
-            to="/admin/pricing"
-            title={t('admin.dash.billingMode')}
-            value={s ? t(`admin.billing.mode.${s.billing_mode}`) : '…'}
-          />
-        </Col>
-        <Col xs={12} md={8} xl={4}>
-          <Figure
-            testid="dash-webhooks-pending"
-            to="/admin/hosts"
-            title={t('admin.dash.webhooksPending')}
-            value={fig(s?.webhooks_pending)}
-          />
-        </Col>
-        <Col xs={12} md={8} xl={4}>
-          <Figure
-            testid="dash-webhooks-dead"
-            to="/admin/hosts"
-            title={t('admin.dash.webhooksDead')}
-            value={fig(s?.webhooks_dead)}
-          />
-        </Col>
+        {figures.map((f) => (
+          <Col key={f.testid} xs={12} md={8} xl={4}>
+            <Figure {...f} />
+          </Col>
+        ))}
         <Col xs={24} xl={16}>
           <Card size="small" title={t('admin.dash.hostsByStatus')} style={{ height: '100%' }}>
             {Object.keys(byStatus).length === 0 ? (

@@ -1,12 +1,11 @@
 // Pricing rules (edit a price — effective at once —, add a rule, show the
 // expired ones) and the billing mode, switched through the step-up prompt.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Button, Card, Descriptions, Flex, Form, Grid, Input, Modal, Switch, Table, Tag, Typography } from 'antd';
+import { Button, Card, Descriptions, Flex, Form, Grid, Input, Switch, Tag, Typography } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import { useState } from 'react';
 import { useFormat, useI18n } from '../../i18n';
 import { ErrorState } from '../../ui/ErrorState';
-import { FormError } from '../../ui/FormError';
 import { PageHeader } from '../../ui/PageHeader';
 import { adminApi, seg } from '../api';
 import { stepUpHeader } from '../hooks';
@@ -14,6 +13,8 @@ import { codeProblem, priceProblem, rule } from '../lib/validate';
 import { aqk } from '../queryKeys';
 import { useAdmin } from '../session';
 import type { BillingMode, BillingModeName, PricingRule, PricingRules } from '../types';
+import { QueryTable } from '../ui/QueryTable';
+import { FormModal } from '../ui/FormModal';
 import { rowProps } from '../ui/rows';
 import { StepUpDialog } from '../ui/StepUpDialog';
 
@@ -42,48 +43,39 @@ function RuleDialog({ rule: editing, adding, onClose }: { rule: PricingRule | nu
   });
   const open = adding || editing !== null;
   return (
-    <Modal
+    <FormModal<RuleForm>
       open={open}
       title={editing ? t('admin.pricing.editTitle', { code: editing.code }) : t('admin.pricing.addTitle')}
       onCancel={onClose}
       okText={t('common.save')}
-      cancelText={t('common.cancel')}
-      confirmLoading={save.isPending}
-      okButtonProps={{ 'data-testid': 'pricing-save' }}
-      onOk={() => form.submit()}
-      destroyOnHidden
+      okTestId="pricing-save"
+      pending={save.isPending}
+      error={save.error}
+      form={form}
+      initialValues={
+        editing
+          ? { token_amount: String(editing.token_amount), description: editing.description ?? '' }
+          : { token_amount: '', description: '', code: '' }
+      }
+      onFinish={(v) => save.mutate(v)}
     >
-      <FormError error={save.error} />
-      <Form<RuleForm>
-        form={form}
-        layout="vertical"
-        requiredMark={false}
-        preserve={false}
-        initialValues={
-          editing
-            ? { token_amount: String(editing.token_amount), description: editing.description ?? '' }
-            : { token_amount: '', description: '', code: '' }
-        }
-        onFinish={(v) => save.mutate(v)}
+      {!editing && (
+        <Form.Item name="code" label={t('admin.pricing.code')} rules={[rule(codeProblem, t)]} extra={t('admin.pricing.codeHint')}>
+          <Input data-testid="pricing-code" autoComplete="off" />
+        </Form.Item>
+      )}
+      <Form.Item
+        name="token_amount"
+        label={t('admin.pricing.price')}
+        rules={[rule(priceProblem, t)]}
+        extra={editing ? t('admin.pricing.effectiveAtOnce') : undefined}
       >
-        {!editing && (
-          <Form.Item name="code" label={t('admin.pricing.code')} rules={[rule(codeProblem, t)]} extra={t('admin.pricing.codeHint')}>
-            <Input data-testid="pricing-code" autoComplete="off" />
-          </Form.Item>
-        )}
-        <Form.Item
-          name="token_amount"
-          label={t('admin.pricing.price')}
-          rules={[rule(priceProblem, t)]}
-          extra={editing ? t('admin.pricing.effectiveAtOnce') : undefined}
-        >
-          <Input data-testid="pricing-token-amount" inputMode="decimal" autoComplete="off" />
-        </Form.Item>
-        <Form.Item name="description" label={t('admin.pricing.description')}>
-          <Input data-testid="pricing-description" maxLength={200} autoComplete="off" />
-        </Form.Item>
-      </Form>
-    </Modal>
+        <Input data-testid="pricing-token-amount" inputMode="decimal" autoComplete="off" />
+      </Form.Item>
+      <Form.Item name="description" label={t('admin.pricing.description')}>
+        <Input data-testid="pricing-description" maxLength={200} autoComplete="off" />
+      </Form.Item>
+    </FormModal>
   );
 }
 
@@ -234,21 +226,14 @@ export default function PricingPage() {
         <Switch data-testid="pricing-show-expired" checked={expired} onChange={setExpired} id="pricing-expired" />
         <label htmlFor="pricing-expired">{t('admin.pricing.showExpired')}</label>
       </Flex>
-      {q.isError && !q.data ? (
-        <ErrorState error={q.error} onRetry={() => void q.refetch()} />
-      ) : (
-        <Table<PricingRule>
-          data-testid="pricing-table"
-          size="middle"
-          rowKey="id"
-          loading={!q.data}
-          dataSource={q.data?.items ?? []}
-          columns={columns}
-          scroll={phone ? undefined : { x: 'max-content' }}
-          pagination={false}
-          onRow={(r) => ({ ...rowProps('pricing', r.id), 'data-code': r.code } as ReturnType<typeof rowProps>)}
-        />
-      )}
+      <QueryTable<PricingRule>
+        query={q}
+        testid="pricing-table"
+        columns={columns}
+        scroll={phone ? undefined : { x: 'max-content' }}
+        onRow={(r) => ({ ...rowProps('pricing', r.id), 'data-code': r.code } as ReturnType<typeof rowProps>)}
+        pagination={false}
+      />
       <RuleDialog
         rule={editing}
         adding={adding}

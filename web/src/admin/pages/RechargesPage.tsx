@@ -2,16 +2,16 @@
 // hub; a paid order can be refunded (with a reason, confirmed) by the roles
 // that may move money.
 import { useMutation, useQuery, useQueryClient, keepPreviousData } from '@tanstack/react-query';
-import { App, Button, Flex, Input, Select, Table, Tag } from 'antd';
+import { App, Button, Flex, Input, Select, Tag } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import { Link } from 'react-router';
 import { useFormat, useI18n } from '../../i18n';
-import { ErrorState } from '../../ui/ErrorState';
 import { PageHeader } from '../../ui/PageHeader';
 import { adminApi, seg } from '../api';
 import { useUrlList } from '../lib/list';
 import { aqk } from '../queryKeys';
 import { useAdmin } from '../session';
+import { QueryTable } from '../ui/QueryTable';
 import { rowProps } from '../ui/rows';
 import type { Recharge, RechargePage, RechargeStatus, Refunded } from '../types';
 
@@ -130,21 +130,14 @@ export default function RechargesPage() {
           onSearch={(v) => list.setFilter('user_id', v.trim())}
         />
       </Flex>
-      {q.isError && !q.data ? (
-        <ErrorState error={q.error} onRetry={() => void q.refetch()} />
-      ) : (
-        <Table<Recharge>
-          data-testid="recharges-table"
-          size="middle"
-          rowKey="id"
-          loading={q.isFetching && !q.data}
-          dataSource={q.data?.items ?? []}
-          columns={columns}
-          scroll={{ x: 'max-content' }}
-          onRow={(r) => rowProps('recharges', r.id)}
-          pagination={list.pagination(q.data?.total)}
-        />
-      )}
+      <QueryTable<Recharge>
+        query={q}
+        testid="recharges-table"
+        columns={columns}
+        loading={q.isFetching && !q.data}
+        onRow={(r) => rowProps('recharges', r.id)}
+        pagination={list.pagination(q.data?.total)}
+      />
     </>
   );
 }

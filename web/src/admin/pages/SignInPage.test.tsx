@@ -1,56 +1,25 @@
-import { QueryClientProvider } from '@tanstack/react-query';
-import { App as AntApp } from 'antd';
 import { act } from 'react';
-import { createRoot } from 'react-dom/client';
-import { createMemoryRouter, RouterProvider } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createQueryClient } from '../../app/queryClient';
-import { I18nProvider } from '../../i18n';
+import { mountRoutes, typeInto } from '../../test/helpers';
 import { adminCatalogs } from '../i18n/messages';
 import { AdminSignInPage } from './SignInPage';
-
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
 afterEach(() => vi.unstubAllGlobals());
 
 function mount() {
-  const router = createMemoryRouter(
+  return mountRoutes(
     [
       { path: '/admin/signin', element: <AdminSignInPage /> },
       { path: '/admin/audit', element: <div data-testid="audit-page" /> },
     ],
-    { initialEntries: ['/admin/signin?next=/admin/audit'] },
+    '/admin/signin?next=/admin/audit',
+    adminCatalogs,
   );
-  const el = document.createElement('div');
-  document.body.appendChild(el);
-  act(() =>
-    createRoot(el).render(
-      <QueryClientProvider client={createQueryClient()}>
-        <I18nProvider catalogs={adminCatalogs}>
-          <AntApp>
-            <RouterProvider router={router} />
-          </AntApp>
-        </I18nProvider>
-      </QueryClientProvider>,
-    ),
-  );
-  return { el, router };
-}
-
-function type(input: HTMLInputElement, value: string) {
-  // eslint-disable-next-line @typescript-eslint/unbound-method -- called with the input as `this` below
-  const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')?.set as
-    | ((this: HTMLInputElement, v: string) => void)
-    | undefined;
-  act(() => {
-    setter?.call(input, value);
-    input.dispatchEvent(new Event('input', { bubbles: true }));
-  });
 }
 
 async function submit(el: HTMLElement, username: string) {
-  type(el.querySelector<HTMLInputElement>('[data-testid=admin-signin-username]')!, username);
-  type(el.querySelector<HTMLInputElement>('[data-testid=admin-signin-password]')!, 'secret password');
+  typeInto(el.querySelector<HTMLInputElement>('[data-testid=admin-signin-username]')!, username);
+  typeInto(el.querySelector<HTMLInputElement>('[data-testid=admin-signin-password]')!, 'secret password');
   await act(async () => {
     el.querySelector<HTMLButtonElement>('[data-testid=admin-signin-submit]')!.click();
     await new Promise((r) => setTimeout(r, 50));

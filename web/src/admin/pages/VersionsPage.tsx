@@ -2,21 +2,21 @@
 // each; publish (URL, SHA-256, size, changelog, minimum protocol) and yank
 // (confirmed) for the roles that manage versions.
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Button, Flex, Form, Input, Modal, Select, Switch, Table, Tag, Typography } from 'antd';
+import { Button, Flex, Form, Input, Select, Switch, Tag, Typography } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { useFormat, useI18n } from '../../i18n';
-import { ErrorState } from '../../ui/ErrorState';
-import { FormError } from '../../ui/FormError';
 import { PageHeader } from '../../ui/PageHeader';
-import { useAdminConfirm } from '../ui/useAdminConfirm';
+import { useConfirm } from '../../ui/useConfirm';
 import { adminApi, seg } from '../api';
 import { useUrlList } from '../lib/list';
 import { intProblem, rule, sha256Problem, urlProblem, versionProblem } from '../lib/validate';
 import { aqk } from '../queryKeys';
 import { useAdmin } from '../session';
 import type { PublishVersion, Version, VersionChannel, VersionPage } from '../types';
+import { QueryTable } from '../ui/QueryTable';
+import { FormModal } from '../ui/FormModal';
 import { rowProps } from '../ui/rows';
 
 const CHANNELS: readonly NonNullable<VersionChannel>[] = ['stable', 'beta', 'canary'];
@@ -55,63 +55,54 @@ function PublishDialog({ open, onClose }: { open: boolean; onClose: () => void }
     },
   });
   return (
-    <Modal
+    <FormModal<PublishForm>
       open={open}
       title={t('admin.versions.publishTitle')}
       onCancel={onClose}
       okText={t('admin.versions.publish')}
-      cancelText={t('common.cancel')}
-      confirmLoading={publish.isPending}
-      okButtonProps={{ 'data-testid': 'version-publish-submit' }}
-      onOk={() => form.submit()}
-      destroyOnHidden
+      okTestId="version-publish-submit"
+      pending={publish.isPending}
+      error={publish.error}
+      form={form}
+      initialValues={{ channel: 'stable', min_supported_protocol: '1' }}
+      onFinish={(v) => publish.mutate(v)}
     >
-      <FormError error={publish.error} />
-      <Form<PublishForm>
-        form={form}
-        layout="vertical"
-        requiredMark={false}
-        preserve={false}
-        initialValues={{ channel: 'stable', min_supported_protocol: '1' }}
-        onFinish={(v) => publish.mutate(v)}
-      >
-        <Flex gap={12} wrap="wrap">
-          <Form.Item name="version" label={t('admin.versions.version')} rules={[rule(versionProblem, t)]} style={{ flex: '1 1 160px' }}>
-            <Input data-testid="version-version" placeholder="1.4.0" autoComplete="off" />
-          </Form.Item>
-          <Form.Item name="channel" label={t('admin.versions.channel')} style={{ flex: '1 1 140px' }}>
-            <Select data-testid="version-channel" options={CHANNELS.map((c) => ({ value: c, label: t(`admin.versions.channel.${c}`) }))} />
-          </Form.Item>
-        </Flex>
-        <Form.Item name="exe_url" label={t('admin.versions.url')} rules={[rule(urlProblem, t)]}>
-          <Input data-testid="version-url" placeholder="https://" autoComplete="off" />
+      <Flex gap={12} wrap="wrap">
+        <Form.Item name="version" label={t('admin.versions.version')} rules={[rule(versionProblem, t)]} style={{ flex: '1 1 160px' }}>
+          <Input data-testid="version-version" placeholder="1.4.0" autoComplete="off" />
         </Form.Item>
-        <Form.Item name="exe_sha256" label={t('admin.versions.sha256')} rules={[rule(sha256Problem, t)]}>
-          <Input data-testid="version-sha256" autoComplete="off" style={{ fontFamily: 'monospace' }} />
+        <Form.Item name="channel" label={t('admin.versions.channel')} style={{ flex: '1 1 140px' }}>
+          <Select data-testid="version-channel" options={CHANNELS.map((c) => ({ value: c, label: t(`admin.versions.channel.${c}`) }))} />
         </Form.Item>
-        <Flex gap={12} wrap="wrap">
-          <Form.Item
-            name="exe_size_bytes"
-            label={t('admin.versions.size')}
-            rules={[rule((v) => intProblem(v, 1), t)]}
-            style={{ flex: '1 1 160px' }}
-          >
-            <Input data-testid="version-size" inputMode="numeric" autoComplete="off" />
-          </Form.Item>
-          <Form.Item
-            name="min_supported_protocol"
-            label={t('admin.versions.minProtocol')}
-            rules={[rule((v) => intProblem(v, 1), t)]}
-            style={{ flex: '1 1 140px' }}
-          >
-            <Input data-testid="version-min-protocol" inputMode="numeric" autoComplete="off" />
-          </Form.Item>
-        </Flex>
-        <Form.Item name="changelog" label={t('admin.versions.changelog')}>
-          <Input.TextArea data-testid="version-changelog" autoSize={{ minRows: 3 }} maxLength={4000} />
+      </Flex>
+      <Form.Item name="exe_url" label={t('admin.versions.url')} rules={[rule(urlProblem, t)]}>
+        <Input data-testid="version-url" placeholder="https://" autoComplete="off" />
+      </Form.Item>
+      <Form.Item name="exe_sha256" label={t('admin.versions.sha256')} rules={[rule(sha256Problem, t)]}>
+        <Input data-testid="version-sha256" autoComplete="off" style={{ fontFamily: 'monospace' }} />
+      </Form.Item>
+      <Flex gap={12} wrap="wrap">
+        <Form.Item
+          name="exe_size_bytes"
+          label={t('admin.versions.size')}
+          rules={[rule((v) => intProblem(v, 1), t)]}
+          style={{ flex: '1 1 160px' }}
+        >
+          <Input data-testid="version-size" inputMode="numeric" autoComplete="off" />
         </Form.Item>
-      </Form>
-    </Modal>
+        <Form.Item
+          name="min_supported_protocol"
+          label={t('admin.versions.minProtocol')}
+          rules={[rule((v) => intProblem(v, 1), t)]}
+          style={{ flex: '1 1 140px' }}
+        >
+          <Input data-testid="version-min-protocol" inputMode="numeric" autoComplete="off" />
+        </Form.Item>
+      </Flex>
+      <Form.Item name="changelog" label={t('admin.versions.changelog')}>
+        <Input.TextArea data-testid="version-changelog" autoSize={{ minRows: 3 }} maxLength={4000} />
+      </Form.Item>
+    </FormModal>
   );
 }
 
@@ -119,7 +110,7 @@ export default function VersionsPage() {
   const { t } = useI18n();
   const fmt = useFormat();
   const { can } = useAdmin();
-  const confirm = useAdminConfirm();
+  const confirm = useConfirm('primary');
   const qc = useQueryClient();
   const [publishing, setPublishing] = useState(false);
   const list = useUrlList(['channel', 'yanked'] as const);
@@ -234,21 +225,13 @@ export default function VersionsPage() {
           <label htmlFor="versions-yanked">{t('admin.versions.showYanked')}</label>
         </Flex>
       </Flex>
-      {q.isError && !q.data ? (
-        <ErrorState error={q.error} onRetry={() => void q.refetch()} />
-      ) : (
-        <Table<Version>
-          data-testid="versions-table"
-          size="middle"
-          rowKey="id"
-          loading={!q.data}
-          dataSource={q.data?.items ?? []}
-          columns={columns}
-          scroll={{ x: 'max-content' }}
-          onRow={(r) => rowProps('versions', r.version)}
-          pagination={list.pagination(q.data?.total)}
-        />
-      )}
+      <QueryTable<Version>
+        query={q}
+        testid="versions-table"
+        columns={columns}
+        onRow={(r) => rowProps('versions', r.version)}
+        pagination={list.pagination(q.data?.total)}
+      />
       <PublishDialog open={publishing} onClose={() => setPublishing(false)} />
     </>
   );

@@ -1,17 +1,16 @@
 // /admin/hosts: the whole fleet, searched and filtered on the hub (q over the
 // owner's email, host name, host id and public IP), sorted and paged there;
 // the list's state lives in the URL and the rows follow the agents (5 s).
-import { Alert, Badge, Button, Empty, Flex, Input, Select, Table, Tag, Typography } from 'antd';
+import { Badge, Input, Select, Tag } from 'antd';
 import type { ColumnsType, TablePaginationConfig } from 'antd/es/table';
 import type { SorterResult } from 'antd/es/table/interface';
-import { useState, type HTMLAttributes } from 'react';
+import { useState } from 'react';
 import { Link } from 'react-router';
-import { errorMessage, seg } from '../../api';
+import { seg } from '../../api';
 import { useFormat, useI18n } from '../../../i18n';
-import { HOST_STATUSES, PAGE_SIZES, pageToParams, paramsToPage } from '../../../lib/paging';
-import { ErrorState } from '../../../ui/ErrorState';
+import { firstSorter, HOST_STATUSES, pageToParams } from '../../../lib/paging';
 import { PageHeader } from '../../../ui/PageHeader';
-import { isSkeletonRow, rowKeyOf, withSkeleton } from '../../../ui/tableSkeleton';
+import { ListSearch, ListTable, ListToolbar } from '../../../ui/ListTable';
 import { useAdminHosts } from './hooks';
 import { sortOrderFor, sorterToSort } from './listQuery';
 import { HOSTS_SPEC, OS_FAMILIES } from './spec';
@@ -92,9 +91,6 @@ export default function HostsPage() {
     },
   ];
 
-  const items = hosts.data?.items ?? undefined;
-  const table = withSkeleton(columns, hosts.data ? (items ?? []) : undefined, hosts.isPending);
-  const total = hosts.data?.total ?? items?.length ?? 0;
   const filtered = Boolean(state.q || Object.keys(f).length);
 
   const onChange = (
@@ -102,7 +98,7 @@ export default function HostsPage() {
     _f: unknown,
     sorter: SorterResult<AdminHostItem> | SorterResult<AdminHostItem>[],
   ) => {
-    const s = Array.isArray(sorter) ? sorter[0] : sorter;
+    const s = firstSorter(sorter);
     const sort = sorterToSort(HOSTS_SPEC, s?.columnKey ?? s?.field, s?.order);
     const paging = pageToParams(sort !== state.sort ? 1 : (pg.current ?? 1), pg.pageSize ?? state.limit);
     update({ ...paging, sort });
@@ -113,17 +109,8 @@ export default function HostsPage() {
   return (
     <>
       <PageHeader title={t('adminHosts.title')} />
-      <Flex gap={8} wrap="wrap" style={{ marginBottom: 16 }}>
-        <Input.Search
-          data-testid="hosts-search"
-          aria-label={t('adminHosts.search')}
-          placeholder={t('adminHosts.search')}
-          allowClear
-          value={text}
-          onChange={(e) => setText(e.target.value)}
-          onSearch={searchNow}
-          style={{ width: 340, maxWidth: '100%' }}
-        />
+      <ListToolbar>
+        <ListSearch testid="hosts-search" label={t('adminHosts.search')} value={text} onChange={setText} onSearch={searchNow} width={340} />
         <Select<string>
           data-testid="hosts-status-filter"
           aria-label={t('adminHosts.filter.status')}
@@ -171,63 +158,27 @@ export default function HostsPage() {
           onSearch={(v) => update({ filters: { agent_version: v.trim() || undefined } })}
           style={{ width: 170 }}
         />
-      </Flex>
-      {hosts.isError && !hosts.data ? (
-        <ErrorState error={hosts.error} onRetry={() => void hosts.refetch()} />
-      ) : (
-        <>
-          {hosts.isError && (
-            <Alert type="warning" showIcon style={{ marginBottom: 12 }} message={errorMessage(hosts.error)} />
-          )}
-          <div data-testid="hosts-table" data-total={total} data-fetching={String(hosts.isFetching)}>
-            <Table
-              rowKey={rowKeyOf}
-              size="middle"
-              columns={table.columns}
-              dataSource={table.dataSource}
-              scroll={{ x: 'max-content' }}
-              onChange={onChange}
-              onRow={(r) =>
-                (isSkeletonRow(r)
-                  ? {}
-                  : { 'data-testid': 'hosts-row', 'data-id': r.id, 'data-online': String(r.online) }) as HTMLAttributes<HTMLElement>
-              }
-              pagination={{
-                current: paramsToPage(state),
-                pageSize: state.limit,
-                total,
-                showSizeChanger: true,
-                pageSizeOptions: PAGE_SIZES.map(String),
-                showTotal: (n) => t('adminHosts.total', { total: fmt.number(n) }),
-              }}
-              locale={{
-                emptyText: (
-                  <Empty
-                    image={Empty.PRESENTED_IMAGE_SIMPLE}
-                    description={
-                      <Typography.Text type="secondary">
-                        {filtered ? t('adminHosts.emptyFiltered') : t('adminHosts.empty')}
-                      </Typography.Text>
-                    }
-                  >
-                    {filtered ? (
-                      <Button
-                        onClick={() => {
-                          setText('');
-                          setVersion('');
-                          update({ q: undefined, filters: { status: undefined, online: undefined, os: undefined, agent_version: undefined } });
-                        }}
-                      >
-                        {t('adminHosts.clearFilters')}
-                      </Button>
-                    ) : null}
-                  </Empty>
-                ),
-              }}
-            />
-          </div>
-        </>
-      )}
+      </ListToolbar>
+      <ListTable<AdminHostItem>
+        query={hosts}
+        testid="hosts-table"
+        stateAttrs
+        size="middle"
+        columns={columns}
+        onChange={onChange}
+        rowAttrs={(r) => ({ 'data-testid': 'hosts-row', 'data-id': r.id, 'data-online': String(r.online) })}
+        page={state}
+        totalKey="adminHosts.total"
+        filtered={filtered}
+        emptyText={t('adminHosts.empty')}
+        emptyFilteredText={t('adminHosts.emptyFiltered')}
+        clearText={t('adminHosts.clearFilters')}
+        onClear={() => {
+          setText('');
+          setVersion('');
+          update({ q: undefined, filters: { status: undefined, online: undefined, os: undefined, agent_version: undefined } });
+        }}
+      />
     </>
   );
 }

@@ -4,7 +4,7 @@
 // required reason for finance and owner (the others do not see the controls).
 import { ArrowLeftOutlined, DollarOutlined, PauseCircleOutlined, PlayCircleOutlined } from '@ant-design/icons';
 import { App, Badge, Button, Card, Descriptions, Empty, Flex, Form, Input, InputNumber, Modal, Skeleton, Table, Tag, Typography } from 'antd';
-import type { ColumnsType } from 'antd/es/table';
+import type { ColumnsType, TablePaginationConfig } from 'antd/es/table';
 import { useState, type HTMLAttributes } from 'react';
 import { Link, useParams } from 'react-router';
 import { ApiError, seg } from '../../api';
@@ -186,6 +186,40 @@ function pagination(p: PageParams, total: number, set: (page: number, size: numb
   };
 }
 
+/** A card holding one of the user's sub-tables: its error state, or the table inside a testid'd wrapper. */
+function TableSection<T extends { id: string }>(props: {
+  title: string;
+  testid: string;
+  query: { isError: boolean; isPending: boolean; error: unknown; data?: { items?: T[] | null }; refetch: () => unknown };
+  columns: ColumnsType<T>;
+  onRow?: (r: T) => HTMLAttributes<HTMLElement>;
+  pagination: TablePaginationConfig | false;
+  empty: string;
+}) {
+  const { query: q } = props;
+  return (
+    <Card title={props.title}>
+      {q.isError && !q.data ? (
+        <ErrorState error={q.error} onRetry={() => void q.refetch()} />
+      ) : (
+        <div data-testid={props.testid}>
+          <Table<T>
+            rowKey="id"
+            size="small"
+            loading={q.isPending}
+            columns={props.columns}
+            dataSource={q.data?.items ?? []}
+            scroll={{ x: 'max-content' }}
+            onRow={props.onRow}
+            pagination={props.pagination}
+            locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={props.empty} /> }}
+          />
+        </div>
+      )}
+    </Card>
+  );
+}
+
 const KIND_COLOR: Record<string, string> = { charge: 'default', recharge: 'green', refund: 'orange', adjust: 'blue' };
 
 function LedgerCard({ id }: { id: string }) {
@@ -216,24 +250,14 @@ function LedgerCard({ id }: { id: string }) {
     },
   ];
   return (
-    <Card title={t('adminUsers.ledger.title')}>
-      {q.isError && !q.data ? (
-        <ErrorState error={q.error} onRetry={() => void q.refetch()} />
-      ) : (
-        <div data-testid="user-ledger-table">
-          <Table<BillingEvent>
-            rowKey="id"
-            size="small"
-            loading={q.isPending}
-            columns={columns}
-            dataSource={q.data?.items ?? []}
-            scroll={{ x: 'max-content' }}
-            pagination={pagination(p, q.data?.total ?? 0, setP)}
-            locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('adminUsers.ledger.empty')} /> }}
-          />
-        </div>
-      )}
-    </Card>
+    <TableSection<BillingEvent>
+      title={t('adminUsers.ledger.title')}
+      testid="user-ledger-table"
+      query={q}
+      columns={columns}
+      pagination={pagination(p, q.data?.total ?? 0, setP)}
+      empty={t('adminUsers.ledger.empty')}
+    />
   );
 }
 
@@ -257,24 +281,14 @@ function RechargesCard({ id }: { id: string }) {
     },
   ];
   return (
-    <Card title={t('adminUsers.recharge.title')}>
-      {q.isError && !q.data ? (
-        <ErrorState error={q.error} onRetry={() => void q.refetch()} />
-      ) : (
-        <div data-testid="user-recharges-table">
-          <Table<Recharge>
-            rowKey="id"
-            size="small"
-            loading={q.isPending}
-            columns={columns}
-            dataSource={q.data?.items ?? []}
-            scroll={{ x: 'max-content' }}
-            pagination={pagination(p, q.data?.total ?? 0, setP)}
-            locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('adminUsers.recharge.empty')} /> }}
-          />
-        </div>
-      )}
-    </Card>
+    <TableSection<Recharge>
+      title={t('adminUsers.recharge.title')}
+      testid="user-recharges-table"
+      query={q}
+      columns={columns}
+      pagination={pagination(p, q.data?.total ?? 0, setP)}
+      empty={t('adminUsers.recharge.empty')}
+    />
   );
 }
 
@@ -310,25 +324,15 @@ function HostsCard({ id }: { id: string }) {
     },
   ];
   return (
-    <Card title={t('adminUsers.hosts.title')}>
-      {q.isError && !q.data ? (
-        <ErrorState error={q.error} onRetry={() => void q.refetch()} />
-      ) : (
-        <div data-testid="user-hosts-table">
-          <Table<AdminHostItem>
-            rowKey="id"
-            size="small"
-            loading={q.isPending}
-            columns={columns}
-            dataSource={q.data?.items ?? []}
-            scroll={{ x: 'max-content' }}
-            onRow={(r) => ({ 'data-testid': 'user-host-row', 'data-id': r.id }) as HTMLAttributes<HTMLElement>}
-            pagination={pagination(p, q.data?.total ?? 0, setP)}
-            locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('adminUsers.hosts.empty')} /> }}
-          />
-        </div>
-      )}
-    </Card>
+    <TableSection<AdminHostItem>
+      title={t('adminUsers.hosts.title')}
+      testid="user-hosts-table"
+      query={q}
+      columns={columns}
+      onRow={(r) => ({ 'data-testid': 'user-host-row', 'data-id': r.id }) as HTMLAttributes<HTMLElement>}
+      pagination={pagination(p, q.data?.total ?? 0, setP)}
+      empty={t('adminUsers.hosts.empty')}
+    />
   );
 }
 
@@ -353,24 +357,14 @@ function ApiKeysCard({ id }: { id: string }) {
     },
   ];
   return (
-    <Card title={t('adminUsers.keys.title')}>
-      {q.isError && !q.data ? (
-        <ErrorState error={q.error} onRetry={() => void q.refetch()} />
-      ) : (
-        <div data-testid="user-apikeys-table">
-          <Table<AdminApiKey>
-            rowKey="id"
-            size="small"
-            loading={q.isPending}
-            columns={columns}
-            dataSource={q.data?.items ?? []}
-            scroll={{ x: 'max-content' }}
-            pagination={false}
-            locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('adminUsers.keys.empty')} /> }}
-          />
-        </div>
-      )}
-    </Card>
+    <TableSection<AdminApiKey>
+      title={t('adminUsers.keys.title')}
+      testid="user-apikeys-table"
+      query={q}
+      columns={columns}
+      pagination={false}
+      empty={t('adminUsers.keys.empty')}
+    />
   );
 }
 

@@ -1,18 +1,16 @@
 // /admin/users: every customer account, searched on the hub (q over email
 // and display name), filtered by status, sorted and paged there; the list's
 // state lives in the URL.
-import { Alert, Button, Empty, Flex, Input, Select, Table, Typography } from 'antd';
+import { Select } from 'antd';
 import type { ColumnsType, TablePaginationConfig } from 'antd/es/table';
 import type { SorterResult } from 'antd/es/table/interface';
-import type { HTMLAttributes } from 'react';
 import { Link } from 'react-router';
-import { errorMessage, seg } from '../../api';
+import { seg } from '../../api';
 import type { User } from '../../types';
 import { useFormat, useI18n } from '../../../i18n';
-import { PAGE_SIZES, pageToParams, paramsToPage } from '../../../lib/paging';
-import { ErrorState } from '../../../ui/ErrorState';
+import { firstSorter, pageToParams } from '../../../lib/paging';
 import { PageHeader } from '../../../ui/PageHeader';
-import { isSkeletonRow, rowKeyOf, withSkeleton } from '../../../ui/tableSkeleton';
+import { ListSearch, ListTable, ListToolbar } from '../../../ui/ListTable';
 import { sortOrderFor, sorterToSort } from '../hosts/listQuery';
 import { useListState } from '../hosts/useListState';
 import { useAdminUsers } from './hooks';
@@ -58,13 +56,10 @@ export default function UsersPage() {
     },
   ];
 
-  const items = users.data?.items ?? undefined;
-  const table = withSkeleton(columns, users.data ? (items ?? []) : undefined, users.isPending);
-  const total = users.data?.total ?? items?.length ?? 0;
   const filtered = Boolean(state.q || state.filters.status);
 
   const onChange = (pg: TablePaginationConfig, _f: unknown, sorter: SorterResult<User> | SorterResult<User>[]) => {
-    const s = Array.isArray(sorter) ? sorter[0] : sorter;
+    const s = firstSorter(sorter);
     const sort = sorterToSort(USERS_SPEC, s?.columnKey ?? s?.field, s?.order);
     const paging = pageToParams(sort !== state.sort ? 1 : (pg.current ?? 1), pg.pageSize ?? state.limit);
     update({ ...paging, sort });
@@ -73,17 +68,8 @@ export default function UsersPage() {
   return (
     <>
       <PageHeader title={t('adminUsers.title')} />
-      <Flex gap={8} wrap="wrap" style={{ marginBottom: 16 }}>
-        <Input.Search
-          data-testid="users-search"
-          aria-label={t('adminUsers.search')}
-          placeholder={t('adminUsers.search')}
-          allowClear
-          value={text}
-          onChange={(e) => setText(e.target.value)}
-          onSearch={searchNow}
-          style={{ width: 320, maxWidth: '100%' }}
-        />
+      <ListToolbar>
+        <ListSearch testid="users-search" label={t('adminUsers.search')} value={text} onChange={setText} onSearch={searchNow} width={320} />
         <Select<string>
           data-testid="users-status-filter"
           aria-label={t('adminUsers.filter.status')}
@@ -95,62 +81,26 @@ export default function UsersPage() {
             ...USER_STATUSES.map((s) => ({ value: s, label: t(`adminUsers.status.${s}`) })),
           ]}
         />
-      </Flex>
-      {users.isError && !users.data ? (
-        <ErrorState error={users.error} onRetry={() => void users.refetch()} />
-      ) : (
-        <>
-          {users.isError && (
-            <Alert type="warning" showIcon style={{ marginBottom: 12 }} message={errorMessage(users.error)} />
-          )}
-          <div data-testid="users-table" data-total={total} data-fetching={String(users.isFetching)}>
-            <Table
-              rowKey={rowKeyOf}
-              size="middle"
-              columns={table.columns}
-              dataSource={table.dataSource}
-              scroll={{ x: 'max-content' }}
-              onChange={onChange}
-              onRow={(r) =>
-                (isSkeletonRow(r)
-                  ? {}
-                  : { 'data-testid': 'users-row', 'data-id': r.id, 'data-status': r.status }) as HTMLAttributes<HTMLElement>
-              }
-              pagination={{
-                current: paramsToPage(state),
-                pageSize: state.limit,
-                total,
-                showSizeChanger: true,
-                pageSizeOptions: PAGE_SIZES.map(String),
-                showTotal: (n) => t('adminUsers.total', { total: fmt.number(n) }),
-              }}
-              locale={{
-                emptyText: (
-                  <Empty
-                    image={Empty.PRESENTED_IMAGE_SIMPLE}
-                    description={
-                      <Typography.Text type="secondary">
-                        {filtered ? t('adminUsers.emptyFiltered') : t('adminUsers.empty')}
-                      </Typography.Text>
-                    }
-                  >
-                    {filtered ? (
-                      <Button
-                        onClick={() => {
-                          setText('');
-                          update({ q: undefined, filters: { status: undefined } });
-                        }}
-                      >
-                        {t('adminUsers.clearFilters')}
-                      </Button>
-                    ) : null}
-                  </Empty>
-                ),
-              }}
-            />
-          </div>
-        </>
-      )}
+      </ListToolbar>
+      <ListTable<User>
+        query={users}
+        testid="users-table"
+        stateAttrs
+        size="middle"
+        columns={columns}
+        onChange={onChange}
+        rowAttrs={(r) => ({ 'data-testid': 'users-row', 'data-id': r.id, 'data-status': r.status })}
+        page={state}
+        totalKey="adminUsers.total"
+        filtered={filtered}
+        emptyText={t('adminUsers.empty')}
+        emptyFilteredText={t('adminUsers.emptyFiltered')}
+        clearText={t('adminUsers.clearFilters')}
+        onClear={() => {
+          setText('');
+          update({ q: undefined, filters: { status: undefined } });
+        }}
+      />
     </>
   );
 }
