@@ -325,6 +325,8 @@ func adminFleetFlow(t *testing.T, scaled bool) {
 	b.WaitAttr(tid("user-balance"), "data-tokens", "250", 20*time.Second)
 	b.Poll(20*time.Second, "user's host listed", fmt.Sprintf(`!!document.querySelector('[data-testid="user-host-row"][data-id=%q]')`, hostID), "")
 	b.Poll(20*time.Second, "user's api key listed", `document.querySelector('[data-testid="user-apikeys-table"]')?.textContent.includes('deploy bot')`, "")
+	b.Click("user-ledger-check")
+	b.WaitAttr(tid("user-ledger-check-result"), "data-consistent", "true", 20*time.Second)
 	shotFits(b, "user")
 	b.Click("user-suspend")
 	b.ClickSel(confirmOK)

@@ -60,6 +60,7 @@ export interface AgentVersions {
   items: AgentVersionCount[] | null;
 }
 
+export type LedgerCheck = S['LedgerOutBody'];
 export type Recharge = S['Recharge'];
 export type RechargeStatus = Recharge['status'];
 export type RechargePage = Page<Recharge>;

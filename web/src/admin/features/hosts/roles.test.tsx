@@ -59,6 +59,8 @@ function route(url: string): Response {
       return json(hostAnswer);
     case `/v1/admin/users/${USER_ID}`:
       return json(userAnswer);
+    case `/v1/admin/users/${USER_ID}/ledger-check`:
+      return json({ user_id: USER_ID, balance: 12.5, events_sum: 10, consistent: false });
     case `/v1/admin/users/${USER_ID}/api-keys`:
       return json({ items: [{ id: 'k', name: 'deploy bot', prefix: 'ak_12', created_at: '2026-11-26T04:40:38Z', last_used_at: null }] });
     default:
@@ -167,5 +169,24 @@ describe('user page by role', () => {
     expect(USER_WRITES.filter((w) => seen.has(w))).toEqual(want);
     expect(seen.has('user-resume')).toBe(false);
     await until(() => document.body.textContent?.includes('deploy bot') ?? false);
+  });
+});
+
+describe('user page ledger check', () => {
+  it('is asked for on a click, by any role, and says when the balance does not match', async () => {
+    await render(`/admin/users/${USER_ID}`, 'viewer');
+    await until(() => document.querySelector('[data-testid="user-ledger-check"]') !== null);
+    const asked = () =>
+      (fetch as unknown as { mock: { calls: [string][] } }).mock.calls.filter(([u]) => u.includes('/ledger-check')).length;
+    expect(asked()).toBe(0);
+    act(() => {
+      (document.querySelector('[data-testid="user-ledger-check"]') as HTMLButtonElement).click();
+    });
+    await until(() => document.querySelector('[data-testid="user-ledger-check-result"]') !== null);
+    expect(asked()).toBe(1);
+    const res = document.querySelector('[data-testid="user-ledger-check-result"]');
+    expect(res?.getAttribute('data-consistent')).toBe('false');
+    expect(res?.textContent).toContain('12.5');
+    expect(res?.textContent).toContain('10');
   });
 });

@@ -20,6 +20,7 @@ import { STATUS_COLOR, statusLabel } from '../hosts/status';
 import {
   useAdjustBalance,
   useAdminUser,
+  useLedgerCheck,
   useResumeUser,
   useSuspendUser,
   useUserApiKeys,
@@ -139,9 +140,12 @@ function UserLoaded({ id, u }: { id: string; u: AdminUserDetail }) {
               </span>
             </Descriptions.Item>
             <Descriptions.Item label={t('adminUsers.balance')}>
-              <Typography.Text strong data-testid="user-balance" data-tokens={u.balance ?? ''}>
-                {u.balance === undefined ? '—' : t('adminUsers.tokens', { tokens: fmt.tokens(u.balance) })}
-              </Typography.Text>
+              <Flex gap={8} align="center" wrap>
+                <Typography.Text strong data-testid="user-balance" data-tokens={u.balance ?? ''}>
+                  {u.balance === undefined ? '—' : t('adminUsers.tokens', { tokens: fmt.tokens(u.balance) })}
+                </Typography.Text>
+                <LedgerCheckButton id={id} />
+              </Flex>
             </Descriptions.Item>
             <Descriptions.Item label={t('adminUsers.col.displayName')}>{u.display_name || '—'}</Descriptions.Item>
             <Descriptions.Item label={t('adminUsers.userId')}>
@@ -221,6 +225,36 @@ function TableSection<T extends { id: string }>(props: {
 }
 
 const KIND_COLOR: Record<string, string> = { charge: 'default', recharge: 'green', refund: 'orange', adjust: 'blue' };
+
+// LedgerCheckButton asks the hub whether the balance equals the sum of the
+// user's billing events, and says so beside the balance.
+function LedgerCheckButton({ id }: { id: string }) {
+  const { t } = useI18n();
+  const fmt = useFormat();
+  const q = useLedgerCheck(id);
+  let result = null;
+  if (q.isError) {
+    result = <Tag color="default">{t('adminUsers.ledgerCheck.failed')}</Tag>;
+  } else if (q.data) {
+    result = q.data.consistent ? (
+      <Tag color="success" data-testid="user-ledger-check-result" data-consistent="true">
+        {t('adminUsers.ledgerCheck.ok')}
+      </Tag>
+    ) : (
+      <Tag color="error" data-testid="user-ledger-check-result" data-consistent="false">
+        {t('adminUsers.ledgerCheck.mismatch', { balance: fmt.tokens(q.data.balance), sum: fmt.tokens(q.data.events_sum) })}
+      </Tag>
+    );
+  }
+  return (
+    <>
+      <Button size="small" data-testid="user-ledger-check" loading={q.isFetching} onClick={() => void q.refetch()}>
+        {t('adminUsers.ledgerCheck.button')}
+      </Button>
+      {result}
+    </>
+  );
+}
 
 function LedgerCard({ id }: { id: string }) {
   const { t } = useI18n();

@@ -2,7 +2,7 @@
 // and the recharges and hosts lists filtered by user).
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { adminApi, seg } from '../../api';
-import type { AdminApiKey, AdminUserDetail, BillingEvent, Page, RechargePage, UserPage } from '../../types';
+import type { AdminApiKey, AdminUserDetail, BillingEvent, LedgerCheck, Page, RechargePage, UserPage } from '../../types';
 import type { PageParams } from '../../../lib/paging';
 import type { AdminHostsPage } from '../hosts/types';
 import { adminHostKeys } from '../hosts/hooks';
@@ -15,6 +15,7 @@ export const adminUserKeys = {
   ledger: (id: string, p: PageParams) => ['admin', 'users', 'detail', id, 'ledger', p] as const,
   recharges: (id: string, p: PageParams) => ['admin', 'users', 'detail', id, 'recharges', p] as const,
   apiKeys: (id: string) => ['admin', 'users', 'detail', id, 'api-keys'] as const,
+  ledgerCheck: (id: string) => ['admin', 'users', 'detail', id, 'ledger-check'] as const,
 };
 
 const base = (id: string) => `/v1/admin/users/${seg(id)}`;
@@ -40,6 +41,16 @@ export function useUserLedger(id: string, p: PageParams) {
     queryKey: adminUserKeys.ledger(id, p),
     queryFn: ({ signal }) => adminApi.get<Page<BillingEvent>>(`${base(id)}/billing-events`, { ...p }, signal),
     placeholderData: keepPreviousData,
+  });
+}
+
+/** The balance against the sum of the user's billing events, read when asked (refetch). */
+export function useLedgerCheck(id: string) {
+  return useQuery({
+    queryKey: adminUserKeys.ledgerCheck(id),
+    queryFn: ({ signal }) => adminApi.get<LedgerCheck>(`${base(id)}/ledger-check`, undefined, signal),
+    enabled: false,
+    gcTime: 0,
   });
 }
 
