@@ -155,11 +155,20 @@ func TestWatchDirReports(t *testing.T) {
 	waitFor(t, 5*time.Second, "watch_dir report", func() bool { return sink.has("watch_dir") })
 	// A file made before the watcher's first listing of the new
 	// directory is in that listing: make a new one until one is reported.
+	// Each file is written elsewhere and renamed in, so that no listing
+	// sees it half written (empty, then one byte: "modified").
 	var detail watchDetail
 	n := 0
+	staging := t.TempDir()
 	waitFor(t, 5*time.Second, "watch report of a new file", func() bool {
 		n++
-		_ = os.WriteFile(filepath.Join(dir, "new-"+strconv.Itoa(n)+".txt"), []byte("y"), 0o600)
+		name := "new-" + strconv.Itoa(n) + ".txt"
+		if err := os.WriteFile(filepath.Join(staging, name), []byte("y"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(filepath.Join(staging, name), filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
 		sink.mu.Lock()
 		defer sink.mu.Unlock()
 		for _, r := range sink.reports {
