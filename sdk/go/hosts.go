@@ -24,6 +24,8 @@ type Host struct {
 	CreatedAt        time.Time  `json:"created_at"`
 	// Online is whether the agent is connected now (lists and Get only).
 	Online bool `json:"online"`
+	// Tags are the host's labels, key → value ("" for a key alone).
+	Tags map[string]string `json:"tags"`
 }
 
 // Credentials install an agent; the secrets in them are shown only once.

@@ -32,12 +32,15 @@ import (
 
 // Webhook event types and headers.
 const (
-	WebhookEventA          = "host.l1_config_updated"
-	WebhookEventB          = "host.l1_config.updated"
-	HeaderWebhookEvent     = "X-Gateway-Event"
-	HeaderWebhookDelivery  = "X-Gateway-Delivery"
-	HeaderWebhookSignature = "X-Gateway-Signature"
-	HeaderWebhookTimestamp = "X-Gateway-Timestamp"
+	WebhookEventA = "host.l1_config_updated"
+	WebhookEventB = "host.l1_config.updated"
+	// WebhookEventJobFinished is sent to a job's notify_url when it ends,
+	// signed with the user's webhook secret (RotateWebhookSecret).
+	WebhookEventJobFinished = "job.finished"
+	HeaderWebhookEvent      = "X-Gateway-Event"
+	HeaderWebhookDelivery   = "X-Gateway-Delivery"
+	HeaderWebhookSignature  = "X-Gateway-Signature"
+	HeaderWebhookTimestamp  = "X-Gateway-Timestamp"
 	// DefaultWebhookTolerance is the hub's replay window.
 	DefaultWebhookTolerance = 300 * time.Second
 )
@@ -78,6 +81,19 @@ type WebhookEvent struct {
 	Timestamp    time.Time // the signed attempt time
 	// Body is the whole body as received (already verified).
 	Body json.RawMessage
+	// Data is the envelope's data, for the user-level events (job.finished:
+	// the job, see Job); nil for the host events.
+	Data json.RawMessage
+}
+
+// Job decodes the job of a job.finished event.
+func (e *WebhookEvent) Job() (Job, error) {
+	var j Job
+	if e.Event != WebhookEventJobFinished {
+		return j, fmt.Errorf("hostgate: a %s event carries no job", e.Event)
+	}
+	err := json.Unmarshal(e.Data, &j)
+	return j, err
 }
 
 // VerifyOption changes VerifyWebhook's checks.
@@ -177,6 +193,11 @@ func VerifyWebhook(header http.Header, body []byte, secret string, opts ...Verif
 	_ = json.Unmarshal(doc["event"], &gotEvent)
 	_ = json.Unmarshal(doc["delivery_id"], &did)
 	_ = json.Unmarshal(doc["host_id"], &hostID)
+	if format == "A" && header.Get(HeaderWebhookEvent) != WebhookEventA {
+		if _, ok := doc["type"]; ok {
+			return userEvent(header, doc, signed, body)
+		}
+	}
 	if gotEvent != event || header.Get(HeaderWebhookEvent) != event {
 		return nil, refuse("malformed", "event is not %s", event)
 	}
@@ -203,6 +224,23 @@ func VerifyWebhook(header http.Header, body []byte, secret string, opts ...Verif
 		NewSecretKey: cfgNew.SecretKey, BID: cfgNew.BID, URL: u,
 		Timestamp: signed, Body: append(json.RawMessage(nil), body...),
 	}, nil
+}
+
+// userEvent checks the envelope {id, type, created_at, data} of a
+// user-level event (job.finished), already verified with the user's
+// webhook secret: the headers must name its type and id.
+func userEvent(header http.Header, doc map[string]json.RawMessage, signed time.Time, body []byte) (*WebhookEvent, error) {
+	var typ, id string
+	_ = json.Unmarshal(doc["type"], &typ)
+	_ = json.Unmarshal(doc["id"], &id)
+	if typ == "" || header.Get(HeaderWebhookEvent) != typ {
+		return nil, refuse("malformed", "%s does not match the body's type", HeaderWebhookEvent)
+	}
+	if id == "" || header.Get(HeaderWebhookDelivery) != id {
+		return nil, refuse("malformed", "%s does not match the body's id", HeaderWebhookDelivery)
+	}
+	return &WebhookEvent{Format: "A", Event: typ, DeliveryID: id, Timestamp: signed,
+		Body: append(json.RawMessage(nil), body...), Data: append(json.RawMessage(nil), doc["data"]...)}, nil
 }
 
 func parseSignatureA(v string) (int64, []string, error) {
