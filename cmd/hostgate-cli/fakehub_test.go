@@ -42,6 +42,9 @@ type fakeHub struct {
 	// charge is the X-Hostgate-Charged and X-Hostgate-Balance of the
 	// answers of operations ("" for none).
 	charge [2]string
+	// routes answers the routes beyond the hosts' (jobs_test.go): true
+	// when it answered.
+	routes func(w http.ResponseWriter, r *http.Request, body map[string]any) bool
 }
 
 func newFakeHub(t *testing.T) *fakeHub {
@@ -97,9 +100,13 @@ func (f *fakeHub) serve(w http.ResponseWriter, r *http.Request) {
 	f.lastBody = body
 	fail := f.failWith
 	charge := f.charge
+	routes := f.routes
 	f.mu.Unlock()
 	if r.Header.Get("Authorization") != "Bearer "+testKey {
 		writeJSON(w, 401, map[string]string{"error": "unauthorized", "message": "invalid API key"})
+		return
+	}
+	if routes != nil && routes(w, r, body) {
 		return
 	}
 	p := strings.TrimPrefix(r.URL.Path, "/v1/api/hosts")

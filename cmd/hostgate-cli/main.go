@@ -27,11 +27,14 @@ var version = "dev"
 // Exit statuses of the CLI itself; shell and term pass the remote
 // program's status through instead.
 const (
-	exitOK          = 0
-	exitFailed      = 1   // an API error, or the hub not reachable
-	exitUsage       = 2   // bad arguments, or no configuration
-	exitTimedOut    = 124 // shell: the remote program was killed at --timeout-s
-	exitInterrupted = 130 // SIGINT or SIGTERM during a call
+	exitOK     = 0
+	exitFailed = 1 // an API error, or the hub not reachable
+	exitUsage  = 2 // bad arguments, or no configuration
+	// exitJobIncomplete: jobs run --follow, jobs wait, jobs retry --follow:
+	// the job ended and not every host succeeded.
+	exitJobIncomplete = 3
+	exitTimedOut      = 124 // shell: the remote program was killed at --timeout-s
+	exitInterrupted   = 130 // SIGINT or SIGTERM during a call
 )
 
 func main() {
@@ -52,11 +55,17 @@ type env struct {
 	stdinTerminal func() bool
 	// console is the local terminal of term.
 	console console
+	// stderrTerminal reports whether stderr is a terminal (jobs --follow
+	// then rewrites its count line in place); nil: not one.
+	stderrTerminal func() bool
 }
+
+func (e env) stderrIsTerminal() bool { return e.stderrTerminal != nil && e.stderrTerminal() }
 
 func osEnv() env {
 	return env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, home: os.UserHomeDir,
-		stdinTerminal: func() bool { return isTerminal(os.Stdin) }, console: osConsole{}}
+		stdinTerminal: func() bool { return isTerminal(os.Stdin) }, console: osConsole{},
+		stderrTerminal: func() bool { return isTerminal(os.Stderr) }}
 }
 
 // app is one invocation: the global options and the client they give.
@@ -85,6 +94,30 @@ commands:
   read HOST PATH
   term HOST
   deliveries HOST [--limit N] [--follow] [--interval D]
+  jobs run TARGET [OPTIONS] [--dry-run] [--follow] -- PROGRAM [ARGS...]
+        TARGET: --tag K=V ... | --host HOST ... | --filter FILTER
+        OPTIONS: [--name N] [--offline skip|queue] [--expires D]
+        [--concurrency N] [--wave-size N [--wave-pause D]
+        [--stop-if-failed PCT]] [--notify-url URL] [--timeout-s N];
+        --raw JSON instead of -- PROGRAM [ARGS...]
+  jobs list [--state S] [--limit N] [--offset N]
+  jobs show|wait|cancel JOB
+  jobs retry JOB [--state S ...] [--follow]
+  jobs results JOB [--state S]
+  jobs output JOB HOST
+  tags set HOST [KEY=VALUE ...]
+  tags add KEY=VALUE ... --host HOST ...
+  tags remove KEY ... --host HOST ...
+  tags list
+  filters list
+  filters create NAME [--tag K=V ...] [--q TEXT] [--status S]
+        [--online yes|no] [--os OS] [--agent-version V]
+  filters delete FILTER
+  schedules list
+  schedules create NAME (--cron EXPR [--timezone TZ] | --at TIME)
+        [--paused] TARGET [OPTIONS] -- PROGRAM [ARGS...]
+  schedules pause|resume|delete|runs SCHEDULE
+  webhook-secret show|rotate
   completion bash|zsh|fish
   version
 
@@ -156,11 +189,16 @@ func run(ctx context.Context, args []string, e env) int {
 
 // handlers are the commands that call the hub.
 var handlers = map[string]func(*app, context.Context, []string) error{
-	"hosts":      (*app).hosts,
-	"shell":      (*app).shell,
-	"read":       (*app).read,
-	"term":       (*app).term,
-	"deliveries": (*app).deliveries,
+	"hosts":          (*app).hosts,
+	"shell":          (*app).shell,
+	"read":           (*app).read,
+	"term":           (*app).term,
+	"deliveries":     (*app).deliveries,
+	"jobs":           (*app).jobs,
+	"tags":           (*app).tags,
+	"filters":        (*app).filters,
+	"schedules":      (*app).schedules,
+	"webhook-secret": (*app).webhookSecret,
 }
 
 func (a *app) version(args []string) error {
