@@ -13,7 +13,7 @@ import hostgate
 GO_SDK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "go")
 
 # Go parameters whose Python name says the unit.
-RENAMED = {"wait": "wait_s"}
+RENAMED = {"wait": "wait_s", "timeout": "timeout_s", "host_i_ds": "host_ids"}
 
 
 def snake(name: str) -> str:

@@ -9,6 +9,7 @@ import re
 import threading
 import unittest
 
+import hostgate
 from hostgate import webhooks
 from hostgate.webhooks import DeliveryDedupe, VerificationError, verify
 
@@ -159,6 +160,61 @@ class RefusalsTest(unittest.TestCase):
         self.refused("malformed", headers_b("sha256=" + hex_mac(OLD, T, BODY_A)), BODY_A)
         other = dict(headers_a(), **{"X-Gateway-Delivery": "someone-else"})
         self.refused("malformed", other, BODY_A)
+
+
+# The job.finished vector, shared with sdk/go/jobs_test.go (kept equal by
+# test_go_vector_unchanged) and the TypeScript SDK's tests.
+JOB_SECRET = "whsec_3f9a1c7e5b2d4086a1e3c5b7d9f02468"
+JOB_DELIVERY = "5b0e4c2a-9f1d-4e8b-a3c7-6d2f1e0b9a84"
+JOB_BODY = (b'{"id":"5b0e4c2a-9f1d-4e8b-a3c7-6d2f1e0b9a84","type":"job.finished","created_at":"2026-01-01T12:00:00Z",'
+            b'"data":{"id":"7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f","name":"uptime","state":"finished","host_count":2,'
+            b'"totals":{"queued":0,"running":0,"succeeded":1,"failed":1,"skipped":0,"expired":0,"canceled":0},'
+            b'"charged":2,"created_at":"2026-01-01T11:59:00Z","finished_at":"2026-01-01T12:00:00Z"}}')
+JOB_SIG = "t=1767268830,v1=c98b0d6706720d2a6d997373df9c233dbcc8b765c9f261a5447f0522ffde09ac"
+GO_JOBS_TEST = os.path.join(REPO, "sdk", "go", "jobs_test.go")
+
+
+def job_headers(**over):
+    h = {"Content-Type": "application/json", "X-Gateway-Event": "job.finished", "X-Gateway-Delivery": JOB_DELIVERY,
+         "X-Gateway-Signature": JOB_SIG}
+    h.update(over)
+    return h
+
+
+class JobFinishedTest(unittest.TestCase):
+    def test_go_vector_unchanged(self):
+        if not os.path.exists(GO_JOBS_TEST):
+            self.skipTest("no Go SDK beside this one")
+        with open(GO_JOBS_TEST) as f:
+            src = f.read()
+        self.assertIn("jobFinishedBody     = `%s`" % JOB_BODY.decode(), src)
+        self.assertIn('jobFinishedSig      = "%s"' % JOB_SIG, src)
+        self.assertIn('jobFinishedSecret   = "%s"' % JOB_SECRET, src)
+
+    def test_verifies(self):
+        self.assertEqual("t=%d,v1=%s" % (T, hex_mac(JOB_SECRET, T, JOB_BODY)), JOB_SIG)
+        ev = verify(job_headers(), JOB_BODY, JOB_SECRET, now=T + 10)
+        self.assertEqual((ev.format, ev.event, ev.delivery_id, ev.host_id, ev.new_secret_key),
+                         ("A", webhooks.EVENT_JOB_FINISHED, JOB_DELIVERY, "", ""))
+        job = hostgate.from_dict(hostgate.Job, ev.data)
+        self.assertEqual((job.id, job.totals.succeeded, job.totals.failed, job.final, job.succeeded),
+                         ("7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f", 1, 1, True, False))
+
+    def test_refuses(self):
+        cases = [
+            ("tampered", job_headers(), JOB_BODY + b" ", JOB_SECRET, "signature"),
+            ("wrong secret", job_headers(), JOB_BODY, "whsec_other", "signature"),
+            ("event mismatch", job_headers(**{"X-Gateway-Event": "job.started"}), JOB_BODY, JOB_SECRET, "malformed"),
+            ("delivery mismatch", job_headers(**{"X-Gateway-Delivery": "other"}), JOB_BODY, JOB_SECRET, "malformed"),
+        ]
+        for name, h, body, secret, reason in cases:
+            with self.subTest(name):
+                with self.assertRaises(VerificationError) as cm:
+                    verify(h, body, secret, now=T)
+                self.assertEqual(cm.exception.reason, reason)
+        with self.assertRaises(VerificationError) as cm:
+            verify(job_headers(), JOB_BODY, JOB_SECRET, now=T + 301)
+        self.assertEqual(cm.exception.reason, "stale")
 
 
 class DedupeTest(unittest.TestCase):

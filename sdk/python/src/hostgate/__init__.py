@@ -15,6 +15,10 @@ from .errors import (
     Charge, HostgateError, TimeoutError, TransportError, error_code, is_agent_timeout, is_host_offline,
     is_insufficient_balance, is_not_found,
 )
+from .jobs import (
+    Filter, FilterQuery, Job, JobDryRun, JobOperation, JobOutput, JobRequest, JobResult, JobTarget, JobTotals,
+    JobWaitTimeout, JobWaves, Page, Schedule, ScheduleRequest, ScheduleRun, TagCount, WebhookSecret, shell_operation,
+)
 from .provisioning import Autologon, PayloadAutologon, PayloadHub, ProvisioningPayload
 from .shell import ShellSession
 from .types import (
@@ -22,7 +26,7 @@ from .types import (
     L1Config, L1ConfigResult, Metrics, OrchestrateShutdown, OrchestrateShutdownResult, OrchestrateStart,
     OrchestrateStartResult, PingResult, Process, ReadResult, RegistryRequest, RegistryResult, RegistryValue,
     RemoveStringResult, ServiceRequest, ServiceResult, ServiceStatus, ShellOutput, ShellResult, SystemInfo,
-    TaskInfo, TaskRequest, TaskResult, UnzipResult, WebhookDelivery,
+    TaskInfo, TaskRequest, TaskResult, UnzipResult, WebhookDelivery, from_dict,
 )
 
 __version__ = "0.1.0"
@@ -38,3 +42,6 @@ __all__ = [
     "WebhookDelivery",
 ]
 __all__ += ["Autologon", "PayloadAutologon", "PayloadHub", "ProvisioningPayload"]
+__all__ += ["Filter", "FilterQuery", "Job", "JobDryRun", "JobOperation", "JobOutput", "JobRequest", "JobResult",
+            "JobTarget", "JobTotals", "JobWaitTimeout", "JobWaves", "Page", "Schedule", "ScheduleRequest", "ScheduleRun",
+            "TagCount", "WebhookSecret", "shell_operation", "from_dict"]

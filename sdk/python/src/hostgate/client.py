@@ -16,6 +16,7 @@ from . import controls as ctl
 from ._transport import Transport
 from .provisioning import Autologon, ProvisioningPayload, parse_payload
 from .errors import Charge
+from .jobs import JobsAPI
 from .shell import ShellSession
 from .types import (
     Credentials, DownloadOptions, DownloadResult, FileResult, Host, Installer, KillResult, L1Config,
@@ -33,7 +34,7 @@ def _host_path(host_id: str) -> str:
 def _deliveries_path(host_id: str) -> str:
     return "/v1/user/hosts/" + urllib.parse.quote(host_id, safe="") + "/webhook-deliveries"
 
-class Client:
+class Client(JobsAPI):
     """Calls the client API with one API key ("ak_<id>.<secret>").
 
     Safe for use from several threads. ``timeout`` bounds each call

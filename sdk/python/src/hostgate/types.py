@@ -63,6 +63,8 @@ class Host:
     created_at: str = ""
     #: whether the agent is connected now (lists and get_host only)
     online: bool = False
+    #: the host's labels, key -> value ("" for a key alone)
+    tags: Dict[str, str] = field(default_factory=dict)
 
 
 @dataclass

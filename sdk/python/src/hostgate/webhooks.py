@@ -28,10 +28,14 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
 __all__ = ["VerificationError", "WebhookEvent", "verify", "DeliveryDedupe", "sign_a", "sign_b",
-           "EVENT_A", "EVENT_B", "TOLERANCE_S"]
+           "EVENT_A", "EVENT_B", "EVENT_JOB_FINISHED", "TOLERANCE_S"]
 
 EVENT_A = "host.l1_config_updated"
 EVENT_B = "host.l1_config.updated"
+#: sent to a job's notify_url when it ends, signed with the user's webhook
+#: secret (Client.rotate_webhook_secret), in an envelope {id, type,
+#: created_at, data}
+EVENT_JOB_FINISHED = "job.finished"
 TOLERANCE_S = 300
 
 HEADER_EVENT = "X-Gateway-Event"
@@ -72,6 +76,10 @@ class WebhookEvent:
     timestamp: int
     #: the whole parsed body
     body: Dict[str, Any] = field(default_factory=dict)
+    #: the envelope's data, for the user-level events (job.finished: the
+    #: job; hostgate.from_dict(hostgate.Job, ev.data) types it); None for
+    #: the host events
+    data: Any = None
 
 
 Headers = Union[Mapping[str, Any], Any]
@@ -161,6 +169,10 @@ def verify(headers: Headers, body: bytes, secret: str, *, tolerance_s: float = T
         t, sigs = _parse_a(sig)
         fmt, event = "A", EVENT_A
         _check(secret, t, body, sigs, now, tolerance_s)
+        if h.get(HEADER_EVENT.lower()) != EVENT_A:
+            env = _user_event(h, body, t)
+            if env is not None:
+                return env
     doc = _decode(h, body, event)
     if fmt == "B" and not str(doc.get("delivery_id", "")).startswith("wd_"):
         raise VerificationError("malformed", "delivery_id lacks the wd_ prefix")
@@ -170,6 +182,25 @@ def verify(headers: Headers, body: bytes, secret: str, *, tolerance_s: float = T
     return WebhookEvent(format=fmt, event=event, delivery_id=doc["delivery_id"], host_id=str(doc.get("host_id", "")),
                         new_secret_key=str(new.get("secret_key", "")), bid=int(new.get("bid") or 0),
                         url=str(new.get("url" if fmt == "A" else "report_url", "")), timestamp=t, body=doc)
+
+
+def _user_event(h: Dict[str, str], body: bytes, t: int) -> Optional[WebhookEvent]:
+    """The envelope {id, type, created_at, data} of a user-level event
+    (job.finished), already verified with the user's webhook secret; None
+    when the body is no envelope."""
+    try:
+        doc = json.loads(body)
+    except ValueError as e:
+        raise VerificationError("malformed", f"body: {e}") from None
+    if not isinstance(doc, dict) or "type" not in doc:
+        return None
+    typ, did = doc.get("type"), doc.get("id")
+    if not isinstance(typ, str) or not typ or h.get(HEADER_EVENT.lower()) != typ:
+        raise VerificationError("malformed", f"{HEADER_EVENT} does not match the body's type")
+    if not isinstance(did, str) or not did or h.get(HEADER_DELIVERY.lower()) != did:
+        raise VerificationError("malformed", f"{HEADER_DELIVERY} does not match the body's id")
+    return WebhookEvent(format="A", event=typ, delivery_id=did, host_id="", new_secret_key="", bid=0, url="",
+                        timestamp=t, body=doc, data=doc.get("data"))
 
 
 def _decode(h: Dict[str, str], body: bytes, event: str) -> Dict[str, Any]:
