@@ -1,6 +1,7 @@
 // Client: every /v1/api/* operation of the Go SDK (sdk/go), in camelCase with
 // the same parameter order; each method takes an optional last {signal}.
 import { controls } from './controls.js';
+import * as J from './jobs.js';
 import { ShellSession } from './shell.js';
 import { Transport, type ClientOptions } from './transport.js';
 import type * as T from './types.js';
@@ -8,6 +9,8 @@ import type * as T from './types.js';
 type O = T.CallOptions;
 
 const hostPath = (id: string) => `/v1/api/hosts/${encodeURIComponent(id)}`;
+const jobPath = (id: string) => `/v1/api/jobs/${encodeURIComponent(id)}`;
+const enc = encodeURIComponent;
 const deliveriesPath = (id: string) => `/v1/user/hosts/${encodeURIComponent(id)}/webhook-deliveries`;
 
 /**
@@ -286,5 +289,181 @@ export class Client {
       signal: o.signal,
     });
     return new ShellSession(this.t, hostId, r.stream_id);
+  }
+
+  // Jobs (docs/jobs.md).
+
+  /**
+   * createJob starts a job. The target is resolved now; a host id that is not
+   * the key holder's refuses it whole (404 not_found), a target matching no
+   * host is 400 empty_target. Each run is charged when it runs.
+   */
+  createJob(req: J.JobRequest, o: O = {}): Promise<J.Job> {
+    return this.t.call({ method: 'POST', path: '/v1/api/jobs', body: req, signal: o.signal });
+  }
+
+  /** dryRunJob resolves req's target and prices it; nothing is recorded or charged. */
+  dryRunJob(req: J.JobRequest, o: O = {}): Promise<J.JobDryRun> {
+    return this.t.call({ method: 'POST', path: '/v1/api/jobs', body: { ...req, dry_run: true }, signal: o.signal });
+  }
+
+  /** getJob returns a job with its totals. */
+  getJob(jobId: string, o: O = {}): Promise<J.Job> {
+    return this.t.call({ method: 'GET', path: jobPath(jobId), signal: o.signal });
+  }
+
+  /** listJobs lists the key holder's jobs, newest first; state '' for all (limit 0: the hub's 50; at most 200). */
+  listJobs(state = '', limit = 0, offset = 0, o: O = {}): Promise<J.Page<J.Job>> {
+    return this.t.call({ method: 'GET', path: '/v1/api/jobs' + J.pageQuery(limit, offset, { state }), signal: o.signal });
+  }
+
+  /** cancelJob cancels a job: queued runs end canceled, running ones finish (a finished job: 409 job_finished). */
+  cancelJob(jobId: string, o: O = {}): Promise<J.Job> {
+    return this.t.call({ method: 'POST', path: `${jobPath(jobId)}/cancel`, signal: o.signal });
+  }
+
+  /** retryJob starts a new job over the hosts whose runs ended in one of states (default: failed), same operation and options. */
+  retryJob(jobId: string, states: string[] = [], o: O = {}): Promise<J.Job> {
+    const body = states.length > 0 ? { states } : undefined;
+    return this.t.call({ method: 'POST', path: `${jobPath(jobId)}/retry`, body, signal: o.signal });
+  }
+
+  /**
+   * waitJob polls the job until it is final (jobFinal) and resolves with it;
+   * after timeoutS seconds (0: no limit) it rejects with JobWaitTimeoutError
+   * carrying the job as last seen.
+   */
+  async waitJob(jobId: string, timeoutS = 0, o: O = {}): Promise<J.Job> {
+    const deadline = timeoutS > 0 ? Date.now() + timeoutS * 1000 : Infinity;
+    let wait = J.jobPollIntervalMs.first;
+    for (;;) {
+      const job = await this.getJob(jobId, o);
+      if (J.jobFinal(job)) return job;
+      const left = deadline - Date.now();
+      if (left <= 0) throw new J.JobWaitTimeoutError(`hostgate: job ${jobId} not final after ${timeoutS}s`, job);
+      await new Promise((resolve, reject) => {
+        const timer = setTimeout(resolve, Math.min(wait, left));
+        o.signal?.addEventListener('abort', () => { clearTimeout(timer); reject(o.signal!.reason); }, { once: true });
+      });
+      wait = Math.min(2 * wait, J.jobPollIntervalMs.max);
+    }
+  }
+
+  /** listJobResults returns one page of a job's results, in the job's host order; state '' for all. */
+  listJobResults(jobId: string, state = '', limit = 0, offset = 0, o: O = {}): Promise<J.Page<J.JobResult>> {
+    return this.t.call({ method: 'GET', path: `${jobPath(jobId)}/results` + J.pageQuery(limit, offset, { state }), signal: o.signal });
+  }
+
+  /**
+   * jobResults iterates over every result of a job (of one state, or all),
+   * fetching pages of 200 as the iteration goes:
+   *
+   *     for await (const r of c.jobResults(job.id)) console.log(r.host_name, r.state);
+   */
+  jobResults(jobId: string, state = '', o: O = {}): AsyncGenerator<J.JobResult, void, undefined> {
+    return J.pages((limit, offset) => this.listJobResults(jobId, state, limit, offset, o));
+  }
+
+  /** jobOutput returns one host's whole output of a job (404 not_found once the hub dropped it). */
+  jobOutput(jobId: string, hostId: string, o: O = {}): Promise<J.JobOutput> {
+    return this.t.call({ method: 'GET', path: `${jobPath(jobId)}/results/${enc(hostId)}/output`, signal: o.signal });
+  }
+
+  // Tags and saved filters.
+
+  /** setTags replaces a host's tags and resolves with them. Free. */
+  async setTags(hostId: string, tags: Record<string, string>, o: O = {}): Promise<Record<string, string>> {
+    const r = await this.t.call<{ tags: Record<string, string> | null }>({ method: 'PUT', path: `${hostPath(hostId)}/tags`, body: { tags: tags ?? {} }, signal: o.signal });
+    return r.tags ?? {};
+  }
+
+  /** updateTags adds tags to and removes keys from every host of hostIds, all or none (at most 1000); resolves with the number updated. Free. */
+  async updateTags(hostIds: string[], add: Record<string, string> = {}, remove: string[] = [], o: O = {}): Promise<number> {
+    const body: Record<string, unknown> = { host_ids: hostIds };
+    if (Object.keys(add).length > 0) body.add = add;
+    if (remove.length > 0) body.remove = remove;
+    const r = await this.t.call<{ updated: number }>({ method: 'POST', path: '/v1/api/hosts/tags', body, signal: o.signal });
+    return r.updated;
+  }
+
+  /** listTags lists the key=value pairs on the key holder's hosts with their host counts. */
+  listTags(o: O = {}): Promise<J.TagCount[]> {
+    return J.collect(J.pages((limit, offset) => this.t.call<J.Page<J.TagCount>>({ method: 'GET', path: '/v1/api/tags' + J.pageQuery(limit, offset), signal: o.signal })));
+  }
+
+  /** listFilters lists the key holder's saved filters. */
+  listFilters(o: O = {}): Promise<J.Filter[]> {
+    return J.collect(J.pages((limit, offset) => this.t.call<J.Page<J.Filter>>({ method: 'GET', path: '/v1/api/filters' + J.pageQuery(limit, offset), signal: o.signal })));
+  }
+
+  /** getFilter returns a saved filter with the number of hosts it matches now. */
+  getFilter(filterId: string, o: O = {}): Promise<J.Filter> {
+    return this.t.call({ method: 'GET', path: `/v1/api/filters/${enc(filterId)}`, signal: o.signal });
+  }
+
+  /** createFilter saves a filter (name unique: 409 name_taken; at most 100: 409 limit_reached). */
+  createFilter(name: string, query: J.FilterQuery, o: O = {}): Promise<J.Filter> {
+    return this.t.call({ method: 'POST', path: '/v1/api/filters', body: { name, query }, signal: o.signal });
+  }
+
+  /** updateFilter renames a saved filter (name '' keeps it) and replaces its query (undefined keeps it). */
+  updateFilter(filterId: string, name = '', query?: J.FilterQuery, o: O = {}): Promise<J.Filter> {
+    const body: Record<string, unknown> = {};
+    if (name !== '') body.name = name;
+    if (query !== undefined) body.query = query;
+    return this.t.call({ method: 'PATCH', path: `/v1/api/filters/${enc(filterId)}`, body, signal: o.signal });
+  }
+
+  /** deleteFilter deletes a saved filter. */
+  async deleteFilter(filterId: string, o: O = {}): Promise<void> {
+    await this.t.call({ method: 'DELETE', path: `/v1/api/filters/${enc(filterId)}`, signal: o.signal });
+  }
+
+  // Schedules and the webhook secret.
+
+  /** listSchedules lists the key holder's schedules. */
+  listSchedules(o: O = {}): Promise<J.Schedule[]> {
+    return J.collect(J.pages((limit, offset) => this.t.call<J.Page<J.Schedule>>({ method: 'GET', path: '/v1/api/schedules' + J.pageQuery(limit, offset), signal: o.signal })));
+  }
+
+  /** getSchedule returns one schedule. */
+  getSchedule(scheduleId: string, o: O = {}): Promise<J.Schedule> {
+    return this.t.call({ method: 'GET', path: `/v1/api/schedules/${enc(scheduleId)}`, signal: o.signal });
+  }
+
+  /** createSchedule saves a schedule; its job is validated as createJob would, its target resolved at each run. */
+  createSchedule(req: J.ScheduleRequest, o: O = {}): Promise<J.Schedule> {
+    return this.t.call({ method: 'POST', path: '/v1/api/schedules', body: req, signal: o.signal });
+  }
+
+  /** pauseSchedule stops a schedule from firing until resumeSchedule. */
+  pauseSchedule(scheduleId: string, o: O = {}): Promise<J.Schedule> {
+    return this.t.call({ method: 'POST', path: `/v1/api/schedules/${enc(scheduleId)}/pause`, signal: o.signal });
+  }
+
+  /** resumeSchedule lets a paused schedule fire again from its next time. */
+  resumeSchedule(scheduleId: string, o: O = {}): Promise<J.Schedule> {
+    return this.t.call({ method: 'POST', path: `/v1/api/schedules/${enc(scheduleId)}/resume`, signal: o.signal });
+  }
+
+  /** deleteSchedule deletes a schedule; the jobs it started are kept. */
+  async deleteSchedule(scheduleId: string, o: O = {}): Promise<void> {
+    await this.t.call({ method: 'DELETE', path: `/v1/api/schedules/${enc(scheduleId)}`, signal: o.signal });
+  }
+
+  /** scheduleRuns returns one page of a schedule's history, newest first. */
+  scheduleRuns(scheduleId: string, limit = 0, offset = 0, o: O = {}): Promise<J.Page<J.ScheduleRun>> {
+    return this.t.call({ method: 'GET', path: `/v1/api/schedules/${enc(scheduleId)}/runs` + J.pageQuery(limit, offset), signal: o.signal });
+  }
+
+  /** getWebhookSecret says whether the user has a webhook secret, and since when. */
+  getWebhookSecret(o: O = {}): Promise<J.WebhookSecret> {
+    return this.t.call({ method: 'GET', path: '/v1/api/webhook-secret', signal: o.signal });
+  }
+
+  /** rotateWebhookSecret issues a new webhook secret (replacing the last at once); it is not shown again. */
+  async rotateWebhookSecret(o: O = {}): Promise<J.WebhookSecret> {
+    const s = await this.t.call<J.WebhookSecret>({ method: 'POST', path: '/v1/api/webhook-secret/rotate', signal: o.signal });
+    return { ...s, configured: s.configured || Boolean(s.secret) };
   }
 }

@@ -5,6 +5,8 @@ export { ShellSession, type ShellOutput } from './shell.js';
 export { HostgateError, errorCode, isAgentTimeout, isHostOffline, isInsufficientBalance, isNotFound, type Charge } from './errors.js';
 export { controls, type ControlName } from './controls.js';
 export * from './webhooks.js';
+export { JobWaitTimeoutError, jobFinal, jobPollIntervalMs, jobSucceeded, shellOperation } from './jobs.js';
+export type { Filter, FilterQuery, Job, JobDryRun, JobOperation, JobOutput, JobRequest, JobResult, JobTarget, JobTotals, JobWaves, Page, Schedule, ScheduleRequest, ScheduleRun, TagCount, WebhookSecret } from './jobs.js';
 export type * from './types.js';
 export type { components, paths, operations } from './schema.js';
 export { VERSION } from './version.js';

@@ -25,7 +25,7 @@ export interface ClientOptions {
 }
 
 export interface Request {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   body?: unknown;
   signal?: AbortSignal;

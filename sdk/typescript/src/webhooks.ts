@@ -28,7 +28,30 @@ export interface WebhookEventB {
   after: { bid: number; secret_key: string; report_url: string };
 }
 
-export type WebhookEvent = WebhookEventA | WebhookEventB;
+/**
+ * A user-level event (job.finished: sent to a job's notify_url when it ends),
+ * signed in Format A with the user's webhook secret (rotateWebhookSecret): an
+ * envelope whose id is X-Gateway-Delivery and whose type is X-Gateway-Event.
+ */
+export interface WebhookUserEvent<D = unknown> {
+  id: string;
+  type: string;
+  created_at: string;
+  /** The event's object; for job.finished, the Job. */
+  data: D;
+  /** Never set: `ev.event === …` still tells the host events apart. */
+  event?: never;
+}
+
+/** The event type of a job's notify_url delivery. */
+export const webhookEventJobFinished = 'job.finished';
+
+export type WebhookEvent = WebhookEventA | WebhookEventB | WebhookUserEvent;
+
+/** isUserEvent tells a user-level event (job.finished) from the host events. */
+export function isUserEvent(ev: WebhookEvent): ev is WebhookUserEvent {
+  return ev.event === undefined;
+}
 
 /** Headers as a fetch Headers, or a plain object such as Node's req.headers. */
 export type HeadersLike = Headers | Record<string, string | string[] | undefined>;
@@ -76,6 +99,7 @@ export function webhookDeliveryId(headers: HeadersLike): string {
 
 /** webhookNewSecret is the secret_key a verified event carries (Format A data, Format B after). */
 export function webhookNewSecret(ev: WebhookEvent): string {
+  if (isUserEvent(ev)) return '';
   return ev.event === 'host.l1_config_updated' ? ev.data.secret_key : ev.after.secret_key;
 }
 
@@ -156,11 +180,21 @@ export async function verifyWebhook(
   } catch {
     throw new WebhookVerificationError('malformed', 'body is not JSON');
   }
+  const eventHeader = header(headers, headerEvent);
+  if (format === 'A' && eventHeader !== 'host.l1_config_updated' && ev !== null && typeof ev === 'object' && 'type' in ev) {
+    const u = ev as WebhookUserEvent;
+    if (typeof u.type !== 'string' || u.type === '' || u.type !== eventHeader) {
+      throw new WebhookVerificationError('malformed', "X-Gateway-Event does not match the body's type");
+    }
+    if (u.id !== delivery) throw new WebhookVerificationError('malformed', "X-Gateway-Delivery does not match the body's id");
+    return u;
+  }
   const wantEvent = format === 'A' ? 'host.l1_config_updated' : 'host.l1_config.updated';
-  if (ev?.event !== wantEvent || ev.delivery_id !== delivery) {
+  const host = ev as WebhookEventA | WebhookEventB | null;
+  if (host?.event !== wantEvent || host.delivery_id !== delivery) {
     throw new WebhookVerificationError('malformed', `not a ${wantEvent} delivery with id ${delivery}`);
   }
-  return ev;
+  return host;
 }
 
 /**

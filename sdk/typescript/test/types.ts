@@ -3,7 +3,7 @@
 import http from 'node:http';
 import {
   Client, HostgateError, controls, isHostOffline, verifyWebhook, webhookNewSecret,
-  type HostListItem, type ProvisioningPayload, type ShellResult, type WebhookEvent,
+  type HostListItem, type Job, type JobResult, type ProvisioningPayload, type ShellResult, type WebhookEvent,
 } from '../src/index.js';
 
 export async function usage(c: Client, req: http.IncomingMessage, body: Buffer): Promise<void> {
@@ -22,4 +22,21 @@ export async function usage(c: Client, req: http.IncomingMessage, body: Buffer):
   // @ts-expect-error raw is read-only
   p.raw = '';
   void code; void n; void s; void raw;
+}
+
+export async function jobs(c: Client, req: http.IncomingMessage, body: Buffer): Promise<void> {
+  const { Client: _C, shellOperation, jobFinal, isUserEvent } = await import('../src/index.js');
+  void _C;
+  const job: Job = await c.createJob({ target: { tags: ['env=prod'] }, operation: shellOperation('uptime', '', 30), offline: 'queue' });
+  const done: Job = await c.waitJob(job.id, 600);
+  for await (const r of c.jobResults(done.id)) {
+    const res: JobResult = r;
+    void res.exit_code;
+  }
+  void jobFinal(done);
+  const ev = await verifyWebhook(req.headers, body, 'whsec_x');
+  if (isUserEvent(ev) && ev.type === 'job.finished') {
+    const j = ev.data as Job;
+    void j.totals.succeeded;
+  }
 }
