@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -37,8 +38,12 @@ import (
 //     machine, is refused 402 insufficient_balance with the key of a user
 //     whose balance is empty and 409 host_offline on the host without an
 //     agent (each recognised by the SDK's predicate), and verifies a Format
-//     A and a Format B delivery the hub sent to the test's receiver, and
-//     refuses both with one byte appended to the body.
+//     A and a Format B delivery and a job.finished delivery (signed with
+//     the user's webhook secret) the hub sent to the test's receiver, and
+//     refuses each with one byte appended to the body;
+//  3. (phase "run", issue 26) tags its two hosts xl=<language>, runs a job
+//     on that tag (a shell command; the host without an agent is skipped
+//     host_offline), waits for it and reads every host's result.
 //
 // Each prints one normalized JSON result; every result must be the expected
 // one, and the four must be equal (the CLI has no webhook verification, so
@@ -62,6 +67,25 @@ type xlResult struct {
 	HostOffline         xlRefusal   `json:"host_offline"`
 	Webhooks            []xlWebhook `json:"webhooks"`
 	WebhooksTampered    []string    `json:"webhooks_tampered"`
+	Job                 xlJob       `json:"job"`
+}
+
+// xlJob is the job each language runs on the tag of its two hosts.
+type xlJob struct {
+	State     string             `json:"state"`
+	HostCount int                `json:"host_count"`
+	Totals    hostgate.JobTotals `json:"totals"`
+	// Results are sorted by Host.
+	Results []xlJobResult `json:"results"`
+}
+
+// xlJobResult is one host's result; Host is "offline" or "online".
+type xlJobResult struct {
+	Host     string `json:"host"`
+	State    string `json:"state"`
+	ExitCode *int   `json:"exit_code"`
+	Stdout   string `json:"stdout"`
+	Error    string `json:"error"`
 }
 
 // xlRefusal is an API error and what the SDK's predicates say of it.
@@ -106,6 +130,9 @@ const (
 	xlArgs     = "-c '" + xlScript + "'"
 	xlContent  = "planted by e2e/crosslang_test.go ✓\nsecond line\n"
 	xlFileName = "planted.txt"
+	// The job's command: it succeeds on the host with an agent.
+	xlJobScript = `printf "job out \303\274\n"`
+	xlJobArgs   = "-c '" + xlJobScript + "'"
 )
 
 // xlLang is one column of the scenario.
@@ -151,7 +178,12 @@ func TestCrossLang(t *testing.T) {
 	want.Read.Path, want.Read.Content, want.Read.Encoding, want.Read.Bytes = file, xlContent, "utf-8", int64(len(xlContent))
 	want.InsufficientBalance = xlRefusal{Status: 402, Error: "insufficient_balance", IsInsufficientBalance: true}
 	want.HostOffline = xlRefusal{Status: 409, Error: "host_offline", IsHostOffline: true}
-	want.WebhooksTampered = []string{"signature", "signature"}
+	want.WebhooksTampered = []string{"signature", "signature", "signature"}
+	zero := 0
+	want.Job = xlJob{State: "finished", HostCount: 2, Totals: hostgate.JobTotals{Succeeded: 1, Skipped: 1}, Results: []xlJobResult{
+		{Host: "offline", State: "skipped", Error: "host_offline"},
+		{Host: "online", State: "succeeded", ExitCode: &zero, Stdout: "job out ü\n"},
+	}}
 
 	results := map[string]xlResult{}
 	for _, l := range xlLangs() {
@@ -179,7 +211,8 @@ func TestCrossLang(t *testing.T) {
 
 			maps := map[string]string{"XL_HOST_ID": cr.Host.ID, "XL_OFFLINE_HOST_ID": cr.OfflineHost.ID,
 				"XL_SHELL_PROGRAM": xlProgram, "XL_SHELL_ARGS": xlArgs, "XL_FILE": file,
-				"XL_EMPTY_KEY": empty.Key, "XL_EMPTY_HOST_ID": emptyCreds.HostID, "XL_DELIVERIES": deliveriesFile}
+				"XL_EMPTY_KEY": empty.Key, "XL_EMPTY_HOST_ID": emptyCreds.HostID, "XL_DELIVERIES": deliveriesFile,
+				"XL_TAG": "xl=" + l.name, "XL_JOB_PROGRAM": xlProgram, "XL_JOB_ARGS": xlJobArgs}
 			for k, v := range maps {
 				env[k] = v
 			}
@@ -281,10 +314,31 @@ func xlCaptureDeliveries(t *testing.T, h *Hub, c Customer) ([]xlDelivery, xlResu
 		want.Webhooks = append(want.Webhooks, xlWebhook{Format: format, Event: event, DeliveryID: delivery,
 			HostID: host.ID, NewSecretKey: secrets[i+1], BID: creds.BID + int64(i) + 1, URL: url})
 	}
+	// A job.finished delivery, signed with the user's webhook secret: a
+	// job on the host without an agent, skipped at once.
+	ws, err := sdk.RotateWebhookSecret(ctx)
+	if err != nil || !strings.HasPrefix(ws.Secret, "whsec_") {
+		t.Fatalf("rotate webhook secret: %+v %v", ws, err)
+	}
+	job, err := sdk.CreateJob(ctx, hostgate.JobRequest{Target: hostgate.JobTarget{HostIDs: []string{host.ID}},
+		Operation: hostgate.ShellOperation(xlProgram, xlJobArgs, 30), NotifyURL: rcv.URL + "/jobs"})
+	if err != nil {
+		t.Fatalf("job with notify_url: %v", err)
+	}
+	eventually.True(t, 30*time.Second, "job.finished delivery", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(got) > 2
+	})
 	mu.Lock()
 	defer mu.Unlock()
-	if len(got) != 2 {
-		t.Fatalf("%d deliveries captured, want 2", len(got))
+	got[2].Secret = ws.Secret
+	want.Webhooks = append(want.Webhooks, xlWebhook{Format: "A", Event: hostgate.WebhookEventJobFinished, DeliveryID: got[2].Headers["X-Gateway-Delivery"]})
+	if len(got) != 3 {
+		t.Fatalf("%d deliveries captured, want 3", len(got))
+	}
+	if j, err := sdk.GetJob(ctx, job.ID); err != nil || !j.Final() || j.Totals.Skipped != 1 {
+		t.Fatalf("the notify job: %+v %v", j, err)
 	}
 	if !strings.HasPrefix(want.Webhooks[1].DeliveryID, "wd_") {
 		t.Fatalf("the Format B delivery id %q lacks wd_", want.Webhooks[1].DeliveryID)
@@ -375,7 +429,44 @@ func xlGoRun(t *testing.T, env map[string]string) xlResult {
 			r.WebhooksTampered = append(r.WebhooksTampered, fmt.Sprintf("accepted (%v)", err))
 		}
 	}
+	r.Job = xlGoJob(ctx, t, c, env)
 	return r
+}
+
+// xlGoJob tags the two hosts, runs the job on the tag and reads its
+// results.
+func xlGoJob(ctx context.Context, t *testing.T, c *hostgate.Client, env map[string]string) xlJob {
+	k, v, _ := strings.Cut(env["XL_TAG"], "=")
+	for _, id := range []string{env["XL_HOST_ID"], env["XL_OFFLINE_HOST_ID"]} {
+		if _, err := c.SetTags(ctx, id, map[string]string{k: v}); err != nil {
+			t.Fatalf("set tags: %v", err)
+		}
+	}
+	job, err := c.CreateJob(ctx, hostgate.JobRequest{Target: hostgate.JobTarget{Tags: []string{env["XL_TAG"]}},
+		Operation: hostgate.ShellOperation(env["XL_JOB_PROGRAM"], env["XL_JOB_ARGS"], 30)})
+	if err != nil {
+		t.Fatalf("create job: %v", err)
+	}
+	job, err = c.WaitJob(ctx, job.ID, time.Minute)
+	if err != nil {
+		t.Fatalf("wait job: %v", err)
+	}
+	x := xlJob{State: job.State, HostCount: job.HostCount, Totals: job.Totals}
+	for r, err := range c.JobResults(ctx, job.ID, "") {
+		if err != nil {
+			t.Fatalf("job results: %v", err)
+		}
+		x.Results = append(x.Results, xlJobResult{Host: xlRole(r.HostID, env), State: r.State, ExitCode: r.ExitCode, Stdout: r.Stdout, Error: r.Error})
+	}
+	slices.SortFunc(x.Results, func(a, b xlJobResult) int { return strings.Compare(a.Host, b.Host) })
+	return x
+}
+
+func xlRole(hostID string, env map[string]string) string {
+	if hostID == env["XL_HOST_ID"] {
+		return "online"
+	}
+	return "offline"
 }
 
 // --- Python and TypeScript: scripts in two phases --------------------------
@@ -532,7 +623,34 @@ func xlCLIRun(t *testing.T, env map[string]string) xlResult {
 	}
 	r.InsufficientBalance = xlCLIRefusal(t, env, env["XL_EMPTY_KEY"], env["XL_EMPTY_HOST_ID"])
 	r.HostOffline = xlCLIRefusal(t, env, env["HOSTGATE_API_KEY"], env["XL_OFFLINE_HOST_ID"])
+	r.Job = xlCLIJob(t, env)
 	return r
+}
+
+// xlCLIJob tags the two hosts and runs the job with --follow: exit 3, as
+// one host did not succeed, and {job, results} on stdout.
+func xlCLIJob(t *testing.T, env map[string]string) xlJob {
+	for _, id := range []string{env["XL_HOST_ID"], env["XL_OFFLINE_HOST_ID"]} {
+		xlCLIOK(t, env, "tags", "set", id, env["XL_TAG"])
+	}
+	out, errOut, code := xlCLI(t, env, env["HOSTGATE_API_KEY"], "jobs", "run", "--tag", env["XL_TAG"], "--follow", "--interval", "200ms",
+		"--", env["XL_JOB_PROGRAM"], "-c", xlJobScript)
+	if code != 3 {
+		t.Errorf("hostgate-cli jobs run --follow: exit %d, want 3 (a host did not succeed)\nstderr: %s", code, errOut)
+	}
+	var got struct {
+		Job     hostgate.Job         `json:"job"`
+		Results []hostgate.JobResult `json:"results"`
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("hostgate-cli jobs run: %q: %v", out, err)
+	}
+	x := xlJob{State: got.Job.State, HostCount: got.Job.HostCount, Totals: got.Job.Totals}
+	for _, r := range got.Results {
+		x.Results = append(x.Results, xlJobResult{Host: xlRole(r.HostID, env), State: r.State, ExitCode: r.ExitCode, Stdout: r.Stdout, Error: r.Error})
+	}
+	slices.SortFunc(x.Results, func(a, b xlJobResult) int { return strings.Compare(a.Host, b.Host) })
+	return x
 }
 
 // TestReadmeExamples runs the example of each SDK's README as written,

@@ -6,8 +6,8 @@
 //   node scenario.mjs run      runs the steps and prints the normalized result
 import { readFileSync } from 'node:fs';
 import {
-  Client, HostgateError, isHostOffline, isInsufficientBalance, verifyWebhook, webhookNewSecret,
-  WebhookVerificationError,
+  Client, HostgateError, isHostOffline, isInsufficientBalance, isUserEvent, shellOperation, verifyWebhook,
+  webhookNewSecret, WebhookVerificationError,
 } from '../../sdk/typescript/dist/index.js';
 
 const e = process.env;
@@ -48,13 +48,17 @@ async function run() {
   for (const d of JSON.parse(readFileSync(e.XL_DELIVERIES, 'utf8'))) {
     const body = Buffer.from(d.body_b64, 'base64');
     const ev = await verifyWebhook(d.headers, body, d.secret);
-    const cfg = ev.event === 'host.l1_config_updated'
-      ? { format: 'A', bid: ev.data.bid, url: ev.data.url }
-      : { format: 'B', bid: ev.after.bid, url: ev.after.report_url };
-    out.webhooks.push({
-      format: cfg.format, event: ev.event, delivery_id: ev.delivery_id, host_id: ev.host_id,
-      new_secret_key: webhookNewSecret(ev), bid: cfg.bid, url: cfg.url,
-    });
+    if (isUserEvent(ev)) {
+      out.webhooks.push({ format: 'A', event: ev.type, delivery_id: ev.id, host_id: '', new_secret_key: '', bid: 0, url: '' });
+    } else {
+      const cfg = ev.event === 'host.l1_config_updated'
+        ? { format: 'A', bid: ev.data.bid, url: ev.data.url }
+        : { format: 'B', bid: ev.after.bid, url: ev.after.report_url };
+      out.webhooks.push({
+        format: cfg.format, event: ev.event, delivery_id: ev.delivery_id, host_id: ev.host_id,
+        new_secret_key: webhookNewSecret(ev), bid: cfg.bid, url: cfg.url,
+      });
+    }
     try {
       await verifyWebhook(d.headers, Buffer.concat([body, Buffer.from(' ')]), d.secret);
       out.webhooks_tampered.push('accepted');
@@ -63,7 +67,26 @@ async function run() {
       out.webhooks_tampered.push(err.reason);
     }
   }
+  out.job = await job(c);
   return out;
+}
+
+// job tags the two hosts, runs the job on the tag and reads every result.
+async function job(c) {
+  const [key, value] = [e.XL_TAG.split('=')[0], e.XL_TAG.split('=').slice(1).join('=')];
+  for (const id of [e.XL_HOST_ID, e.XL_OFFLINE_HOST_ID]) await c.setTags(id, { [key]: value });
+  let j = await c.createJob({ target: { tags: [e.XL_TAG] }, operation: shellOperation(e.XL_JOB_PROGRAM, e.XL_JOB_ARGS, 30) });
+  j = await c.waitJob(j.id, 60);
+  const results = [];
+  for await (const r of c.jobResults(j.id)) {
+    results.push({ host: r.host_id === e.XL_HOST_ID ? 'online' : 'offline', state: r.state, exit_code: r.exit_code, stdout: r.stdout, error: r.error });
+  }
+  results.sort((a, b) => (a.host < b.host ? -1 : 1));
+  const t = j.totals;
+  return {
+    state: j.state, host_count: j.host_count, results,
+    totals: { queued: t.queued, running: t.running, succeeded: t.succeeded, failed: t.failed, skipped: t.skipped, expired: t.expired, canceled: t.canceled },
+  };
 }
 
 const phase = process.argv[2];

@@ -6,7 +6,8 @@
 Configuration from the environment: HOSTGATE_URL, HOSTGATE_API_KEY, and for
 run XL_HOST_ID, XL_SHELL_PROGRAM, XL_SHELL_ARGS, XL_FILE, XL_OFFLINE_HOST_ID,
 XL_EMPTY_KEY, XL_EMPTY_HOST_ID, XL_DELIVERIES (a JSON file of captured
-deliveries: headers, body_b64, secret). One JSON document on stdout.
+deliveries: headers, body_b64, secret), XL_TAG, XL_JOB_PROGRAM, XL_JOB_ARGS.
+One JSON document on stdout.
 """
 import base64
 import dataclasses
@@ -68,7 +69,23 @@ def run():
             out["webhooks_tampered"].append("accepted")
         except webhooks.VerificationError as err:
             out["webhooks_tampered"].append(err.reason)
+    out["job"] = job(c)
     return out
+
+
+def job(c):
+    """Tag the two hosts, run the job on the tag, read every result."""
+    e = os.environ
+    key, _, value = e["XL_TAG"].partition("=")
+    for host_id in (e["XL_HOST_ID"], e["XL_OFFLINE_HOST_ID"]):
+        c.set_tags(host_id, {key: value})
+    j = c.create_job(hostgate.JobRequest(target=hostgate.JobTarget(tags=[e["XL_TAG"]]),
+                                         operation=hostgate.shell_operation(e["XL_JOB_PROGRAM"], e["XL_JOB_ARGS"], 30)))
+    j = c.wait_job(j.id, 60)
+    results = [{"host": "online" if r.host_id == e["XL_HOST_ID"] else "offline", "state": r.state,
+                "exit_code": r.exit_code, "stdout": r.stdout, "error": r.error} for r in c.job_results(j.id)]
+    return {"state": j.state, "host_count": j.host_count, "totals": dataclasses.asdict(j.totals),
+            "results": sorted(results, key=lambda r: r["host"])}
 
 
 if __name__ == "__main__":

@@ -40,7 +40,10 @@ type Schedule struct {
 // ScheduleRun is one firing of a schedule: the job it started, or the
 // error that kept it from starting.
 type ScheduleRun struct {
+	// At is the planned time; FiredAt when a hub started it (later for a
+	// run caught up after downtime).
 	At      time.Time `json:"at"`
+	FiredAt time.Time `json:"fired_at"`
 	JobID   *string   `json:"job_id"`
 	Error   string    `json:"error"`
 	Message string    `json:"message"`

@@ -165,7 +165,9 @@ export interface Schedule {
 }
 
 export interface ScheduleRun {
+  /** The planned time; fired_at is when a hub started it (later for a run caught up after downtime). */
   at: string;
+  fired_at: string;
   job_id: string | null;
   error: string;
   message: string;

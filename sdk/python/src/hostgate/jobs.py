@@ -314,7 +314,9 @@ class Schedule:
 
 @dataclass
 class ScheduleRun:
+    #: the planned time; fired_at when a hub started it
     at: str = ""
+    fired_at: str = ""
     job_id: Optional[str] = None
     error: str = ""
     message: str = ""
