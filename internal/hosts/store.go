@@ -123,7 +123,6 @@ func (f OwnedFilter) Narrowed() bool {
 		len(f.TagExprs) > 0 || len(f.Queries) > 0 || f.None
 }
 
-
 // Sort orders a user's host list: a column, descending with a leading "-".
 // Ties break on the id in the same direction. A host never seen sorts as
 // the oldest by last_seen_at.

@@ -11,11 +11,11 @@ import (
 // Limits on tags and saved filters (docs/hosts.md, "Tags and saved
 // filters").
 const (
-	MaxTagKeyLen     = 64
-	MaxTagValueLen   = 128
-	MaxTagsPerHost   = 32
-	MaxBulkHosts     = 1000
-	MaxFilterNameLen = 100
+	MaxTagKeyLen      = 64
+	MaxTagValueLen    = 128
+	MaxTagsPerHost    = 32
+	MaxBulkHosts      = 1000
+	MaxFilterNameLen  = 100
 	MaxFiltersPerUser = 100
 	// MaxFilterTags bounds the tag expressions of a query.
 	MaxFilterTags = MaxTagsPerHost
