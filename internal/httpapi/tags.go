@@ -81,7 +81,8 @@ type tagCountsIn struct {
 	Offset int `query:"offset" minimum:"0" maximum:"100000" default:"0" doc:"Items to skip (at most 100000)"`
 }
 
-type filterIDParam struct {
+// FilterIDParam is a saved filter's id in the path.
+type FilterIDParam struct {
 	ID string `path:"id" doc:"Saved filter id"`
 }
 
@@ -93,7 +94,7 @@ type filterIn struct {
 }
 
 type filterPatchIn struct {
-	filterIDParam
+	FilterIDParam
 	Body struct {
 		Name  *string            `json:"name,omitempty" maxLength:"100" doc:"New name"`
 		Query *hosts.FilterQuery `json:"query,omitempty" doc:"New query (replaces the whole query)"`
@@ -179,7 +180,7 @@ func (s *Server) createFilter(ctx context.Context, in *filterIn) (*filterOut, er
 	return &filterOut{Status: http.StatusCreated, Body: f}, nil
 }
 
-func (s *Server) getFilter(ctx context.Context, in *filterIDParam) (*filterOut, error) {
+func (s *Server) getFilter(ctx context.Context, in *FilterIDParam) (*filterOut, error) {
 	f, err := s.cfg.Hosts.Filter(ctx, ownerOf(ctx), in.ID)
 	if err != nil {
 		return nil, err
@@ -195,7 +196,7 @@ func (s *Server) updateFilter(ctx context.Context, in *filterPatchIn) (*filterOu
 	return &filterOut{Status: http.StatusOK, Body: f}, nil
 }
 
-func (s *Server) deleteFilter(ctx context.Context, in *filterIDParam) (*noContent, error) {
+func (s *Server) deleteFilter(ctx context.Context, in *FilterIDParam) (*noContent, error) {
 	if err := s.cfg.Hosts.DeleteFilter(ctx, ownerOf(ctx), in.ID); err != nil {
 		return nil, err
 	}
