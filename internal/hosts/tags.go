@@ -169,12 +169,12 @@ type TagCount struct {
 // FilterQuery is what a saved filter selects: the host lists' criteria
 // (docs/hosts.md, "Searching and filtering hosts").
 type FilterQuery struct {
-	Q            string   `json:"q" maxLength:"254" doc:"Host name contains this (case-insensitive), or the host id is exactly this"`
-	Status       Status   `json:"status" enum:",pending,online,stale,offline,banned" doc:"Stored status; empty for any"`
+	Q            string   `json:"q" required:"false" maxLength:"254" doc:"Host name contains this (case-insensitive), or the host id is exactly this"`
+	Status       Status   `json:"status" required:"false" enum:",pending,online,stale,offline,banned" doc:"Stored status; empty for any"`
 	Online       *bool    `json:"online" required:"false" doc:"Stored status online (true) or any other (false); null for either"`
-	OS           string   `json:"os" maxLength:"64" doc:"OS family, the first word of the reported OS (linux, windows, …)"`
-	AgentVersion string   `json:"agent_version" maxLength:"64" doc:"Exact agent version"`
-	Tags         []string `json:"tags" maxItems:"32" doc:"Tag expressions key=value or key, all must match"`
+	OS           string   `json:"os" required:"false" maxLength:"64" doc:"OS family, the first word of the reported OS (linux, windows, …)"`
+	AgentVersion string   `json:"agent_version" required:"false" maxLength:"64" doc:"Exact agent version"`
+	Tags         []string `json:"tags" required:"false" maxItems:"32" doc:"Tag expressions key=value or key, all must match"`
 }
 
 // SavedFilter is a user's named FilterQuery.
