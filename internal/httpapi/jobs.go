@@ -72,7 +72,7 @@ func (b JobRequest) request() (jobs.Request, error) {
 // JobCreated is a created job (201) or, for a dry run, what the job
 // would do (200).
 type JobCreated struct {
-	*jobs.View
+	*jobs.JobView
 	*jobs.DryRun
 }
 
@@ -83,11 +83,11 @@ type createJobOut struct {
 	Body   JobCreated
 }
 
-type jobIn struct {
+type JobIDParam struct {
 	ID string `path:"id" maxLength:"64" doc:"Job id"`
 }
 
-type jobOut struct{ Body jobs.View }
+type jobOut struct{ Body jobs.JobView }
 
 type listJobsIn struct {
 	State string `query:"state" enum:"running,finished,canceled" doc:"Only jobs in this state"`
@@ -95,20 +95,20 @@ type listJobsIn struct {
 }
 
 type resultsIn struct {
-	jobIn
+	JobIDParam
 	State string `query:"state" enum:"queued,running,succeeded,failed,skipped,expired,canceled" doc:"Only runs in this state"`
 	PageParams
 }
 
 type outputIn struct {
-	jobIn
+	JobIDParam
 	HostID string `path:"host_id" maxLength:"64" doc:"Host id"`
 }
 
-type outputOut struct{ Body jobs.OutputView }
+type outputOut struct{ Body jobs.RunOutput }
 
 type retryJobIn struct {
-	jobIn
+	JobIDParam
 	Body *struct {
 		States []string `json:"states,omitempty" doc:"Run states to retry: failed (default), skipped, expired, canceled"`
 	}
@@ -116,7 +116,7 @@ type retryJobIn struct {
 
 type createdJobOut struct {
 	Status int
-	Body   jobs.View
+	Body   jobs.JobView
 }
 
 // creatorOf is who a jobs request acts for: a console user, or an API key
@@ -141,7 +141,6 @@ func (s *Server) jobRoutes() {
 		}
 		c := o(http.MethodPost, "/jobs", "CreateJob", "Run an operation on many hosts (201 job; 200 for a dry run)")
 		c.DefaultStatus = http.StatusCreated
-		c.Responses = map[string]*huma.Response{"200": {Description: "Dry run: host_count, host_ids, host_ids_truncated, max_cost"}}
 		op(s, c, s.createJob)
 		op(s, o(http.MethodGet, "/jobs", "ListJobs", "List my jobs, newest first"), s.listJobs)
 		op(s, o(http.MethodGet, "/jobs/{id}", "GetJob", "Get a job with its totals"), s.getJob)
@@ -158,6 +157,31 @@ func (s *Server) jobRoutes() {
 	}
 }
 
+// The jobs routes' answers besides the common ones (openapi_answers.go):
+// the create route's dry run (200) and its target's 404; a finished job's
+// cancel (409); the event stream's refusals.
+func init() {
+	for _, side := range []string{"api", "user"} {
+		extraErrors[side+"CreateJob"] = []int{404}
+		extraErrors[side+"CancelJob"] = []int{409}
+		extraErrors[side+"JobEvents"] = []int{400, 401, 403, 404}
+		answerDocs[side+"CreateJob"] = func(o *huma.Operation, _ *answerDoc) {
+			if r := o.Responses["201"]; r != nil {
+				o.Responses["200"] = &huma.Response{Description: "Dry run: host_count, host_ids (at most 10000), host_ids_truncated, max_cost; nothing recorded or charged",
+					Content: r.Content}
+			}
+		}
+	}
+}
+
+// MarshalJSON writes the job or the dry run, whichever is set.
+func (c JobCreated) MarshalJSON() ([]byte, error) {
+	if c.DryRun != nil {
+		return json.Marshal(c.DryRun)
+	}
+	return json.Marshal(c.JobView)
+}
+
 func (s *Server) createJob(ctx context.Context, in *createJobIn) (*createJobOut, error) {
 	r, err := in.Body.request()
 	if err != nil {
@@ -171,22 +195,22 @@ func (s *Server) createJob(ctx context.Context, in *createJobIn) (*createJobOut,
 		return &createJobOut{Status: http.StatusOK, Body: JobCreated{DryRun: c.DryRun}}, nil
 	}
 	v := c.Job.View()
-	return &createJobOut{Status: http.StatusCreated, Body: JobCreated{View: &v}}, nil
+	return &createJobOut{Status: http.StatusCreated, Body: JobCreated{JobView: &v}}, nil
 }
 
-func (s *Server) listJobs(ctx context.Context, in *listJobsIn) (*pagedOut[jobs.View], error) {
+func (s *Server) listJobs(ctx context.Context, in *listJobsIn) (*pagedOut[jobs.JobView], error) {
 	res, err := s.cfg.Operations.ListJobs(ctx, ownerOf(ctx), jobs.JobState(in.State), in.page())
 	if err != nil {
 		return nil, err
 	}
-	items := make([]jobs.View, len(res.Items))
+	items := make([]jobs.JobView, len(res.Items))
 	for i, j := range res.Items {
 		items[i] = j.View()
 	}
-	return &pagedOut[jobs.View]{Body: paging.Result[jobs.View]{Items: items, Total: res.Total, Limit: res.Limit, Offset: res.Offset}}, nil
+	return &pagedOut[jobs.JobView]{Body: paging.Result[jobs.JobView]{Items: items, Total: res.Total, Limit: res.Limit, Offset: res.Offset}}, nil
 }
 
-func (s *Server) getJob(ctx context.Context, in *jobIn) (*jobOut, error) {
+func (s *Server) getJob(ctx context.Context, in *JobIDParam) (*jobOut, error) {
 	j, err := s.cfg.Operations.GetJob(ctx, ownerOf(ctx), in.ID)
 	if err != nil {
 		return nil, err
@@ -194,7 +218,7 @@ func (s *Server) getJob(ctx context.Context, in *jobIn) (*jobOut, error) {
 	return &jobOut{Body: j.View()}, nil
 }
 
-func (s *Server) cancelJob(ctx context.Context, in *jobIn) (*jobOut, error) {
+func (s *Server) cancelJob(ctx context.Context, in *JobIDParam) (*jobOut, error) {
 	j, err := s.cfg.Operations.CancelJob(ctx, ownerOf(ctx), in.ID)
 	if err != nil {
 		return nil, err
@@ -216,16 +240,16 @@ func (s *Server) retryJob(ctx context.Context, in *retryJobIn) (*createdJobOut, 
 	return &createdJobOut{Status: http.StatusCreated, Body: j.View()}, nil
 }
 
-func (s *Server) jobResults(ctx context.Context, in *resultsIn) (*pagedOut[jobs.Result], error) {
+func (s *Server) jobResults(ctx context.Context, in *resultsIn) (*pagedOut[jobs.RunResult], error) {
 	res, err := s.cfg.Operations.JobResults(ctx, ownerOf(ctx), in.ID, jobs.RunState(in.State), in.page())
 	if err != nil {
 		return nil, err
 	}
-	items := make([]jobs.Result, len(res.Items))
+	items := make([]jobs.RunResult, len(res.Items))
 	for i, r := range res.Items {
 		items[i] = r.Result()
 	}
-	return &pagedOut[jobs.Result]{Body: paging.Result[jobs.Result]{Items: items, Total: res.Total, Limit: res.Limit, Offset: res.Offset}}, nil
+	return &pagedOut[jobs.RunResult]{Body: paging.Result[jobs.RunResult]{Items: items, Total: res.Total, Limit: res.Limit, Offset: res.Offset}}, nil
 }
 
 func (s *Server) jobOutput(ctx context.Context, in *outputIn) (*outputOut, error) {

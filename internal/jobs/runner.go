@@ -519,4 +519,3 @@ func (s *Service) Sweep(ctx context.Context) error {
 	}
 	return errors.Join(errs...)
 }
-

@@ -45,7 +45,7 @@ type Notifier interface {
 	// webhook_secret_missing.
 	CheckSecret(ctx context.Context, userID string) error
 	// JobFinished builds the delivery of payload (the job object) to url.
-	JobFinished(ctx context.Context, userID, url string, payload View, now time.Time) (deliveries.Delivery, error)
+	JobFinished(ctx context.Context, userID, url string, payload JobView, now time.Time) (deliveries.Delivery, error)
 }
 
 // Config configures the service.

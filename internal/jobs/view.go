@@ -12,8 +12,8 @@ type OperationView struct {
 	Data     any    `json:"data"`
 }
 
-// View is the job object of the API (and of the job.finished payload).
-type View struct {
+// JobView is the job object of the API (and of the job.finished payload).
+type JobView struct {
 	ID          string        `json:"id"`
 	Name        string        `json:"name"`
 	State       string        `json:"state" enum:"running,finished,canceled"`
@@ -43,12 +43,12 @@ func optional(s string) *string {
 }
 
 // View is j as the API shows it.
-func (j Job) View() View {
+func (j Job) View() JobView {
 	var data any
 	if len(j.Spec.Operation.Data) > 0 {
 		_ = json.Unmarshal(j.Spec.Operation.Data, &data)
 	}
-	return View{
+	return JobView{
 		ID: j.ID, Name: j.Spec.Name, State: string(j.State), HostCount: j.HostCount, Totals: j.Totals,
 		Target: j.Spec.Target, Operation: OperationView{Controls: j.Spec.Operation.Controls, Path: j.Spec.Operation.Path, Data: data},
 		Offline: j.Spec.Offline, Concurrency: j.Spec.Concurrency, ExpiresAt: j.ExpiresAt, Waves: j.Spec.Waves, Wave: j.Wave,
@@ -57,8 +57,8 @@ func (j Job) View() View {
 	}
 }
 
-// Result is one run as the results list shows it.
-type Result struct {
+// RunResult is one run as the results list shows it.
+type RunResult struct {
 	HostID          string     `json:"host_id"`
 	HostName        string     `json:"host_name"`
 	State           string     `json:"state" enum:"queued,running,succeeded,failed,skipped,expired,canceled"`
@@ -75,14 +75,14 @@ type Result struct {
 }
 
 // Result is r as the results list shows it.
-func (r Run) Result() Result {
-	return Result{HostID: r.HostID, HostName: r.HostName, State: string(r.State), Wave: r.Wave, ExitCode: r.ExitCode,
+func (r Run) Result() RunResult {
+	return RunResult{HostID: r.HostID, HostName: r.HostName, State: string(r.State), Wave: r.Wave, ExitCode: r.ExitCode,
 		Stdout: r.Stdout, Stderr: r.Stderr, OutputTruncated: r.Truncated, Error: r.Error, Message: r.Message,
 		Charged: r.Charged.Tokens(), StartedAt: r.StartedAt, FinishedAt: r.FinishedAt}
 }
 
-// OutputView is a run's whole output.
-type OutputView struct {
+// RunOutput is a run's whole output.
+type RunOutput struct {
 	HostID   string `json:"host_id"`
 	ExitCode *int   `json:"exit_code"`
 	Stdout   string `json:"stdout"`
@@ -91,10 +91,10 @@ type OutputView struct {
 }
 
 // View is o as the API shows it.
-func (o Output) View() OutputView {
+func (o Output) View() RunOutput {
 	var res any
 	if len(o.Result) > 0 {
 		_ = json.Unmarshal(o.Result, &res)
 	}
-	return OutputView{HostID: o.HostID, ExitCode: o.ExitCode, Stdout: o.Stdout, Stderr: o.Stderr, Result: res}
+	return RunOutput{HostID: o.HostID, ExitCode: o.ExitCode, Stdout: o.Stdout, Stderr: o.Stderr, Result: res}
 }
