@@ -67,7 +67,7 @@ func (s *Service) fireOne(ctx context.Context, starter Starter, sc Schedule, now
 	c := Claim{ScheduleID: sc.ID, Was: *sc.NextRunAt,
 		Run: Run{ID: uuid.NewString(), ScheduleID: sc.ID, At: *sc.NextRunAt, FiredAt: now}}
 	if tm, err := timingOf(sc); err == nil {
-		c.Next = tm.Next(now)
+		c.Next = tm.NextAfterRun(*sc.NextRunAt, now)
 	}
 	err := s.store.ClaimRun(ctx, c)
 	if errors.Is(err, ErrClaimLost) {

@@ -55,19 +55,41 @@ func ParseTiming(at *time.Time, expr *string, tz string) (Timing, error) {
 // Next is the first run strictly after t, in UTC, or nil when there is
 // none: a one-off time at or before t, or a cron expression that never
 // matches (February 30th).
+//
+// Cron times are wall-clock times in the zone. One that does not exist on
+// a day (spring forward) is skipped that day; one that occurs twice (fall
+// back) fires once, at its first occurrence: a candidate showing the same
+// wall-clock minute as t is passed over.
 func (tm Timing) Next(t time.Time) *time.Time {
+	return tm.NextAfterRun(t, t)
+}
+
+// NextAfterRun is Next(now) for a schedule whose run planned at was has
+// just been claimed: a candidate showing was's wall-clock minute (the
+// second occurrence of a fall-back time) is passed over too.
+func (tm Timing) NextAfterRun(was, now time.Time) *time.Time {
 	if tm.at != nil {
-		if tm.at.After(t) {
+		if tm.at.After(now) {
 			return tm.at
 		}
 		return nil
 	}
-	n := tm.spec.Next(t.In(tm.loc))
+	n := tm.spec.Next(now.In(tm.loc))
+	for !n.IsZero() && (tm.sameWall(n, now) || tm.sameWall(n, was)) {
+		n = tm.spec.Next(n)
+	}
 	if n.IsZero() {
 		return nil
 	}
 	n = n.UTC()
 	return &n
+}
+
+// sameWall reports whether a and b read the same minute on the zone's
+// clock (at different instants: around a fall-back hour).
+func (tm Timing) sameWall(a, b time.Time) bool {
+	a, b = a.In(tm.loc), b.In(tm.loc)
+	return !a.Equal(b) && a.Format("2006-01-02T15:04") == b.Format("2006-01-02T15:04")
 }
 
 // OneOff reports whether the timing is an `at` time.
