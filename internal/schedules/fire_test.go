@@ -54,7 +54,7 @@ func engines(t *testing.T, f func(t *testing.T, open engine)) {
 // clock is the instances' shared clock, set by the test.
 type clock struct{ t atomic.Pointer[time.Time] }
 
-func (c *clock) now() time.Time { return *c.t.Load() }
+func (c *clock) now() time.Time  { return *c.t.Load() }
 func (c *clock) set(t time.Time) { c.t.Store(&t) }
 
 // starter is the fake jobs service: it records each start.
@@ -349,8 +349,11 @@ func TestSaveValidationAndLimits(t *testing.T) {
 		}
 		// Tenant boundary: another user's schedule is not found.
 		for name, call := range map[string]func() error{
-			"get":    func() error { _, err := svc.GetSchedule(t.Context(), other, first.ID); return err },
-			"update": func() error { _, err := svc.UpdateSchedule(t.Context(), other, first.ID, schedules.Patch{}); return err },
+			"get": func() error { _, err := svc.GetSchedule(t.Context(), other, first.ID); return err },
+			"update": func() error {
+				_, err := svc.UpdateSchedule(t.Context(), other, first.ID, schedules.Patch{})
+				return err
+			},
 			"pause":  func() error { _, err := svc.PauseSchedule(t.Context(), other, first.ID); return err },
 			"resume": func() error { _, err := svc.ResumeSchedule(t.Context(), other, first.ID); return err },
 			"runs": func() error {
