@@ -24,6 +24,7 @@ import (
 	"hostgate/internal/l1config"
 	"hostgate/internal/operations"
 	"hostgate/internal/passwords"
+	"hostgate/internal/schedules"
 	"hostgate/internal/terminals"
 	"hostgate/internal/upgrades"
 	"hostgate/internal/versions"
@@ -34,23 +35,24 @@ import (
 // literals left are the transport's own codes and the payment provider's.
 // A code missing here is a bug: it answers 500 and a test lists them all.
 var statusByCode = withOperationFailures(map[string]int{
-	apperr.CodeInvalidBody:        400,
-	apperr.CodeInvalidID:          400,
-	apperr.CodeInvalidQuery:       400,
-	hosts.CodeInvalidName:         400,
-	hosts.CodeNameTooLong:         400,
-	hosts.CodeInvalidPort:         400,
-	accounts.CodeInvalidEmail:     400,
-	admin.CodeInvalidUsername:     400,
-	admin.CodeInvalidRole:         400,
-	passwords.CodeWeakPassword:    400,
-	versions.CodeVersionRequired:  400,
-	versions.CodeInvalidVersion:   400,
-	l1config.CodeInvalidBID:       400,
-	l1config.CodeInvalidSecretKey: 400,
-	l1config.CodeInvalidURL:       400,
-	l1config.CodeURLNotAllowed:    400,
-	l1config.CodeInvalidFormat:    400,
+	apperr.CodeInvalidBody:              400,
+	apperr.CodeInvalidID:                400,
+	apperr.CodeInvalidQuery:             400,
+	hosts.CodeInvalidName:               400,
+	hosts.CodeNameTooLong:               400,
+	hosts.CodeInvalidPort:               400,
+	accounts.CodeInvalidEmail:           400,
+	admin.CodeInvalidUsername:           400,
+	admin.CodeInvalidRole:               400,
+	passwords.CodeWeakPassword:          400,
+	versions.CodeVersionRequired:        400,
+	versions.CodeInvalidVersion:         400,
+	l1config.CodeInvalidBID:             400,
+	l1config.CodeInvalidSecretKey:       400,
+	l1config.CodeInvalidURL:             400,
+	l1config.CodeURLNotAllowed:          400,
+	l1config.CodeInvalidFormat:          400,
+	deliveries.CodeWebhookSecretMissing: 400,
 
 	apperr.CodeUnauthorized:     401,
 	apperr.CodeInvalidToken:     401,
@@ -82,6 +84,7 @@ var statusByCode = withOperationFailures(map[string]int{
 	upgrades.CodeInProgress:            409,
 	upgrades.CodeUnsupported:           409,
 	deliveries.CodeDeliveryNotDead:     409,
+	schedules.CodeLimitReached:         409,
 	terminals.CodeAgentUpgradeRequired: 409,
 
 	terminals.CodeTerminalEnded: 410,

@@ -104,6 +104,8 @@ func New(cfg Config) *Server {
 	s.agentRoutes()
 	s.l1ConfigRoutes()
 	s.deliveryRoutes()
+	s.scheduleRoutes()
+	s.webhookSecretRoutes()
 	s.terminalRoutes()
 	s.adminRoutes()
 	s.gatewayRoutes()
