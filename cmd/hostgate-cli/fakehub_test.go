@@ -58,7 +58,8 @@ func (f *fakeHub) host() map[string]any {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return map[string]any{"id": hostID, "user_id": "u1", "name": hostName, "bid": 7, "listen_port": 23456,
-		"os": f.hostOS, "status": "active", "online": true, "created_at": "2026-01-02T03:04:05Z"}
+		"os": f.hostOS, "status": "active", "online": true, "created_at": "2026-01-02T03:04:05Z",
+		"tags": map[string]string{"env": "prod", "role": ""}}
 }
 
 func creds() map[string]any {

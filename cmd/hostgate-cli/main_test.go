@@ -161,7 +161,8 @@ func TestCLIHosts(t *testing.T) {
 	r := f.cli(t, "hosts", "list")
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
 	if r.code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[0], "ID ") ||
-		strings.Index(lines[0], "NAME") != strings.Index(lines[1], hostName) || !strings.Contains(lines[1], "yes") {
+		strings.Index(lines[0], "NAME") != strings.Index(lines[1], hostName) || !strings.Contains(lines[1], "yes") ||
+		!strings.HasSuffix(lines[1], " env=prod role=") {
 		t.Fatalf("exit %d table:\n%s", r.code, r.stdout)
 	}
 
@@ -194,7 +195,7 @@ func TestCLIHosts(t *testing.T) {
 
 	// show by name: looked up in the list.
 	r = f.cli(t, "hosts", "show", hostName)
-	if r.code != 0 || !strings.Contains(r.stdout, "id:") || !strings.Contains(r.stdout, hostID) {
+	if r.code != 0 || !strings.Contains(r.stdout, "id:") || !strings.Contains(r.stdout, hostID) || !strings.Contains(r.stdout, "env=prod role=") {
 		t.Fatalf("show: %d %s %s", r.code, r.stdout, r.stderr)
 	}
 	r = f.cli(t, "hosts", "show", "nosuch")

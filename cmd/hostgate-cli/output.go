@@ -28,9 +28,9 @@ func row(w io.Writer, cells ...string) { fmt.Fprintln(w, strings.Join(cells, "\t
 
 func (a *app) hostTable(hosts []hostgate.Host) error {
 	t := newTable(a.stdout)
-	row(t, "ID", "NAME", "STATUS", "ONLINE", "OS", "VERSION", "LAST SEEN")
+	row(t, "ID", "NAME", "STATUS", "ONLINE", "OS", "VERSION", "LAST SEEN", "TAGS")
 	for _, h := range hosts {
-		row(t, h.ID, h.Name, h.Status, yesNo(h.Online), dash(h.OS), dash(h.InstalledVersion), timeOrDash(h.LastSeenAt))
+		row(t, h.ID, h.Name, h.Status, yesNo(h.Online), dash(h.OS), dash(h.InstalledVersion), timeOrDash(h.LastSeenAt), tagsText(h.Tags))
 	}
 	return t.Flush()
 }
@@ -43,7 +43,7 @@ func (a *app) hostDetails(h hostgate.Host) error {
 		{"bid", strconv.FormatInt(h.BID, 10)}, {"listen_port", strconv.Itoa(h.ListenPort)},
 		{"os", dash(h.OS)}, {"installed_version", dash(h.InstalledVersion)}, {"public_ip", dash(h.PublicIP)},
 		{"report_url", dash(h.ReportURL)}, {"last_seen_at", timeOrDash(h.LastSeenAt)},
-		{"last_online_at", timeOrDash(h.LastOnlineAt)}, {"created_at", stamp(h.CreatedAt)},
+		{"last_online_at", timeOrDash(h.LastOnlineAt)}, {"tags", tagsText(h.Tags)}, {"created_at", stamp(h.CreatedAt)},
 	} {
 		row(t, f[0]+":", f[1])
 	}
