@@ -93,6 +93,10 @@ func TestJobRequests(t *testing.T) {
 			return err
 		}, `POST /v1/api/schedules {"name":"nightly","job":{"target":{"filter_id":"f1"},"operation":{"controls":8192,"path":"/bin/sh","data":{"args":"-c true"}}},"cron":"0 3 * * *","timezone":"Europe/Berlin"}`},
 		{func() error { _, err := c.GetSchedule(ctx, "s1"); return err }, `GET /v1/api/schedules/s1`},
+		{func() error {
+			_, err := c.UpdateSchedule(ctx, "s1", ScheduleUpdate{Cron: "*/5 * * * *", Timezone: "UTC"})
+			return err
+		}, `PATCH /v1/api/schedules/s1 {"cron":"*/5 * * * *","timezone":"UTC"}`},
 		{func() error { _, err := c.PauseSchedule(ctx, "s1"); return err }, `POST /v1/api/schedules/s1/pause`},
 		{func() error { _, err := c.ResumeSchedule(ctx, "s1"); return err }, `POST /v1/api/schedules/s1/resume`},
 		{func() error { return c.DeleteSchedule(ctx, "s1") }, `DELETE /v1/api/schedules/s1`},

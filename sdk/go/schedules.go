@@ -75,6 +75,23 @@ func (c *Client) CreateSchedule(ctx context.Context, req ScheduleRequest) (Sched
 	return s, err
 }
 
+// ScheduleUpdate is the body of UpdateSchedule: empty members keep the
+// schedule's; At or Cron replaces its timing.
+type ScheduleUpdate struct {
+	Name     string      `json:"name,omitempty"`
+	Job      *JobRequest `json:"job,omitempty"`
+	At       *time.Time  `json:"at,omitempty"`
+	Cron     string      `json:"cron,omitempty"`
+	Timezone string      `json:"timezone,omitempty"`
+}
+
+// UpdateSchedule changes a schedule; its next run is recomputed from now.
+func (c *Client) UpdateSchedule(ctx context.Context, scheduleID string, req ScheduleUpdate) (Schedule, error) {
+	var s Schedule
+	err := c.do(ctx, http.MethodPatch, schedulePath(scheduleID), req, &s)
+	return s, err
+}
+
 // PauseSchedule stops a schedule from firing until ResumeSchedule.
 func (c *Client) PauseSchedule(ctx context.Context, scheduleID string) (Schedule, error) {
 	var s Schedule

@@ -70,6 +70,8 @@ class RequestsTest(unittest.TestCase):
              'POST /v1/api/schedules {"cron":"0 3 * * *","job":{"operation":{"controls":8192,"data":{"args":"-c true"},'
              '"path":"/bin/sh"},"target":{"filter_id":"f1"}},"name":"nightly","timezone":"Europe/Berlin"}'),
             (lambda: c.get_schedule("s1"), "GET /v1/api/schedules/s1"),
+            (lambda: c.update_schedule("s1", hostgate.ScheduleUpdate(cron="*/5 * * * *", timezone="UTC")),
+             'PATCH /v1/api/schedules/s1 {"cron":"*/5 * * * *","timezone":"UTC"}'),
             (lambda: c.pause_schedule("s1"), "POST /v1/api/schedules/s1/pause"),
             (lambda: c.resume_schedule("s1"), "POST /v1/api/schedules/s1/resume"),
             (lambda: c.delete_schedule("s1"), "DELETE /v1/api/schedules/s1"),

@@ -436,6 +436,11 @@ export class Client {
     return this.t.call({ method: 'POST', path: '/v1/api/schedules', body: req, signal: o.signal });
   }
 
+  /** updateSchedule changes a schedule; its next run is recomputed from now. */
+  updateSchedule(scheduleId: string, req: J.ScheduleUpdate, o: O = {}): Promise<J.Schedule> {
+    return this.t.call({ method: 'PATCH', path: `/v1/api/schedules/${enc(scheduleId)}`, body: req, signal: o.signal });
+  }
+
   /** pauseSchedule stops a schedule from firing until resumeSchedule. */
   pauseSchedule(scheduleId: string, o: O = {}): Promise<J.Schedule> {
     return this.t.call({ method: 'POST', path: `/v1/api/schedules/${enc(scheduleId)}/pause`, signal: o.signal });

@@ -149,6 +149,15 @@ export interface ScheduleRequest {
   paused?: boolean;
 }
 
+/** ScheduleUpdate is the body of updateSchedule: members left out keep the schedule's; at or cron replaces its timing. */
+export interface ScheduleUpdate {
+  name?: string;
+  job?: JobRequest;
+  at?: string;
+  cron?: string;
+  timezone?: string;
+}
+
 export interface Schedule {
   id: string;
   name: string;

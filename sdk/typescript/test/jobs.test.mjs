@@ -33,6 +33,7 @@ const rows = [
   [(c) => c.createSchedule({ name: 'nightly', cron: '0 3 * * *', timezone: 'Europe/Berlin', job: { target: { filter_id: 'f1' }, operation: shellOperation('/bin/sh', '-c true') } }),
     'POST', '/v1/api/schedules', { name: 'nightly', cron: '0 3 * * *', timezone: 'Europe/Berlin', job: { target: { filter_id: 'f1' }, operation: { controls: 8192, path: '/bin/sh', data: { args: '-c true' } } } }],
   [(c) => c.getSchedule('s1'), 'GET', '/v1/api/schedules/s1'],
+  [(c) => c.updateSchedule('s1', { cron: '*/5 * * * *', timezone: 'UTC' }), 'PATCH', '/v1/api/schedules/s1', { cron: '*/5 * * * *', timezone: 'UTC' }],
   [(c) => c.pauseSchedule('s1'), 'POST', '/v1/api/schedules/s1/pause'],
   [(c) => c.resumeSchedule('s1'), 'POST', '/v1/api/schedules/s1/resume'],
   [(c) => c.deleteSchedule('s1'), 'DELETE', '/v1/api/schedules/s1'],

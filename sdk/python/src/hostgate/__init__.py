@@ -17,7 +17,8 @@ from .errors import (
 )
 from .jobs import (
     Filter, FilterQuery, Job, JobDryRun, JobOperation, JobOutput, JobRequest, JobResult, JobTarget, JobTotals,
-    JobWaitTimeout, JobWaves, Page, Schedule, ScheduleRequest, ScheduleRun, TagCount, WebhookSecret, shell_operation,
+    JobWaitTimeout, JobWaves, Page, Schedule, ScheduleRequest, ScheduleRun, ScheduleUpdate, TagCount, WebhookSecret,
+    shell_operation,
 )
 from .provisioning import Autologon, PayloadAutologon, PayloadHub, ProvisioningPayload
 from .shell import ShellSession
@@ -44,4 +45,4 @@ __all__ = [
 __all__ += ["Autologon", "PayloadAutologon", "PayloadHub", "ProvisioningPayload"]
 __all__ += ["Filter", "FilterQuery", "Job", "JobDryRun", "JobOperation", "JobOutput", "JobRequest", "JobResult",
             "JobTarget", "JobTotals", "JobWaitTimeout", "JobWaves", "Page", "Schedule", "ScheduleRequest", "ScheduleRun",
-            "TagCount", "WebhookSecret", "shell_operation", "from_dict"]
+            "ScheduleUpdate", "TagCount", "WebhookSecret", "shell_operation", "from_dict"]

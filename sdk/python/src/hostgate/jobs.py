@@ -167,6 +167,24 @@ class ScheduleRequest:
         return b
 
 
+@dataclass
+class ScheduleUpdate:
+    """The body of update_schedule: empty fields keep the schedule's; at or
+    cron replaces its timing."""
+
+    name: str = ""
+    job: Optional[JobRequest] = None
+    at: Optional[str] = None
+    cron: str = ""
+    timezone: str = ""
+
+    def body(self) -> Dict[str, Any]:
+        b: Dict[str, Any] = {k: getattr(self, k) for k in ("name", "at", "cron", "timezone") if getattr(self, k)}
+        if self.job is not None:
+            b["job"] = self.job.body()
+        return b
+
+
 # --- answers --------------------------------------------------------------
 
 @dataclass
@@ -522,6 +540,11 @@ class JobsAPI:
         """Save a schedule; its job is validated as create_job would, its
         target resolved at each run."""
         return from_dict(Schedule, self._json("POST", "/v1/api/schedules", req.body(), timeout=timeout))
+
+    def update_schedule(self, schedule_id: str, req: ScheduleUpdate, *, timeout: Timeout = None) -> Schedule:
+        """Change a schedule; its next run is recomputed from now."""
+        return from_dict(Schedule, self._json("PATCH", "/v1/api/schedules/" + _q(schedule_id), req.body(),
+                                              timeout=timeout))
 
     def pause_schedule(self, schedule_id: str, *, timeout: Timeout = None) -> Schedule:
         """Stop a schedule from firing until resume_schedule."""
