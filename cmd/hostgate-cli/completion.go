@@ -37,6 +37,7 @@ _hostgate_cli() {
         "")         words="hosts shell read term deliveries jobs tags filters schedules webhook-secret completion version help --url --api-key --config --json --timeout" ;;
         hosts)      if [[ -z $sub ]]; then words="list create show delete credentials provisioning-payload installer"
                     else case $sub in
+                        list) words="--tag --filter --q --status --online --os --agent-version" ;;
                         create) words="--listen-port --credentials" ;;
                         delete) words="--yes" ;;
                         credentials) words="--rotate" ;;

@@ -32,12 +32,33 @@ func (a *app) hosts(ctx context.Context, args []string) error {
 }
 
 func (a *app) hostsList(ctx context.Context, args []string) error {
-	if _, err := newCommand("hosts list", "hostgate-cli hosts list").parse(args, 0); err != nil {
+	c := newCommand("hosts list", "hostgate-cli hosts list [--tag K=V ...] [--filter FILTER] [--q TEXT] [--status S] "+
+		"[--online yes|no] [--os OS] [--agent-version V]")
+	var q hostgate.FilterQuery
+	var tags listFlag
+	c.fs.Var(&tags, "tag", "")
+	filter := c.fs.String("filter", "", "")
+	c.fs.StringVar(&q.Q, "q", "", "")
+	c.fs.StringVar(&q.Status, "status", "", "")
+	online := c.fs.String("online", "", "")
+	c.fs.StringVar(&q.OS, "os", "", "")
+	c.fs.StringVar(&q.AgentVersion, "agent-version", "", "")
+	if _, err := c.parse(args, 0); err != nil {
 		return err
 	}
-	cctx, cancel := a.callCtx(ctx, 0)
-	defer cancel()
-	hosts, err := a.client.ListHosts(cctx)
+	if err := setOnline(&q, *online, c); err != nil {
+		return err
+	}
+	q.Tags = tags
+	var hosts []hostgate.Host
+	var err error
+	if c.fs.NFlag() == 0 {
+		cctx, cancel := a.callCtx(ctx, 0)
+		defer cancel()
+		hosts, err = a.client.ListHosts(cctx)
+	} else {
+		hosts, err = a.searchHosts(ctx, q, *filter)
+	}
 	if err != nil {
 		return err
 	}
@@ -48,6 +69,44 @@ func (a *app) hostsList(ctx context.Context, args []string) error {
 		return a.printJSON(hosts)
 	}
 	return a.hostTable(hosts)
+}
+
+// searchHosts returns every host matching q and the saved filter FILTER
+// (an id or a name; "" for none), page by page.
+func (a *app) searchHosts(ctx context.Context, q hostgate.FilterQuery, filter string) ([]hostgate.Host, error) {
+	id := ""
+	if filter != "" {
+		var err error
+		if id, err = a.resolveFilter(ctx, filter); err != nil {
+			return nil, err
+		}
+	}
+	var out []hostgate.Host
+	for {
+		cctx, cancel := a.callCtx(ctx, 0)
+		p, err := a.client.SearchHosts(cctx, q, id, 200, len(out))
+		cancel()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p.Items...)
+		if len(p.Items) == 0 || len(out) >= p.Total {
+			return out, nil
+		}
+	}
+}
+
+// setOnline reads --online yes|no into q.
+func setOnline(q *hostgate.FilterQuery, online string, c command) error {
+	switch online {
+	case "":
+	case "yes", "no":
+		b := online == "yes"
+		q.Online = &b
+	default:
+		return usageErr(c.fs.Name()+": --online is yes or no", c.usage)
+	}
+	return nil
 }
 
 func (a *app) hostsCreate(ctx context.Context, args []string) error {

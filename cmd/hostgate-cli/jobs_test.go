@@ -334,3 +334,34 @@ func TestCLITagsFiltersSchedules(t *testing.T) {
 		t.Fatalf("rotate: %q %q", r.stdout, r.stderr)
 	}
 }
+
+func TestCLIHostsListFilters(t *testing.T) {
+	f := newFakeHub(t)
+	var query string
+	f.set(func() {
+		f.routes = func(w http.ResponseWriter, r *http.Request, body map[string]any) bool {
+			switch {
+			case r.URL.Path == "/v1/api/filters":
+				writeJSON(w, 200, map[string]any{"items": []any{map[string]any{"id": filterID, "name": "prod"}}, "total": 1})
+			case r.URL.Path == "/v1/api/hosts" && r.URL.RawQuery != "":
+				f.mu.Lock()
+				query = r.URL.RawQuery
+				f.mu.Unlock()
+				writeJSON(w, 200, map[string]any{"items": []any{f.host()}, "total": 1, "limit": 200, "offset": 0})
+			default:
+				return false
+			}
+			return true
+		}
+	})
+	r := f.cli(t, "hosts", "list", "--tag", "env=prod", "--filter", "prod", "--online", "yes")
+	f.mu.Lock()
+	got := query
+	f.mu.Unlock()
+	if r.code != 0 || !strings.Contains(r.stdout, hostName) || got != "filter_id="+filterID+"&limit=200&online=true&tag=env%3Dprod" {
+		t.Fatalf("exit %d %s %s; query %q", r.code, r.stdout, r.stderr, got)
+	}
+	if r := f.cli(t, "hosts", "list", "--online", "maybe"); r.code != exitUsage {
+		t.Fatalf("--online maybe: %d", r.code)
+	}
+}

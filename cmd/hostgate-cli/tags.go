@@ -238,13 +238,8 @@ func (a *app) filtersCreate(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	switch *online {
-	case "":
-	case "yes", "no":
-		b := *online == "yes"
-		q.Online = &b
-	default:
-		return usageErr("filters create: --online is yes or no", c.usage)
+	if err := setOnline(&q, *online, c); err != nil {
+		return err
 	}
 	q.Tags = tags
 	cctx, cancel := a.callCtx(ctx, 0)

@@ -80,6 +80,11 @@ func TestJobRequests(t *testing.T) {
 			_, err := c.UpdateTags(ctx, []string{"h1", "h2"}, map[string]string{"env": "prod"}, []string{"old"})
 			return err
 		}, `POST /v1/api/hosts/tags {"add":{"env":"prod"},"host_ids":["h1","h2"],"remove":["old"]}`},
+		{func() error {
+			on := true
+			_, err := c.SearchHosts(ctx, FilterQuery{Tags: []string{"env=prod", "role"}, Online: &on, OS: "linux"}, "f1", 0, 10)
+			return err
+		}, `GET /v1/api/hosts?filter_id=f1&limit=50&offset=10&online=true&os=linux&tag=env%3Dprod&tag=role`},
 		{func() error { _, err := c.GetFilter(ctx, "f1"); return err }, `GET /v1/api/filters/f1`},
 		{func() error {
 			_, err := c.CreateFilter(ctx, "prod", FilterQuery{Tags: []string{"env=prod"}, Status: "active"})

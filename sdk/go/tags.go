@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 )
 
@@ -46,6 +47,35 @@ func (c *Client) UpdateTags(ctx context.Context, hostIDs []string, add map[strin
 	}
 	err := c.do(ctx, http.MethodPost, "/v1/api/hosts/tags", body, &out)
 	return out.Updated, err
+}
+
+// SearchHosts returns one page of the key holder's hosts that match query
+// (every member given must match; Tags all of them) and, when filterID is
+// not "", the saved filter too; limit 0 is the hub's default of 50, at most
+// 200.
+func (c *Client) SearchHosts(ctx context.Context, query FilterQuery, filterID string, limit, offset int) (Page[Host], error) {
+	q := url.Values{}
+	for k, v := range map[string]string{"q": query.Q, "status": query.Status, "os": query.OS, "agent_version": query.AgentVersion, "filter_id": filterID} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	if query.Online != nil {
+		q.Set("online", strconv.FormatBool(*query.Online))
+	}
+	for _, t := range query.Tags {
+		q.Add("tag", t)
+	}
+	q.Set("limit", strconv.Itoa(limit))
+	if limit <= 0 {
+		q.Set("limit", "50")
+	}
+	if offset > 0 {
+		q.Set("offset", strconv.Itoa(offset))
+	}
+	var p Page[Host]
+	err := c.do(ctx, http.MethodGet, "/v1/api/hosts?"+q.Encode(), nil, &p)
+	return p, err
 }
 
 // ListTags lists the key=value pairs on the key holder's hosts, ordered by

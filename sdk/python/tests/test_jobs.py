@@ -59,6 +59,8 @@ class RequestsTest(unittest.TestCase):
             (lambda: c.set_tags("h1", {"env": "prod", "role": ""}), 'PUT /v1/api/hosts/h1/tags {"tags":{"env":"prod","role":""}}'),
             (lambda: c.update_tags(["h1", "h2"], {"env": "prod"}, ["old"]),
              'POST /v1/api/hosts/tags {"add":{"env":"prod"},"host_ids":["h1","h2"],"remove":["old"]}'),
+            (lambda: c.search_hosts(FilterQuery(tags=["env=prod", "role"], online=True, os="linux"), "f1", 0, 10),
+             "GET /v1/api/hosts?filter_id=f1&limit=50&offset=10&online=true&os=linux&tag=env%3Dprod&tag=role"),
             (lambda: c.get_filter("f1"), "GET /v1/api/filters/f1"),
             (lambda: c.create_filter("prod", FilterQuery(tags=["env=prod"], status="active")),
              'POST /v1/api/filters {"name":"prod","query":{"status":"active","tags":["env=prod"]}}'),

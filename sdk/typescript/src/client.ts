@@ -386,6 +386,19 @@ export class Client {
     return r.updated;
   }
 
+  /** searchHosts returns one page of the key holder's hosts matching query (and the saved filter filterId, when given); limit 0: the hub's 50, at most 200. */
+  searchHosts(query: J.FilterQuery = {}, filterId = '', limit = 0, offset = 0, o: O = {}): Promise<J.Page<T.HostListItem>> {
+    const q: [string, string][] = [];
+    for (const k of ['q', 'status', 'os', 'agent_version'] as const) if (query[k]) q.push([k, query[k]!]);
+    if (filterId !== '') q.push(['filter_id', filterId]);
+    if (query.online !== undefined) q.push(['online', String(query.online)]);
+    for (const t of query.tags ?? []) q.push(['tag', t]);
+    q.push(['limit', String(limit > 0 ? limit : 50)]);
+    if (offset > 0) q.push(['offset', String(offset)]);
+    q.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return this.t.call({ method: 'GET', path: '/v1/api/hosts?' + new URLSearchParams(q).toString(), signal: o.signal });
+  }
+
   /** listTags lists the key=value pairs on the key holder's hosts with their host counts. */
   listTags(o: O = {}): Promise<J.TagCount[]> {
     return J.collect(J.pages((limit, offset) => this.t.call<J.Page<J.TagCount>>({ method: 'GET', path: '/v1/api/tags' + J.pageQuery(limit, offset), signal: o.signal })));

@@ -26,6 +26,7 @@ const rows = [
   [(c) => c.jobOutput('j1', 'h1'), 'GET', '/v1/api/jobs/j1/results/h1/output'],
   [(c) => c.setTags('h1', { env: 'prod', role: '' }), 'PUT', '/v1/api/hosts/h1/tags', { tags: { env: 'prod', role: '' } }],
   [(c) => c.updateTags(['h1', 'h2'], { env: 'prod' }, ['old']), 'POST', '/v1/api/hosts/tags', { host_ids: ['h1', 'h2'], add: { env: 'prod' }, remove: ['old'] }],
+  [(c) => c.searchHosts({ tags: ['env=prod', 'role'], online: true, os: 'linux' }, 'f1', 0, 10), 'GET', '/v1/api/hosts?filter_id=f1&limit=50&offset=10&online=true&os=linux&tag=env%3Dprod&tag=role'],
   [(c) => c.getFilter('f1'), 'GET', '/v1/api/filters/f1'],
   [(c) => c.createFilter('prod', { tags: ['env=prod'], status: 'active' }), 'POST', '/v1/api/filters', { name: 'prod', query: { tags: ['env=prod'], status: 'active' } }],
   [(c) => c.updateFilter('f1', 'renamed'), 'PATCH', '/v1/api/filters/f1', { name: 'renamed' }],

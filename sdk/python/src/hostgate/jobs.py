@@ -490,6 +490,23 @@ class JobsAPI:
             body["remove"] = list(remove)
         return int((self._json("POST", "/v1/api/hosts/tags", body, timeout=timeout) or {}).get("updated") or 0)
 
+    def search_hosts(self, query: FilterQuery, filter_id: str = "", limit: int = 0, offset: int = 0, *,
+                     timeout: Timeout = None) -> Page:
+        """One page of the key holder's hosts matching query (and the saved
+        filter filter_id, when given); limit 0: the hub's 50, at most 200."""
+        from .types import Host
+        q: List[Any] = [(k, getattr(query, k)) for k in ("q", "status", "os", "agent_version") if getattr(query, k)]
+        if filter_id:
+            q.append(("filter_id", filter_id))
+        if query.online is not None:
+            q.append(("online", "true" if query.online else "false"))
+        q += [("tag", t) for t in query.tags]
+        q.append(("limit", str(limit if limit > 0 else 50)))
+        if offset > 0:
+            q.append(("offset", str(offset)))
+        p = "/v1/api/hosts?" + urllib.parse.urlencode(sorted(q))
+        return _page(Host, self._json("GET", p, timeout=timeout, idempotent=True))
+
     def list_tags(self, *, timeout: Timeout = None) -> List[TagCount]:
         """The key=value pairs on the key holder's hosts with their counts."""
         return list(_pages(lambda limit, offset: _page(TagCount, self._json(
