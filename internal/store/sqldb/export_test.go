@@ -23,3 +23,7 @@ func UsersQuery(d *DB, f accounts.UserFilter) (string, []any) {
 	from, w := d.userWhere(f)
 	return `SELECT ` + userCols + ` FROM ` + from + w.sql() + ` ORDER BY created_at DESC, id DESC LIMIT 50`, w.args
 }
+
+func SelectHostsQuery(d *DB, owner string, f hosts.OwnedFilter) (string, []any) {
+	return d.selectOwnedQuery(owner, f, 100_001)
+}
