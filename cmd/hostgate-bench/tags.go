@@ -119,10 +119,10 @@ func seedTags(ctx context.Context, be *backend, owner string) error {
 	var driver, dsn string
 	var stmts []string
 	const batch = 20_000
-	tags := `INSERT INTO host_tags (host_id, user_id, key, value)
-		SELECT id, user_id, 'env', 'e' || (bid %% 10) FROM hosts WHERE user_id = $1 AND bid > %[1]d AND bid <= %[2]d
-		UNION ALL SELECT id, user_id, 'role', 'r' || (bid %% 4) FROM hosts WHERE user_id = $1 AND bid > %[1]d AND bid <= %[2]d
-		UNION ALL SELECT id, user_id, 'rack', %[3]s FROM hosts WHERE user_id = $1 AND bid > %[1]d AND bid <= %[2]d`
+	tags := `INSERT INTO host_tags (host_id, user_id, key, value, created_at)
+		SELECT id, user_id, 'env', 'e' || (bid %% 10), created_at FROM hosts WHERE user_id = $1 AND bid > %[1]d AND bid <= %[2]d
+		UNION ALL SELECT id, user_id, 'role', 'r' || (bid %% 4), created_at FROM hosts WHERE user_id = $1 AND bid > %[1]d AND bid <= %[2]d
+		UNION ALL SELECT id, user_id, 'rack', %[3]s, created_at FROM hosts WHERE user_id = $1 AND bid > %[1]d AND bid <= %[2]d`
 	if u := be.env["HOSTGATE_DATABASE_URL"]; u != "" {
 		driver, dsn = "pgx", u
 		for lo := 0; lo < tagHosts; lo += batch {

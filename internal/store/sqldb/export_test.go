@@ -15,8 +15,8 @@ func AdminHostsQuery(d *DB, f hosts.Filter) (string, []any) {
 }
 
 func OwnedHostsQuery(d *DB, owner string, f hosts.OwnedFilter) (string, []any) {
-	w := d.ownedWhere(owner, f)
-	return `SELECT ` + hostCols + ` FROM hosts` + w.sql() + ` ORDER BY created_at DESC, id DESC LIMIT 50`, w.args
+	from, w := d.ownedSource(owner, f)
+	return `SELECT ` + hostCols + ` FROM ` + from + w.sql() + ` ORDER BY created_at DESC, id DESC LIMIT 50`, w.args
 }
 
 func UsersQuery(d *DB, f accounts.UserFilter) (string, []any) {
