@@ -378,7 +378,10 @@ func (s Jobs) LeaseJobs(ctx context.Context, instance string, now, until time.Ti
 	d := s.d
 	var out []jobs.Job
 	err := d.withTx(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `UPDATE jobs SET driver = $1, lease_until = $2 WHERE id IN (
+		// The outer conditions repeat the inner ones: PostgreSQL checks
+		// them again on a row another instance leased meanwhile.
+		rows, err := tx.QueryContext(ctx, `UPDATE jobs SET driver = $1, lease_until = $2
+			WHERE finished_at IS NULL AND (driver = $1 OR lease_until IS NULL OR lease_until < $3) AND id IN (
 			SELECT id FROM jobs WHERE finished_at IS NULL AND (driver = $1 OR lease_until IS NULL OR lease_until < $3)
 			ORDER BY created_at LIMIT $4) RETURNING `+jobCols, instance, d.timeArg(until), d.timeArg(now), int64(limit))
 		if err != nil {
