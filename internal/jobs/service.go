@@ -67,7 +67,10 @@ type Config struct {
 	// (default 10 s); Grace how long after its deadline a running run is
 	// taken as interrupted (default 30 s).
 	Tick, Lease, Grace time.Duration
-	Log                *slog.Logger
+	// ExpiryScale multiplies expires_in_s (default 1). Test-only: it lets
+	// a test see a queued run expire in seconds.
+	ExpiryScale float64
+	Log         *slog.Logger
 }
 
 // Service creates, reads and drives jobs.
@@ -100,6 +103,9 @@ func NewService(cfg Config) *Service {
 	}
 	if cfg.Grace <= 0 {
 		cfg.Grace = 30 * time.Second
+	}
+	if cfg.ExpiryScale <= 0 || cfg.ExpiryScale > 1 {
+		cfg.ExpiryScale = 1
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
@@ -169,7 +175,7 @@ func (s *Service) create(ctx context.Context, c Creator, r Request, retryOf stri
 	j := Job{
 		ID: uuid.NewString(), Owner: c.UserID, State: JobRunning, HostCount: len(hostIDs),
 		Totals: Totals{Queued: len(hostIDs)}, Wave: 1, RetryOf: retryOf, ScheduleID: c.ScheduleID,
-		ExpiresAt: now.Add(time.Duration(r.ExpiresInS) * time.Second), CreatedAt: now,
+		ExpiresAt: now.Add(time.Duration(float64(r.ExpiresInS)*s.cfg.ExpiryScale) * time.Second), CreatedAt: now,
 		Spec: Spec{Name: r.Name, Target: r.Target, Operation: r.Operation, Offline: r.Offline, Concurrency: r.Concurrency,
 			Waves: r.Waves, NotifyURL: r.NotifyURL, APIKeyID: c.APIKeyID,
 			Op: p.Op, Args: p.Args, Rule: p.Rule, TimeoutMs: p.Timeout.Milliseconds()},
