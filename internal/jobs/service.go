@@ -70,7 +70,9 @@ type Config struct {
 	// ExpiryScale multiplies expires_in_s (default 1). Test-only: it lets
 	// a test see a queued run expire in seconds.
 	ExpiryScale float64
-	Log         *slog.Logger
+	// Now is the clock (default time.Now); tests move it.
+	Now func() time.Time
+	Log *slog.Logger
 }
 
 // Service creates, reads and drives jobs.
@@ -110,7 +112,10 @@ func NewService(cfg Config) *Service {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	s := &Service{cfg: cfg, st: cfg.Store, now: time.Now, poke: make(chan struct{}, 1),
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	s := &Service{cfg: cfg, st: cfg.Store, now: cfg.Now, poke: make(chan struct{}, 1),
 		live: map[string]bool{}, woken: map[string]time.Time{}, res: make(chan outcome, 1024)}
 	s.wait.Store(true)
 	return s
