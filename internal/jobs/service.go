@@ -182,7 +182,7 @@ func (s *Service) create(ctx context.Context, c Creator, r Request, retryOf stri
 		Totals: Totals{Queued: len(hostIDs)}, Wave: 1, RetryOf: retryOf, ScheduleID: c.ScheduleID,
 		ExpiresAt: now.Add(time.Duration(float64(r.ExpiresInS)*s.cfg.ExpiryScale) * time.Second), CreatedAt: now,
 		Spec: Spec{Name: r.Name, Target: r.Target, Operation: r.Operation, Offline: r.Offline, Concurrency: r.Concurrency,
-			Waves: r.Waves, NotifyURL: r.NotifyURL, APIKeyID: c.APIKeyID,
+			ExpiresInS: r.ExpiresInS, Waves: r.Waves, NotifyURL: r.NotifyURL, APIKeyID: c.APIKeyID,
 			Op: p.Op, Args: p.Args, Rule: p.Rule, TimeoutMs: p.Timeout.Milliseconds()},
 	}
 	runs := make([]Run, len(hostIDs))
@@ -308,7 +308,7 @@ func (s *Service) Retry(ctx context.Context, c Creator, id string, states []RunS
 	}
 	sp := j.Spec
 	r := Request{Name: sp.Name, Target: Target{HostIDs: hostIDs}, Operation: sp.Operation, Offline: sp.Offline,
-		ExpiresInS: int(j.ExpiresAt.Sub(j.CreatedAt) / time.Second), Concurrency: sp.Concurrency, NotifyURL: sp.NotifyURL, Waves: sp.Waves}
+		ExpiresInS: sp.ExpiresInS, Concurrency: sp.Concurrency, NotifyURL: sp.NotifyURL, Waves: sp.Waves}
 	created, err := s.create(ctx, c, r, id)
 	if err != nil {
 		return Job{}, err
