@@ -87,3 +87,12 @@ func Example_jobFinished() {
 	// 200
 	// 401
 }
+
+// TestUserSignatureGolden holds docs/webhooks.md section 8's example.
+func TestUserSignatureGolden(t *testing.T) {
+	body := `{"id":"7a2d3b0f-9e5c-4f4b-8d62-3c8a1e9f5b24","type":"job.finished","created_at":"2026-01-05T10:00:00Z","data":{"id":"j1","state":"finished"}}`
+	const want = "341b6b87a5f26fa8257dd1b3cd1c4d0b0c9978c3357202a22cb4dcb8ceb63c73"
+	if got := webhooks.Sign(userSecret, 1767607200, []byte(body)); got != want {
+		t.Errorf("signature: got %s, want %s", got, want)
+	}
+}
