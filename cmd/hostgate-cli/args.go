@@ -97,21 +97,61 @@ func (a *app) resolveHost(ctx context.Context, arg string) (id string, h *hostga
 	if err != nil {
 		return "", nil, err
 	}
-	var found []hostgate.Host
-	for _, x := range hosts {
-		if x.Name == arg {
-			found = append(found, x)
+	id, err = hostByName(hosts, arg)
+	if err != nil {
+		return "", nil, err
+	}
+	for i := range hosts {
+		if hosts[i].ID == id {
+			return id, &hosts[i], nil
 		}
 	}
-	switch len(found) {
+	return id, nil, nil
+}
+
+// hostByName is the id of the one host named name among hosts.
+func hostByName(hosts []hostgate.Host, name string) (string, error) {
+	var ids []string
+	for _, x := range hosts {
+		if x.Name == name {
+			ids = append(ids, x.ID)
+		}
+	}
+	switch len(ids) {
 	case 0:
-		return "", nil, &hostgate.Error{Status: 404, Code: "not_found", Message: fmt.Sprintf("no host with the id or name %q", arg)}
+		return "", &hostgate.Error{Status: 404, Code: "not_found", Message: fmt.Sprintf("no host with the id or name %q", name)}
 	case 1:
-		return found[0].ID, &found[0], nil
+		return ids[0], nil
 	}
-	ids := make([]string, len(found))
-	for i, x := range found {
-		ids[i] = x.ID
+	return "", fmt.Errorf("%d hosts are named %q (%s): give the host id", len(ids), name, strings.Join(ids, ", "))
+}
+
+// resolveHosts turns each of args (host ids or unique names) into an id,
+// listing the hosts at most once.
+func (a *app) resolveHosts(ctx context.Context, args []string) ([]string, error) {
+	ids := make([]string, len(args))
+	var hosts []hostgate.Host
+	listed := false
+	for i, arg := range args {
+		if hostIDPattern.MatchString(arg) {
+			ids[i] = arg
+			continue
+		}
+		if !listed {
+			cctx, cancel := a.callCtx(ctx, 0)
+			var err error
+			hosts, err = a.client.ListHosts(cctx)
+			cancel()
+			if err != nil {
+				return nil, err
+			}
+			listed = true
+		}
+		id, err := hostByName(hosts, arg)
+		if err != nil {
+			return nil, err
+		}
+		ids[i] = id
 	}
-	return "", nil, fmt.Errorf("%d hosts are named %q (%s): give the host id", len(found), arg, strings.Join(ids, ", "))
+	return ids, nil
 }

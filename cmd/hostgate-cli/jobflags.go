@@ -111,12 +111,12 @@ func (j *jobFlags) request(ctx context.Context, a *app, c command, argv []string
 		}
 		req.Target.FilterID = id
 	}
-	for _, h := range j.hosts {
-		id, _, err := a.resolveHost(ctx, h)
+	if len(j.hosts) > 0 {
+		ids, err := a.resolveHosts(ctx, j.hosts)
 		if err != nil {
 			return req, err
 		}
-		req.Target.HostIDs = append(req.Target.HostIDs, id)
+		req.Target.HostIDs = ids
 	}
 	if j.raw != "" {
 		dec := json.NewDecoder(strings.NewReader(j.raw))

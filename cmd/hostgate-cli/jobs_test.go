@@ -329,6 +329,23 @@ func TestCLITagsFiltersSchedules(t *testing.T) {
 	if r.code != 0 || r.stdout != "deleted schedule s1\n" {
 		t.Fatalf("delete: %q", r.stdout)
 	}
+	// Several host names are looked up in one listing.
+	f.set(func() { f.calls = nil })
+	if r := f.cli(t, "tags", "add", "x=y", "--host", hostName, "--host", hostName, "--host", hostID2); r.code != 0 {
+		t.Fatalf("tags add by names: %d %s", r.code, r.stderr)
+	}
+	f.mu.Lock()
+	lists := 0
+	for _, c := range f.calls {
+		if c == "GET /v1/api/hosts" {
+			lists++
+		}
+	}
+	f.mu.Unlock()
+	if lists != 1 {
+		t.Fatalf("%d host listings for two names", lists)
+	}
+
 	r = f.cli(t, "webhook-secret", "rotate")
 	if r.code != 0 || r.stdout != "whsec_new\n" || !strings.Contains(r.stderr, "shown only this once") {
 		t.Fatalf("rotate: %q %q", r.stdout, r.stderr)

@@ -92,11 +92,9 @@ func (a *app) tagsUpdate(ctx context.Context, c command, args []string, add bool
 	if len(hosts) == 0 || len(pos) == 0 {
 		return usageErr(c.fs.Name()+": give tags and at least one --host", c.usage)
 	}
-	ids := make([]string, len(hosts))
-	for i, h := range hosts {
-		if ids[i], _, err = a.resolveHost(ctx, h); err != nil {
-			return err
-		}
+	ids, err := a.resolveHosts(ctx, hosts)
+	if err != nil {
+		return err
 	}
 	cctx, cancel := a.callCtx(ctx, 0)
 	defer cancel()
