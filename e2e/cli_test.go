@@ -180,6 +180,8 @@ func TestCLI(t *testing.T) {
 
 	t.Run("deliveries", func(t *testing.T) { cliDeliveries(t, env, h, c, id) })
 
+	t.Run("tags, filters and jobs", func(t *testing.T) { cliJobs(t, env, id) })
+
 	t.Run("402 on an empty balance", func(t *testing.T) {
 		c.Fund(h, -c.Balance(h))
 		r := runCLI(t, env, "--json", "shell", id, "--", "true")
@@ -393,5 +395,55 @@ func cliDeliveries(t *testing.T, env []string, h *Hub, c Customer, id string) {
 	rows := decodeJSON[[]hostgate.WebhookDelivery](t, r.stdout)
 	if r.code != 0 || len(rows) == 0 || rows[0].ID != put.DeliveryID || rows[0].Status != "success" || rows[0].Attempts < 2 {
 		t.Fatalf("deliveries: %+v", rows)
+	}
+}
+
+// cliJobs tags the host, finds it by tag and by a saved filter, runs a
+// job on the filter with --follow (exit 0: the one host succeeded) and
+// reads its results and output.
+func cliJobs(t *testing.T, env []string, id string) {
+	if r := runCLI(t, env, "tags", "set", "cli-host", "env=e2e", "role"); r.code != 0 || r.stdout != id+" env=e2e role=\n" {
+		t.Fatalf("tags set: %+v", r)
+	}
+	r := runCLI(t, env, "--json", "hosts", "list", "--tag", "env=e2e", "--tag", "role")
+	if hosts := decodeJSON[[]hostgate.Host](t, r.stdout); r.code != 0 || len(hosts) != 1 || hosts[0].ID != id || hosts[0].Tags["env"] != "e2e" {
+		t.Fatalf("hosts list --tag: %+v", r)
+	}
+	if r := runCLI(t, env, "--json", "hosts", "list", "--tag", "env=other"); r.code != 0 || strings.TrimSpace(r.stdout) != "[]" {
+		t.Fatalf("hosts list --tag env=other: %+v", r)
+	}
+	if r := runCLI(t, env, "filters", "create", "e2e-hosts", "--tag", "env=e2e"); r.code != 0 {
+		t.Fatalf("filters create: %+v", r)
+	}
+	d := decodeJSON[hostgate.JobDryRun](t, runCLI(t, env, "--json", "jobs", "run", "--filter", "e2e-hosts", "--dry-run", "--", "uname").stdout)
+	if d.HostCount != 1 || len(d.HostIDs) != 1 || d.HostIDs[0] != id {
+		t.Fatalf("dry run: %+v", d)
+	}
+	r = runCLI(t, env, "jobs", "run", "--filter", "e2e-hosts", "--name", "e2e", "--follow", "--interval", "200ms", "--", "/bin/sh", "-c", "echo job-out; echo job-err >&2")
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if r.code != 0 || len(lines) != 2 || !strings.Contains(lines[1], "cli-host") || !strings.Contains(lines[1], "succeeded") ||
+		!strings.Contains(lines[1], "job-out") || !strings.Contains(r.stderr, "finished 1/1 done: 1 succeeded") {
+		t.Fatalf("jobs run --follow: %+v", r)
+	}
+	page := decodeJSON[hostgate.Page[hostgate.Job]](t, runCLI(t, env, "--json", "jobs", "list", "--state", "finished").stdout)
+	if len(page.Items) != 1 || page.Items[0].Name != "e2e" || !page.Items[0].Succeeded() {
+		t.Fatalf("jobs list: %+v", page)
+	}
+	job := page.Items[0].ID
+	results := decodeJSON[[]hostgate.JobResult](t, runCLI(t, env, "--json", "jobs", "results", job).stdout)
+	if len(results) != 1 || results[0].HostID != id || results[0].ExitCode == nil || *results[0].ExitCode != 0 || results[0].Stdout != "job-out\n" {
+		t.Fatalf("jobs results: %+v", results)
+	}
+	if r := runCLI(t, env, "jobs", "output", job, "cli-host"); r.code != 0 || r.stdout != "job-out\n" || !strings.HasPrefix(r.stderr, "job-err\n") {
+		t.Fatalf("jobs output: %+v", r)
+	}
+	if r := runCLI(t, env, "jobs", "cancel", job); r.code != 1 || !strings.Contains(r.stderr, "(409 job_finished)") {
+		t.Fatalf("cancel a finished job: %+v", r)
+	}
+	if r := runCLI(t, env, "filters", "delete", "e2e-hosts"); r.code != 0 {
+		t.Fatalf("filters delete: %+v", r)
+	}
+	if r := runCLI(t, env, "webhook-secret", "rotate"); r.code != 0 || !strings.HasPrefix(r.stdout, "whsec_") {
+		t.Fatalf("webhook-secret rotate: %+v", r)
 	}
 }
