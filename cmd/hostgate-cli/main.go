@@ -82,7 +82,8 @@ type app struct {
 const usageText = `usage: hostgate-cli [global flags] COMMAND [ARGS]
 
 commands:
-  hosts list
+  hosts list [--tag K=V ...] [--filter FILTER] [--q TEXT] [--status S]
+        [--online yes|no] [--os OS] [--agent-version V]
   hosts create NAME [--listen-port N] [--credentials]
   hosts show HOST
   hosts delete HOST [--yes]
@@ -132,6 +133,8 @@ global flags (before COMMAND):
   --json           JSON output for scripts
   --timeout D      how long each call to the hub may take beyond the time
                    the operation is asked to run (default 30s; 0: no limit)
+
+jobs run --follow and jobs wait exit 3 when not every host succeeded.
 
 A command whose calls the hub charges ends with "charged N tokens, balance
 B" on stderr (docs/billing.md).
