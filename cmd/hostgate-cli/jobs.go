@@ -194,17 +194,22 @@ func countLine(j hostgate.Job) string {
 		j.State, done, j.HostCount, t.Succeeded, t.Failed, t.Skipped, t.Expired, t.Canceled, t.Running, t.Queued)
 }
 
+// allResults reads every result of a job, page by page, each page a call
+// bounded by --timeout.
 func (a *app) allResults(ctx context.Context, jobID, state string) ([]hostgate.JobResult, error) {
-	cctx, cancel := a.callCtx(ctx, 0)
-	defer cancel()
 	out := []hostgate.JobResult{}
-	for r, err := range a.client.JobResults(cctx, jobID, state) {
+	for {
+		cctx, cancel := a.callCtx(ctx, 0)
+		p, err := a.client.ListJobResults(cctx, jobID, state, 200, len(out))
+		cancel()
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, r)
+		out = append(out, p.Items...)
+		if len(p.Items) == 0 || len(out) >= p.Total {
+			return out, nil
+		}
 	}
-	return out, nil
 }
 
 func (a *app) jobsList(ctx context.Context, args []string) error {
