@@ -341,9 +341,11 @@ export class Client {
       if (J.jobFinal(job)) return job;
       const left = deadline - Date.now();
       if (left <= 0) throw new J.JobWaitTimeoutError(`hostgate: job ${jobId} not final after ${timeoutS}s`, job);
-      await new Promise((resolve, reject) => {
-        const timer = setTimeout(resolve, Math.min(wait, left));
-        o.signal?.addEventListener('abort', () => { clearTimeout(timer); reject(o.signal!.reason); }, { once: true });
+      await new Promise<void>((resolve, reject) => {
+        if (o.signal?.aborted) return reject(o.signal.reason);
+        const onAbort = () => { clearTimeout(timer); reject(o.signal!.reason); };
+        const timer = setTimeout(() => { o.signal?.removeEventListener('abort', onAbort); resolve(); }, Math.min(wait, left));
+        o.signal?.addEventListener('abort', onAbort, { once: true });
       });
       wait = Math.min(2 * wait, J.jobPollIntervalMs.max);
     }
