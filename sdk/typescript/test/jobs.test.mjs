@@ -110,6 +110,12 @@ test('waitJob polls until the job is final, or times out with the last job', asy
   t.after(slow.close);
   await assert.rejects(new Client(slow.url, KEY).waitJob('j1', 0.05), (e) => e instanceof JobWaitTimeoutError && e.job.state === 'running');
   assert.equal(jobFinal({ ...job('canceled', 0, false) }), false, 'canceled with runs still running is not final');
+
+  Object.assign(jobPollIntervalMs, { first: 10000, max: 10000 });
+  const ac = new AbortController();
+  const waiting = new Client(slow.url, KEY).waitJob('j1', 0, { signal: ac.signal });
+  setTimeout(() => ac.abort(new Error('stop')), 20);
+  await assert.rejects(waiting, /stop/);
 });
 
 // The job.finished vector, shared with sdk/go/jobs_test.go and the Python SDK's tests.
