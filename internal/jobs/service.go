@@ -87,6 +87,9 @@ type Service struct {
 	woken map[string]time.Time // last check of each job's waiting runs
 	res   chan outcome
 	sends sync.WaitGroup
+	// The jobs leased at leasedAt (driver loop only).
+	held     []string
+	leasedAt time.Time
 }
 
 // NewService returns the jobs service.

@@ -42,9 +42,6 @@ type Store interface {
 	// Waiting lists a job's queued runs that wait for their host, at
 	// most limit.
 	Waiting(ctx context.Context, jobID string, limit int) ([]Run, error)
-	// CountActive counts a job's runs in waves up to maxWave that are
-	// running or queued without waiting.
-	CountActive(ctx context.Context, jobID string, maxWave int) (int, error)
 	// SetWaiting marks queued runs as waiting for their host or not.
 	SetWaiting(ctx context.Context, runIDs []string, waiting bool) error
 	// AnyWaiting reports whether any queued run waits for its host.

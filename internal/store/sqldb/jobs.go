@@ -430,17 +430,6 @@ func (s Jobs) Waiting(ctx context.Context, jobID string, limit int) ([]jobs.Run,
 	return s.runs(ctx, "waiting runs", `job_id = $1 AND state = 'queued' AND waiting = 1 LIMIT $2`, jobID, int64(limit))
 }
 
-// CountActive implements jobs.Store.
-func (s Jobs) CountActive(ctx context.Context, jobID string, maxWave int) (int, error) {
-	var n int
-	err := s.d.read.QueryRowContext(ctx, `SELECT count(*) FROM job_runs WHERE job_id = $1 AND wave <= $2
-		AND (state = 'running' OR (state = 'queued' AND waiting = 0))`, jobID, int64(maxWave)).Scan(&n)
-	if err != nil {
-		return 0, s.d.errorf("count active runs", err)
-	}
-	return n, nil
-}
-
 // SetWaiting implements jobs.Store.
 func (s Jobs) SetWaiting(ctx context.Context, runIDs []string, waiting bool) error {
 	return setWaiting(ctx, s.d, s.d.write, runIDs, waiting)
