@@ -92,7 +92,7 @@ func (s *Service) tick(ctx context.Context) error {
 		}
 	} else {
 		for _, id := range s.held {
-			j, err := s.st.GetJob(ctx, "", id)
+			j, err := s.st.ReadJob(ctx, id)
 			if err != nil {
 				return err
 			}

@@ -60,7 +60,7 @@ func testJobInsertAndRead(t *testing.T, s store.Store) {
 	checkTime(t, "created_at", got.CreatedAt, t0)
 	checkTime(t, "expires_at", got.ExpiresAt, t0.Add(time.Hour))
 	if got.Totals.Queued != 3 || got.Wave != 1 || got.Spec.Rule != billing.RuleDir || string(got.Spec.Operation.Data) != `{"a":1}` ||
-		got.Spec.Waves == nil || got.Spec.Waves.Size != 2 || got.FinishedAt != nil {
+		got.Spec.Waves == nil || got.Spec.Waves.Size != 2 || got.FinishedAt != nil || len(got.Spec.Target.HostIDs) != 3 {
 		t.Fatalf("stored job %+v", got)
 	}
 	_, err = s.Jobs.GetJob(ctx, owner(t, s, "bob@example.com"), j.ID)
