@@ -4,8 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/google/uuid"
-
 	"hostgate/internal/deliveries"
 	"hostgate/internal/jobs"
 	"hostgate/internal/webhooks"
@@ -13,21 +11,13 @@ import (
 
 // jobNotifier is the jobs' Notifier: a job's job.finished delivery to its
 // notify_url, a user-level event signed with the owner's current webhook
-// secret (deliveries.UserEvent).
-type jobNotifier struct {
-	secrets *deliveries.Secrets
-	seal    deliveries.Sealer
-}
+// secret.
+type jobNotifier struct{ secrets *deliveries.Secrets }
 
 func (n jobNotifier) CheckSecret(ctx context.Context, userID string) error {
-	_, err := n.secrets.WebhookSecret(ctx, userID)
-	return err
+	return n.secrets.CheckSecret(ctx, userID)
 }
 
 func (n jobNotifier) JobFinished(ctx context.Context, userID, url string, payload jobs.JobView, now time.Time) (deliveries.Delivery, error) {
-	secret, err := n.secrets.WebhookSecret(ctx, userID)
-	if err != nil {
-		return deliveries.Delivery{}, err
-	}
-	return deliveries.UserEvent(uuid.NewString(), userID, webhooks.EventJobFinished, url, payload, secret, n.seal, now)
+	return n.secrets.Event(ctx, userID, webhooks.EventJobFinished, url, payload, now)
 }
