@@ -440,6 +440,32 @@ func cliJobs(t *testing.T, env []string, id string) {
 	if r := runCLI(t, env, "jobs", "cancel", job); r.code != 1 || !strings.Contains(r.stderr, "(409 job_finished)") {
 		t.Fatalf("cancel a finished job: %+v", r)
 	}
+	// A one-off schedule on the filter fires (the firing loop scans every
+	// 5 s) and starts a job.
+	at := time.Now().Add(2 * time.Second).UTC().Format(time.RFC3339)
+	sc := decodeJSON[hostgate.Schedule](t, runCLI(t, env, "--json", "schedules", "create", "e2e-once", "--at", at,
+		"--filter", "e2e-hosts", "--", "/bin/sh", "-c", "echo scheduled").stdout)
+	if sc.ID == "" || sc.NextRunAt == nil || sc.Job.Target.FilterID == "" {
+		t.Fatalf("schedules create: %+v", sc)
+	}
+	var runs hostgate.Page[hostgate.ScheduleRun]
+	eventually.True(t, 30*time.Second, "the schedule's run", func() bool {
+		runs = decodeJSON[hostgate.Page[hostgate.ScheduleRun]](t, runCLI(t, env, "--json", "schedules", "runs", sc.ID).stdout)
+		return len(runs.Items) == 1
+	})
+	if runs.Items[0].JobID == nil || runs.Items[0].Error != "" {
+		t.Fatalf("schedule run: %+v", runs.Items[0])
+	}
+	if r := runCLI(t, env, "jobs", "wait", *runs.Items[0].JobID, "--interval", "200ms"); r.code != 0 || !strings.Contains(r.stdout, "scheduled") {
+		t.Fatalf("the scheduled job: %+v", r)
+	}
+	list := decodeJSON[[]hostgate.Schedule](t, runCLI(t, env, "--json", "schedules", "list").stdout)
+	if len(list) != 1 || !list[0].Paused || list[0].LastJobID == nil {
+		t.Fatalf("schedules list after a one-off fired: %+v", list)
+	}
+	if r := runCLI(t, env, "schedules", "delete", sc.ID); r.code != 0 {
+		t.Fatalf("schedules delete: %+v", r)
+	}
 	if r := runCLI(t, env, "filters", "delete", "e2e-hosts"); r.code != 0 {
 		t.Fatalf("filters delete: %+v", r)
 	}

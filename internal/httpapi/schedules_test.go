@@ -61,6 +61,7 @@ var scheduledJob = map[string]any{"target": map[string]any{"tags": []string{"env
 func TestSchedulesWithoutJobsAreUnavailable(t *testing.T) {
 	hubtest.Run(t, func(t *testing.T, mode hubtest.Mode) {
 		h := hubtest.Start(t, mode)
+		h.Schedules.SetJobs(nil, nil) // the hub connects them; here they are not
 		u := h.Register(t)
 		r := h.Client(t).As(u.AccessToken).Do("POST", "/v1/user/schedules",
 			map[string]any{"name": "n", "cron": "0 3 * * *", "job": scheduledJob}).Want(t, 503, "unavailable")
