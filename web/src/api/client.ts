@@ -69,9 +69,9 @@ export function withQuery(path: string, query?: Query): string {
   if (!query) return path;
   const qs = new URLSearchParams();
   for (const [k, v] of Object.entries(query)) {
-    if (Array.isArray(v)) {
-      for (const x of v as readonly string[]) if (x !== '') qs.append(k, x);
-    } else if (v !== undefined && v !== null && v !== '') qs.set(k, String(v as string | number | boolean));
+    if (typeof v === 'object' && v !== null) {
+      for (const x of v) if (x !== '') qs.append(k, x);
+    } else if (v !== undefined && v !== null && v !== '') qs.set(k, String(v));
   }
   const s = qs.toString();
   return s ? `${path}?${s}` : path;

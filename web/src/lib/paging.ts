@@ -53,7 +53,7 @@ export interface HostFilterQuery {
   online?: boolean;
   os?: string;
   agent_version?: string;
-  tags?: string[];
+  tags?: string[] | null;
 }
 
 /** The list's criteria as a saved filter's query (empty ones left out). */
@@ -90,7 +90,8 @@ export function hostsFiltered(p: HostListParams): boolean {
 
 /** The hub's query for a hosts list: the console-only `filter` left out. */
 export function hostListQuery(p: HostListParams): Omit<HostListParams, 'filter'> {
-  const { filter: _filter, ...rest } = p;
+  const rest = { ...p };
+  delete rest.filter;
   return rest;
 }
 

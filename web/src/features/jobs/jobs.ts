@@ -85,7 +85,7 @@ export function shellFormOf(op: JobOperation | null | undefined): ShellForm | nu
   if (!m) return null;
   return {
     program: op.path,
-    command: m[1].replace(/'\\''/g, "'"),
+    command: (m[1] ?? '').replace(/'\\''/g, "'"),
     timeout_s: typeof d?.timeout_s === 'number' ? d.timeout_s : undefined,
   };
 }
