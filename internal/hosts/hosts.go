@@ -45,6 +45,9 @@ type Host struct {
 	// WebhookFormat is the format of the host's L1 change webhooks: "A"
 	// (the default) or "B" (docs/webhooks.md).
 	WebhookFormat string `json:"webhook_format" enum:"A,B"`
+	// Tags are the host's labels (docs/hosts.md, "Tags and saved
+	// filters"); {} when none.
+	Tags Tags `json:"tags" doc:"The host's tags, key to value ({} when none)"`
 }
 
 // DefaultWebhookFormat is the webhook format of a new host.

@@ -252,29 +252,38 @@ func (s *Service) List(ctx context.Context, owner string) ([]Host, error) {
 	if hs == nil {
 		hs = []Host{}
 	}
+	if err == nil {
+		err = s.withTags(ctx, hs)
+	}
 	return hs, err
 }
 
 // Page returns a page of the owner's hosts matching f, in f's order, with
-// the count of all matches; invalid_query names a bad status or sort.
+// the count of all matches and each host's tags; invalid_query names a
+// bad status, sort or tag expression, not_found a FilterID that is not
+// one of owner's saved filters.
 func (s *Service) Page(ctx context.Context, owner string, f OwnedFilter, p paging.Page) (paging.Result[Host], error) {
-	switch f.Status {
-	case "", StatusPending, StatusOnline, StatusStale, StatusOffline, StatusBanned:
-	default:
-		return paging.Result[Host]{}, apperr.New(apperr.CodeInvalidQuery, "status: unknown status")
-	}
 	if _, ok := f.Sort.Order(); !ok {
 		return paging.Result[Host]{}, apperr.New(apperr.CodeInvalidQuery, "sort: unknown order")
 	}
-	f.QueryPrefix = paging.PrefixOnly(f.Query)
-	items, total, err := s.store.PageOwnedHosts(ctx, owner, f, p)
+	r, err := s.resolve(ctx, owner, f, apperr.CodeInvalidQuery)
+	if err != nil || r.None {
+		return paging.NewResult[Host](nil, 0, p), err
+	}
+	items, total, err := s.store.PageOwnedHosts(ctx, owner, r, p)
+	if err == nil {
+		err = s.withTags(ctx, items)
+	}
 	return paging.NewResult(items, total, p), err
 }
 
-// Get returns the owner's host.
+// Get returns the owner's host, with its tags.
 func (s *Service) Get(ctx context.Context, owner, id string) (Host, error) {
 	h, err := s.store.OwnedHost(ctx, owner, id)
-	return h, mapNotFound(err)
+	if err != nil {
+		return Host{}, mapNotFound(err)
+	}
+	return s.withTagsOne(ctx, h)
 }
 
 // Commandable returns nil when id is owner's undeleted host and not
@@ -314,7 +323,9 @@ func (s *Service) Update(ctx context.Context, owner, id string, name *string, li
 		}
 		h.ListenPort = *listenPort
 	}
+	tags := h.Tags
 	h, err = s.store.UpdateHost(ctx, owner, id, h.Name, h.ListenPort)
+	h.Tags = tags
 	return h, mapNotFound(err)
 }
 
@@ -541,13 +552,16 @@ func (s *Service) SetBanned(ctx context.Context, actor audit.Actor, id string, b
 		s.drop.Disconnect(ctx, id, "host banned")
 	}
 	s.event(ctx, id, action, "by admin "+actor.AdminID)
-	return h, nil
+	return s.withTagsOne(ctx, h)
 }
 
-// AdminGet returns any undeleted host.
+// AdminGet returns any undeleted host, with its tags.
 func (s *Service) AdminGet(ctx context.Context, id string) (Host, error) {
 	h, _, err := s.store.HostByID(ctx, id)
-	return h, mapNotFound(err)
+	if err != nil {
+		return Host{}, mapNotFound(err)
+	}
+	return s.withTagsOne(ctx, h)
 }
 
 // AdminList pages the hosts matching q for the admin console, in q's
@@ -558,6 +572,16 @@ func (s *Service) AdminList(ctx context.Context, q AdminQuery, p paging.Page) (p
 		return paging.NewResult[AdminHost](nil, 0, p), err
 	}
 	items, total, err := s.store.ListHosts(ctx, f, p)
+	if err == nil && len(items) > 0 {
+		hs := make([]Host, len(items))
+		for i, a := range items {
+			hs[i] = a.Host
+		}
+		err = s.withTags(ctx, hs)
+		for i := range items {
+			items[i].Host = hs[i]
+		}
+	}
 	return paging.NewResult(items, total, p), err
 }
 
@@ -573,6 +597,10 @@ func (q AdminQuery) filter() (f Filter, none bool, err error) {
 	if _, _, ok := q.Sort.Field(); !ok {
 		return Filter{}, false, apperr.New(apperr.CodeInvalidQuery, "sort: unknown order")
 	}
+	exprs, err := ParseTagExprs(q.Tags)
+	if err != nil {
+		return Filter{}, false, apperr.New(apperr.CodeInvalidQuery, "tag: "+err.Error())
+	}
 	statuses := allStatuses
 	if q.Status != "" {
 		statuses = []Status{q.Status}
@@ -587,7 +615,7 @@ func (q AdminQuery) filter() (f Filter, none bool, err error) {
 		statuses = nil
 	}
 	return Filter{Query: q.Query, QueryPrefix: paging.PrefixOnly(q.Query), Statuses: statuses,
-		OS: strings.ToLower(q.OS), AgentVersion: q.AgentVersion, UserID: q.UserID, Sort: q.Sort}, false, nil
+		OS: strings.ToLower(q.OS), AgentVersion: q.AgentVersion, UserID: q.UserID, Tags: exprs, Sort: q.Sort}, false, nil
 }
 
 // History limits: each host keeps this many metrics samples and events.

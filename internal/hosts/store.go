@@ -17,6 +17,12 @@ var (
 	ErrBIDTaken = errors.New("hosts: bid taken")
 	// ErrTokenInvalid: the install token is unknown, used, superseded or expired.
 	ErrTokenInvalid = errors.New("hosts: install token invalid")
+	// ErrFilterNotFound: no such saved filter of the user.
+	ErrFilterNotFound = errors.New("hosts: saved filter not found")
+	// ErrFilterNameTaken: the user has a saved filter of this name.
+	ErrFilterNameTaken = errors.New("hosts: saved filter name taken")
+	// ErrFilterLimit: the user has the most saved filters allowed.
+	ErrFilterLimit = errors.New("hosts: saved filter limit reached")
 )
 
 // Filter narrows and orders the admin host listing, as the service
@@ -34,7 +40,9 @@ type Filter struct {
 	OS           string
 	AgentVersion string
 	UserID       string
-	Sort         AdminSort
+	// Tags must all match.
+	Tags []TagExpr
+	Sort AdminSort
 }
 
 // AdminQuery is what an admin asks of the host list (GET /v1/admin/hosts).
@@ -50,7 +58,9 @@ type AdminQuery struct {
 	OS           string
 	AgentVersion string
 	UserID       string
-	Sort         AdminSort
+	// Tags are tag expressions, all of which must match.
+	Tags []string
+	Sort AdminSort
 }
 
 // AdminSort orders the admin host list: a field of AdminSortFields,
@@ -81,11 +91,36 @@ func (s AdminSort) Field() (field string, desc, ok bool) {
 // paging.MinSubstring) the start of the name instead of a part. Status
 // matches the stored status exactly. Empty fields match everything; an
 // empty Sort is DefaultSort.
+//
+// Online, OS, AgentVersion, Tags and FilterID are the rest of the host
+// list's query (the admin list's meaning): the service resolves them, and
+// a saved filter's query, into the fields a store reads: Statuses (any of
+// them; replacing Status), OS (lower case), AgentVersion, TagExprs (all
+// must match), Queries (more queries that must match too, each by the
+// rule of Query) and None (nothing can match).
 type OwnedFilter struct {
 	Query       string
 	QueryPrefix bool
 	Status      Status
 	Sort        Sort
+
+	Online       *bool
+	OS           string
+	AgentVersion string
+	Tags         []string
+	FilterID     string
+
+	Statuses []Status
+	TagExprs []TagExpr
+	Queries  []string
+	None     bool
+}
+
+// Narrowed reports whether f keeps out any of the owner's hosts (as a
+// store reads it).
+func (f OwnedFilter) Narrowed() bool {
+	return f.Query != "" || f.Status != "" || len(f.Statuses) > 0 || f.OS != "" || f.AgentVersion != "" ||
+		len(f.TagExprs) > 0 || len(f.Queries) > 0 || f.None
 }
 
 // Sort orders a user's host list: a column, descending with a leading "-".
@@ -252,6 +287,33 @@ type Store interface {
 	AppendEvents(ctx context.Context, batch []HostEvent, keep int) error
 	// ListEvents returns up to limit newest events.
 	ListEvents(ctx context.Context, hostID string, limit int) ([]Event, error)
+
+	// HostTags returns the tags of each of the hosts that has any, in one
+	// query.
+	HostTags(ctx context.Context, hostIDs []string) (map[string]Tags, error)
+	// CountTags pages the distinct tags of the owner's undeleted hosts by
+	// key, value, each with its number of hosts, and the count of
+	// distinct tags.
+	CountTags(ctx context.Context, owner string, p paging.Page) ([]TagCount, int, error)
+	// SelectOwnedHosts returns the ids of the owner's undeleted hosts that
+	// match f (Sort ignored), by created_at then id, at most limit.
+	SelectOwnedHosts(ctx context.Context, owner string, f OwnedFilter, limit int) ([]string, error)
+	// FindOwnedHosts returns those of ids that are the owner's undeleted
+	// hosts, by created_at then id, each once.
+	FindOwnedHosts(ctx context.Context, owner string, ids []string) ([]string, error)
+
+	// CreateFilter stores f unless its owner has max filters already
+	// (ErrFilterLimit) or one of its name (ErrFilterNameTaken).
+	CreateFilter(ctx context.Context, f SavedFilter, max int) error
+	// SavedFilter returns the owner's filter; ErrFilterNotFound.
+	SavedFilter(ctx context.Context, owner, id string) (SavedFilter, error)
+	// ListFilters pages the owner's filters by name, and counts them.
+	ListFilters(ctx context.Context, owner string, p paging.Page) ([]SavedFilter, int, error)
+	// UpdateFilter writes name, query and updated_at of the owner's
+	// filter f; ErrFilterNotFound, ErrFilterNameTaken.
+	UpdateFilter(ctx context.Context, f SavedFilter) error
+	// DeleteFilter deletes the owner's filter; ErrFilterNotFound.
+	DeleteFilter(ctx context.Context, owner, id string) error
 }
 
 // Tx is the plain storage operations of a change to hosts, inside one
@@ -267,6 +329,19 @@ type Tx interface {
 	LockHost(ctx context.Context, id string) (Host, error)
 	// SetStatus writes a host's status and returns the host.
 	SetStatus(ctx context.Context, id string, status Status) (Host, error)
+
+	// LockOwnedHosts locks those of ids (distinct) that are the owner's
+	// undeleted hosts until the unit of work ends, and counts them.
+	LockOwnedHosts(ctx context.Context, owner string, ids []string) (int, error)
+	// TxHostTags is HostTags inside the unit of work.
+	TxHostTags(ctx context.Context, hostIDs []string) (map[string]Tags, error)
+	// ReplaceTags makes tags the whole of the owner's host's tags.
+	ReplaceTags(ctx context.Context, owner, hostID string, tags Tags) error
+	// RemoveTags removes the keys from each of the hosts.
+	RemoveTags(ctx context.Context, hostIDs, keys []string) error
+	// PutTags sets each of tags on each of the owner's hosts, replacing
+	// the value of a key a host has.
+	PutTags(ctx context.Context, owner string, hostIDs []string, tags Tags) error
 }
 
 // DeleteHost soft-deletes the host (owner "" means any owner, for

@@ -27,6 +27,7 @@ type adminListHostsIn struct {
 	OS           string        `query:"os" maxLength:"64" doc:"Only hosts of this OS family: the reported OS or its first word (linux, windows)"`
 	AgentVersion string        `query:"agent_version" maxLength:"64" doc:"Only hosts whose agent reported exactly this version"`
 	UserID       string        `query:"user_id" maxLength:"64" doc:"Only this user's hosts"`
+	Tag          []string      `query:"tag,explode" maxItems:"32" doc:"Repeatable: key=value, key= or key (any value); every one must match. A bad expression is 400 invalid_query"`
 	Sort         adminHostSort `query:"sort" doc:"Order; a leading - is descending (default -created_at, newest first). Never-seen hosts sort as the oldest by last_seen_at"`
 }
 
@@ -91,7 +92,7 @@ type deletedOut struct{ Status int }
 
 func (s *Server) adminListHosts(ctx context.Context, in *adminListHostsIn) (*adminHostsOut, error) {
 	q := hosts.AdminQuery{Query: in.Q, Status: hosts.Status(in.Status), OS: in.OS, AgentVersion: in.AgentVersion,
-		UserID: in.UserID, Sort: hosts.AdminSort(in.Sort)}
+		UserID: in.UserID, Tags: in.Tag, Sort: hosts.AdminSort(in.Sort)}
 	if in.Online != "" {
 		on := in.Online == "true"
 		q.Online = &on

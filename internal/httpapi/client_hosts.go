@@ -66,11 +66,8 @@ func (s *Server) clientHostRoutes() {
 	api := func(method, path, id, summary string) huma.Operation {
 		return huma.Operation{OperationID: id, Method: method, Path: path, Summary: summary, Tags: tags, Security: apiKeySecurity}
 	}
-	op(s, api(http.MethodGet, "/v1/api/hosts", "apiListHosts", "List the key holder's hosts"),
-		func(ctx context.Context, _ *struct{}) (*hostItemsOut, error) {
-			c := clientOf(ctx)
-			return hostItems(s.cfg.Agents.ChargedLiveHosts(ctx, c.UserID, c.KeyID))
-		})
+	op(s, api(http.MethodGet, "/v1/api/hosts", "apiListHosts",
+		"List the key holder's hosts: all of them, or one page searched, filtered and sorted (charged host.query)"), s.apiListHosts)
 	op(s, api(http.MethodGet, "/v1/api/hosts/{id}", "apiGetHost", "Get a host with its live connection state"), s.apiGetHost)
 	o := api(http.MethodPost, "/v1/api/hosts", "apiCreateHost", "Create a host, optionally with install credentials")
 	o.DefaultStatus = http.StatusCreated
@@ -84,6 +81,24 @@ func (s *Server) clientHostRoutes() {
 		"Issue install credentials with a new secret key; the running agent is dropped"), s.apiRotateSecret)
 	op(s, api(http.MethodPost, "/v1/api/hosts/{id}/ping", "apiPingHost",
 		"Round-trip a no-op command to the agent (hostgate addition)"), s.apiPingHost)
+}
+
+// apiListHosts answers every host as {items} when no query parameter is
+// given (the answer before paging), else one page as the user list does.
+func (s *Server) apiListHosts(ctx context.Context, in *userListHostsIn) (*hostItemsOut, error) {
+	c := clientOf(ctx)
+	if !in.paged {
+		return hostItems(s.cfg.Agents.ChargedLiveHosts(ctx, c.UserID, c.KeyID))
+	}
+	res, on, err := s.cfg.Agents.ChargedLiveHostPage(ctx, c.UserID, c.KeyID,
+		ownedFilter(in.Q, in.Status, string(in.Sort), in.hostFilterParams), in.page())
+	if err != nil {
+		return nil, err
+	}
+	out := &hostItemsOut{}
+	out.Body.Items = liveItems(res.Items, on)
+	out.Body.Total, out.Body.Limit, out.Body.Offset = &res.Total, &res.Limit, &res.Offset
+	return out, nil
 }
 
 func (s *Server) apiGetHost(ctx context.Context, in *HostIDParam) (*clientHostOut, error) {

@@ -79,6 +79,8 @@ var statusByCode = withOperationFailures(map[string]int{
 	versions.CodeVersionYanked:         409,
 	versions.CodeVersionExists:         409,
 	hosts.CodeBIDCollision:             409,
+	hosts.CodeNameTaken:                409,
+	hosts.CodeLimitReached:             409,
 	upgrades.CodeInProgress:            409,
 	upgrades.CodeUnsupported:           409,
 	deliveries.CodeDeliveryNotDead:     409,

@@ -22,7 +22,7 @@ type HostListItem struct {
 type hostItemsOut struct {
 	Body struct {
 		Items  []HostListItem `json:"items"`
-		Total  *int           `json:"total,omitempty" doc:"Hosts matching the query; present when any of q, status, sort, limit, offset is given"`
+		Total  *int           `json:"total,omitempty" doc:"Hosts matching the query; present when any query parameter (q, status, sort, limit, offset, online, os, agent_version, tag, filter_id) is given"`
 		Limit  *int           `json:"limit,omitempty" doc:"The page size used; present with total"`
 		Offset *int           `json:"offset,omitempty" doc:"The items skipped; present with total"`
 	}
@@ -35,6 +35,7 @@ type userListHostsIn struct {
 	Q      string   `query:"q" maxLength:"254" doc:"Host name contains this (case-insensitive), or the host id is exactly this"`
 	Status string   `query:"status" enum:"pending,online,stale,offline,banned" doc:"Only hosts in this stored status (docs/hosts.md); the live agent connection is each item's online"`
 	Sort   hostSort `query:"sort" doc:"Order; a leading - is descending (default -created_at, newest first). Never-seen hosts sort as the oldest by last_seen_at"`
+	hostFilterParams
 	PageParams
 	paged bool
 }
@@ -54,7 +55,7 @@ func (hostSort) Schema(huma.Registry) *huma.Schema {
 }
 
 // userListQuery names the parameters that turn on paging.
-var userListQuery = []string{"q", "status", "sort", "limit", "offset"}
+var userListQuery = append([]string{"q", "status", "sort", "limit", "offset"}, hostFilterQuery...)
 
 // Resolve notes whether any paging or filter parameter was sent, even
 // empty, before huma fills in the defaults.
@@ -123,8 +124,7 @@ func (s *Server) userListHosts(ctx context.Context, in *userListHostsIn) (*hostI
 	if !in.paged {
 		return hostItems(s.cfg.Agents.LiveHosts(ctx, owner))
 	}
-	f := hosts.OwnedFilter{Query: in.Q, Status: hosts.Status(in.Status), Sort: hosts.Sort(in.Sort)}
-	res, on, err := s.cfg.Agents.LiveHostPage(ctx, owner, f, in.page())
+	res, on, err := s.cfg.Agents.LiveHostPage(ctx, owner, ownedFilter(in.Q, in.Status, string(in.Sort), in.hostFilterParams), in.page())
 	if err != nil {
 		return nil, err
 	}

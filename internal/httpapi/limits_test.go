@@ -18,6 +18,7 @@ type limitSeed struct {
 	admin, user string // access tokens
 	userID      string // the user's id (two hosts, two recharges, two ledger entries)
 	hostID      string // one of the user's hosts (two events, two metrics samples)
+	key         string // an API key of the user (two tags, two saved filters)
 }
 
 // limitRoute is how TestEveryLimitLimits calls one route with a limit
@@ -27,6 +28,7 @@ type limitSeed struct {
 type limitRoute struct {
 	path     func(limitSeed) string
 	admin    bool
+	apiKey   bool
 	minItems int
 }
 
@@ -47,6 +49,11 @@ var limitRoutes = map[string]limitRoute{
 	"GET /v1/user/billing/events":             {path: fixed("/v1/user/billing/events"), minItems: 2},
 	"GET /v1/user/billing/recharges":          {path: fixed("/v1/user/billing/recharges"), minItems: 2},
 	"GET /v1/user/hosts":                      {path: fixed("/v1/user/hosts"), minItems: 2},
+	"GET /v1/user/tags":                       {path: fixed("/v1/user/tags"), minItems: 2},
+	"GET /v1/user/filters":                    {path: fixed("/v1/user/filters"), minItems: 2},
+	"GET /v1/api/hosts":                       {path: fixed("/v1/api/hosts"), apiKey: true, minItems: 2},
+	"GET /v1/api/tags":                        {path: fixed("/v1/api/tags"), apiKey: true, minItems: 2},
+	"GET /v1/api/filters":                     {path: fixed("/v1/api/filters"), apiKey: true, minItems: 2},
 	"GET /v1/user/hosts/{id}/metrics":         {path: hostPath("/v1/user/hosts/%s/metrics"), minItems: 2},
 	// Deliveries need a webhook target that answers; none is seeded.
 	"GET /v1/user/hosts/{id}/webhook-deliveries": {path: hostPath("/v1/user/hosts/%s/webhook-deliveries"), minItems: 0},
@@ -94,6 +101,12 @@ func seedLimits(t *testing.T, h *hubtest.Hub) limitSeed {
 	c.As(adm).Do("POST", "/v1/admin/hosts/"+s.hostID+"/ban", nil).Want(t, 200, "")
 	c.As(adm).Do("POST", "/v1/admin/hosts/"+s.hostID+"/unban", nil).Want(t, 200, "")
 	c.As(adm).Do("POST", "/v1/admin/users/"+other.User.ID+"/suspend", nil).Want(t, 200, "")
+	// Two tags and two saved filters.
+	c.As(s.user).Do("PUT", "/v1/user/hosts/"+s.hostID+"/tags", map[string]any{"tags": map[string]string{"env": "prod", "role": ""}}).Want(t, 200, "")
+	for i := range 2 {
+		c.As(s.user).Do("POST", "/v1/user/filters", map[string]any{"name": fmt.Sprintf("limit-%d", i), "query": map[string]any{"tags": []string{"env"}}}).Want(t, 201, "")
+	}
+	s.key = apiKey(t, h, s.user)
 	return s
 }
 
@@ -155,6 +168,9 @@ func TestEveryLimitLimits(t *testing.T) {
 			c := h.Client(t).As(s.user)
 			if lr.admin {
 				c = h.Client(t).As(s.admin)
+			}
+			if lr.apiKey {
+				c = h.Client(t).As(s.key)
 			}
 			path := lr.path(s)
 			items := func(limit string) int {

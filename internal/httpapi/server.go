@@ -91,6 +91,7 @@ func New(cfg Config) *Server {
 	s.userHostRoutes()
 	s.userKeyRoutes()
 	s.clientHostRoutes()
+	s.tagRoutes()
 	s.clientOpRoutes()
 	s.clientOrchestrateRoutes()
 	s.userBillingRoutes()

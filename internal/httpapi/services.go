@@ -89,6 +89,7 @@ type APIKeys interface {
 // (hosts.Service).
 type Hosts interface {
 	installer.Issuer
+	HostTags
 	AdminDelete(ctx context.Context, actor audit.Actor, id string) error
 	AdminGet(ctx context.Context, id string) (hosts.Host, error)
 	AdminList(ctx context.Context, q hosts.AdminQuery, p paging.Page) (paging.Result[hosts.AdminHost], error)
@@ -143,6 +144,9 @@ type Agents interface {
 	LiveHosts(ctx context.Context, owner string) ([]hosts.Host, map[string]bool, error)
 	ChargedLiveHosts(ctx context.Context, owner, apiKeyID string) ([]hosts.Host, map[string]bool, error)
 	LiveHostPage(ctx context.Context, owner string, f hosts.OwnedFilter, p paging.Page) (paging.Result[hosts.Host], map[string]bool, error)
+	// ChargedLiveHostPage is the client API's paged list: the page (so a
+	// bad query is refused free), then the call charged host.query.
+	ChargedLiveHostPage(ctx context.Context, owner, apiKeyID string, f hosts.OwnedFilter, p paging.Page) (paging.Result[hosts.Host], map[string]bool, error)
 	AdminLiveHostPage(ctx context.Context, q hosts.AdminQuery, p paging.Page) (paging.Result[hosts.AdminHost], map[string]bool, error)
 	PushUpgrade(ctx context.Context, actor audit.Actor, hostID, version string) (upgrades.Result, error)
 	ListVersions(ctx context.Context, f versions.Filter, p paging.Page) (paging.Result[versions.Version], error)

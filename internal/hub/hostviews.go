@@ -88,6 +88,17 @@ func (a agents) LiveHostPage(ctx context.Context, owner string, f hosts.OwnedFil
 	return res, on, nil
 }
 
+func (a agents) ChargedLiveHostPage(ctx context.Context, owner, apiKeyID string, f hosts.OwnedFilter, p paging.Page) (paging.Result[hosts.Host], map[string]bool, error) {
+	res, on, err := a.LiveHostPage(ctx, owner, f, p)
+	if err != nil {
+		return paging.Result[hosts.Host]{}, nil, err
+	}
+	if err := a.charge.Charge(ctx, owner, apiKeyID, "", billing.RuleHostQuery); err != nil {
+		return paging.Result[hosts.Host]{}, nil, err
+	}
+	return res, on, nil
+}
+
 func (a agents) AdminLiveHostPage(ctx context.Context, q hosts.AdminQuery, p paging.Page) (paging.Result[hosts.AdminHost], map[string]bool, error) {
 	res, err := a.hosts.AdminList(ctx, q, p)
 	if err != nil {

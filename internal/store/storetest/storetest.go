@@ -35,6 +35,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("keys", func(t *testing.T) { runAll(t, open, keysTests) })
 	t.Run("reseal", func(t *testing.T) { runAll(t, open, resealTests) })
 	t.Run("hosts", func(t *testing.T) { runAll(t, open, hostsTests) })
+	t.Run("tags", func(t *testing.T) { runAll(t, open, tagTests) })
 	t.Run("apikeys", func(t *testing.T) { runAll(t, open, apikeysTests) })
 	t.Run("billing", func(t *testing.T) { runAll(t, open, billingTests) })
 	t.Run("recharges", func(t *testing.T) { runAll(t, open, rechargeTests) })
