@@ -57,6 +57,12 @@ type Settings interface {
 	Reconcile(ctx context.Context, hostID, fingerprint string)
 }
 
+// Jobs is told when an agent connects, so runs queued for its host start
+// (package jobs). It must cost nothing when no run waits.
+type Jobs interface {
+	HostConnected(ctx context.Context, hostID string)
+}
+
 // Gateway serves agent WebSockets.
 type Gateway struct {
 	hosts    *hosts.Service
@@ -69,6 +75,7 @@ type Gateway struct {
 	admit    *Admission
 	ctx      context.Context
 	work     *workers
+	jobs     Jobs
 }
 
 // New returns a gateway. ctx bounds the work done for connections (store
@@ -94,6 +101,9 @@ func New(ctx context.Context, h *hosts.Service, up Upgrades, set Settings, live 
 	})
 	return g
 }
+
+// SetJobs sets who hears of agents connecting; call it before serving.
+func (g *Gateway) SetJobs(j Jobs) { g.jobs = j }
 
 // Admit reports whether a handshake may proceed now; when it may not, the
 // caller answers 503 with Retry-After. done must be called after the upgrade.
@@ -444,6 +454,9 @@ func (h handler) registered(s *session, hello agentproto.Hello) {
 	h.g.hosts.RecordEvent(ctx, s.hostID, hosts.EventConnected, "agent "+hello.AgentVersion+" from "+s.ip)
 	h.g.upgrades.ObserveVersion(ctx, s.hostID, hello.AgentVersion)
 	h.g.settings.Reconcile(ctx, s.hostID, hello.SettingsFP)
+	if h.g.jobs != nil {
+		h.g.jobs.HostConnected(ctx, s.hostID)
+	}
 }
 
 func (h handler) serve(s *session, e agentproto.Envelope) {

@@ -44,39 +44,53 @@ func (l Ledger) ChargeCalls(ctx context.Context, cs []Charge) ([]ChargeResult, e
 	}
 	var out []ChargeResult
 	err := l.store.Tx(ctx, func(tx Tx) error {
-		at := BatchTime(cs)
-		mode, prices, err := readPrices(ctx, tx, cs, at)
-		if err != nil || mode == ModeFree {
-			out = make([]ChargeResult, len(cs))
-			return err
-		}
-		users := LockOrder(prices, cs)
-		balances := make(map[string]Units, len(users))
-		for _, u := range users {
-			if balances[u], err = tx.LockBalance(ctx, u); err != nil {
-				return err
-			}
-		}
-		p := PlanBatch(mode, prices, balances, cs)
-		for _, u := range users {
-			if b, ok := p.Balances[u]; ok {
-				if err := tx.SetBalance(ctx, u, b, at); err != nil {
-					return err
-				}
-			}
-		}
-		if len(p.Events) > 0 {
-			if err := tx.InsertEvents(ctx, p.Events); err != nil {
-				return err
-			}
-		}
-		out = p.Results
-		return nil
+		var err error
+		out, err = ChargeIn(ctx, tx, cs)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// ChargeIn charges cs inside tx, a unit of work the caller owns, as
+// ChargeCalls does in its own: a caller that must record the charges with
+// other changes (a job's runs) commits them together. The caller's unit
+// of work must not have locked balance rows in another order.
+func ChargeIn(ctx context.Context, tx Tx, cs []Charge) ([]ChargeResult, error) {
+	if len(cs) == 0 {
+		return []ChargeResult{}, nil
+	}
+	at := BatchTime(cs)
+	mode, prices, err := readPrices(ctx, tx, cs, at)
+	if err != nil {
+		return nil, err
+	}
+	if mode == ModeFree {
+		return make([]ChargeResult, len(cs)), nil
+	}
+	users := LockOrder(prices, cs)
+	balances := make(map[string]Units, len(users))
+	for _, u := range users {
+		if balances[u], err = tx.LockBalance(ctx, u); err != nil {
+			return nil, err
+		}
+	}
+	p := PlanBatch(mode, prices, balances, cs)
+	for _, u := range users {
+		if b, ok := p.Balances[u]; ok {
+			if err := tx.SetBalance(ctx, u, b, at); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if len(p.Events) > 0 {
+		if err := tx.InsertEvents(ctx, p.Events); err != nil {
+			return nil, err
+		}
+	}
+	return p.Results, nil
 }
 
 // readPrices reads the mode and the price at at of each rule code of cs,

@@ -211,3 +211,24 @@ func (s *Service) CheckLedger(ctx context.Context, userID string) (balance, sum 
 	sum, err = s.store.SumBillingEvents(ctx, userID)
 	return balance, sum, err
 }
+
+// PriceNow is what one call of rule code costs now: 0 in free mode, else
+// the price of the rule in force.
+func (s *Service) PriceNow(ctx context.Context, code string) (Units, error) {
+	mode, err := s.store.BillingMode(ctx)
+	if err != nil || mode == ModeFree {
+		return 0, err
+	}
+	now := s.now().UTC()
+	rules, err := s.store.ListRules(ctx, false, now)
+	if err != nil {
+		return 0, err
+	}
+	var mine []Rule
+	for _, r := range rules {
+		if r.Code == code {
+			mine = append(mine, r)
+		}
+	}
+	return PriceAt(mine, now), nil
+}

@@ -21,6 +21,7 @@ import (
 	"hostgate/internal/dispatch"
 	"hostgate/internal/hosts"
 	"hostgate/internal/installer"
+	"hostgate/internal/jobs"
 	"hostgate/internal/l1config"
 	"hostgate/internal/operations"
 	"hostgate/internal/passwords"
@@ -51,6 +52,8 @@ var statusByCode = withOperationFailures(map[string]int{
 	l1config.CodeInvalidURL:       400,
 	l1config.CodeURLNotAllowed:    400,
 	l1config.CodeInvalidFormat:    400,
+	jobs.CodeEmptyTarget:          400,
+	jobs.CodeWebhookSecretMissing: 400,
 
 	apperr.CodeUnauthorized:     401,
 	apperr.CodeInvalidToken:     401,
@@ -82,6 +85,7 @@ var statusByCode = withOperationFailures(map[string]int{
 	hosts.CodeNameTaken:                409,
 	hosts.CodeLimitReached:             409,
 	upgrades.CodeInProgress:            409,
+	jobs.CodeJobFinished:               409,
 	upgrades.CodeUnsupported:           409,
 	deliveries.CodeDeliveryNotDead:     409,
 	terminals.CodeAgentUpgradeRequired: 409,

@@ -19,6 +19,7 @@ type limitSeed struct {
 	userID      string // the user's id (two hosts, two recharges, two ledger entries)
 	hostID      string // one of the user's hosts (two events, two metrics samples)
 	key         string // an API key of the user (two tags, two saved filters)
+	jobID       string // one of the user's two jobs, over both hosts
 }
 
 // limitRoute is how TestEveryLimitLimits calls one route with a limit
@@ -55,6 +56,10 @@ var limitRoutes = map[string]limitRoute{
 	"GET /v1/api/tags":                        {path: fixed("/v1/api/tags"), apiKey: true, minItems: 2},
 	"GET /v1/api/filters":                     {path: fixed("/v1/api/filters"), apiKey: true, minItems: 2},
 	"GET /v1/user/hosts/{id}/metrics":         {path: hostPath("/v1/user/hosts/%s/metrics"), minItems: 2},
+	"GET /v1/api/jobs":                        {path: fixed("/v1/api/jobs"), apiKey: true, minItems: 2},
+	"GET /v1/user/jobs":                       {path: fixed("/v1/user/jobs"), minItems: 2},
+	"GET /v1/api/jobs/{id}/results":           {path: jobPath("/v1/api/jobs/%s/results"), apiKey: true, minItems: 2},
+	"GET /v1/user/jobs/{id}/results":          {path: jobPath("/v1/user/jobs/%s/results"), minItems: 2},
 	// Deliveries need a webhook target that answers; none is seeded.
 	"GET /v1/user/hosts/{id}/webhook-deliveries": {path: hostPath("/v1/user/hosts/%s/webhook-deliveries"), minItems: 0},
 }
@@ -63,6 +68,10 @@ func fixed(p string) func(limitSeed) string { return func(limitSeed) string { re
 
 func userPath(format string) func(limitSeed) string {
 	return func(s limitSeed) string { return fmt.Sprintf(format, s.userID) }
+}
+
+func jobPath(format string) func(limitSeed) string {
+	return func(s limitSeed) string { return fmt.Sprintf(format, s.jobID) }
 }
 
 func hostPath(format string) func(limitSeed) string {
@@ -100,13 +109,22 @@ func seedLimits(t *testing.T, h *hubtest.Hub) limitSeed {
 	// Two events of the host (and audit entries): a ban and an unban.
 	c.As(adm).Do("POST", "/v1/admin/hosts/"+s.hostID+"/ban", nil).Want(t, 200, "")
 	c.As(adm).Do("POST", "/v1/admin/hosts/"+s.hostID+"/unban", nil).Want(t, 200, "")
+	// Two jobs over both hosts (offline: their runs are skipped).
+	s.key = apiKey(t, h, s.user)
+	var hosts struct{ Items []struct{ ID string } }
+	c.As(s.user).Do("GET", "/v1/user/hosts", nil).Want(t, 200, "").JSON(t, &hosts)
+	for range 2 {
+		var j struct{ ID string }
+		c.As(s.key).Do("POST", "/v1/api/jobs", map[string]any{"target": map[string]any{"host_ids": []string{hosts.Items[0].ID, hosts.Items[1].ID}},
+			"operation": map[string]any{"controls": 8192, "path": "/bin/sh"}}).Want(t, 201, "").JSON(t, &j)
+		s.jobID = j.ID
+	}
 	c.As(adm).Do("POST", "/v1/admin/users/"+other.User.ID+"/suspend", nil).Want(t, 200, "")
 	// Two tags and two saved filters.
 	c.As(s.user).Do("PUT", "/v1/user/hosts/"+s.hostID+"/tags", map[string]any{"tags": map[string]string{"env": "prod", "role": ""}}).Want(t, 200, "")
 	for i := range 2 {
 		c.As(s.user).Do("POST", "/v1/user/filters", map[string]any{"name": fmt.Sprintf("limit-%d", i), "query": map[string]any{"tags": []string{"env"}}}).Want(t, 201, "")
 	}
-	s.key = apiKey(t, h, s.user)
 	return s
 }
 

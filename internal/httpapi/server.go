@@ -105,6 +105,7 @@ func New(cfg Config) *Server {
 	s.agentRoutes()
 	s.l1ConfigRoutes()
 	s.deliveryRoutes()
+	s.jobRoutes()
 	s.terminalRoutes()
 	s.adminRoutes()
 	s.gatewayRoutes()

@@ -197,6 +197,7 @@ type Operations interface {
 	Charge(ctx context.Context, userID, apiKeyID, hostID, code string) error
 	Run(ctx context.Context, c operations.Call) (json.RawMessage, error)
 	Ping(ctx context.Context, userID, apiKeyID, hostID string) (operations.Pong, error)
+	Jobs
 }
 
 // Terminals is terminal tickets and shell sessions (terminals.Service).

@@ -71,6 +71,10 @@ type Config struct {
 	WebhookAllowPrivate bool
 	// WebhookScheduleScale multiplies the webhook retry delays. Test-only.
 	WebhookScheduleScale float64
+	// JobMaxHosts bounds the hosts of one job (HOSTGATE_JOB_MAX_HOSTS).
+	JobMaxHosts int
+	// JobOutputTTL is how long a job run's whole output is kept.
+	JobOutputTTL time.Duration
 	// TerminalTicketTTL is how long a terminal ticket may wait to be
 	// used; zero is terminals.TicketTTL. Test-only and not in the
 	// environment: hubtest shortens it to see a ticket expire.
@@ -225,6 +229,17 @@ var options = []option{
 		}},
 	{Name: "HOSTGATE_L1_RATE_PER_MIN", Default: "60", Doc: "POST /gateway requests one source address may send per minute (fixed window, shared by all hub instances); more get 429.",
 		set: func(c *Config, v string) error { return positiveInt(&c.L1RatePerMin, v) }},
+	{Name: "HOSTGATE_JOB_MAX_HOSTS", Default: "100000", Doc: "Most hosts one job may target (docs/jobs.md).",
+		set: func(c *Config, v string) error { return positiveInt(&c.JobMaxHosts, v) }},
+	{Name: "HOSTGATE_JOB_OUTPUT_TTL", Default: "168h", Doc: "How long a job run's whole output is kept after the run (docs/jobs.md).",
+		set: func(c *Config, v string) error {
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				return fmt.Errorf("must be a positive duration such as 168h")
+			}
+			c.JobOutputTTL = d
+			return nil
+		}},
 	{Name: "HOSTGATE_INSTALL_RATE_PER_MIN", Default: "10", Doc: "GET /install/{token}.ps1|.sh (one-line installer) requests one source address may send per minute (fixed window, shared by all hub instances); more get 429.",
 		set: func(c *Config, v string) error { return positiveInt(&c.InstallRatePerMin, v) }},
 }

@@ -31,6 +31,7 @@ import (
 	"hostgate/internal/hosts"
 	"hostgate/internal/httpapi"
 	"hostgate/internal/installer"
+	"hostgate/internal/jobs"
 	"hostgate/internal/l1config"
 	"hostgate/internal/l1gate"
 	"hostgate/internal/lockout"
@@ -71,6 +72,8 @@ type Hub struct {
 	// Terminals holds this instance's terminals and reaches other
 	// instances' ones; Serve runs its routing.
 	Terminals *terminals.Service
+	// Jobs runs operations across the fleet; Serve drives them.
+	Jobs *jobs.Service
 	// Metrics is the Prometheus registry; Serve exposes it on
 	// HOSTGATE_METRICS_ADDR.
 	Metrics *metrics.Metrics
@@ -170,6 +173,9 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 	h.Upgrades = upgrades.NewService(h.store.Upgrades, h.Hosts, h.Versions, h.Dispatch, log)
 	h.gw = agentgw.New(h.bg, h.Hosts, h.Upgrades, h.L1Config, h.live, h.Dispatch, h.admit, log)
 	ops := operations.NewService(h.Hosts, h.Dispatch, h.Billing)
+	h.Jobs = jobs.NewService(jobs.Config{Store: h.store.Jobs, Targets: jobTargets{hosts: h.Hosts}, Dispatch: h.Dispatch,
+		Pricer: h.Billing, Instance: h.Dispatch.Instance(), MaxHosts: cfg.JobMaxHosts, OutputTTL: cfg.JobOutputTTL, Log: log})
+	h.gw.SetJobs(h.Jobs)
 	h.Terminals = terminals.New(terminals.Config{
 		Instance: h.Dispatch.Instance(), Coord: h.coord, Log: log, Hosts: h.Hosts, Audit: h.store.Audit, TicketTTL: cfg.TerminalTicketTTL,
 		Logins: logins{accounts: h.Accounts, admins: h.Admins},
@@ -193,7 +199,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 	h.l1gate = l1gate.New(h.store.L1Gate, keys, ops, h.coord, cfg.L1RatePerMin, log)
 	h.server = httpapi.New(httpapi.Config{
 		Accounts: h.Accounts, Admins: adminConsole{Service: h.Admins, audit: h.store.Audit, dashboard: h.Dashboard},
-		APIKeys: h.APIKeys, Hosts: h.Hosts, Billing: h.Billing, Operations: ops, Terminals: h.Terminals,
+		APIKeys: h.APIKeys, Hosts: h.Hosts, Billing: h.Billing, Operations: operationsAndJobs{Service: ops, jobs: h.Jobs}, Terminals: h.Terminals,
 		Agents: agents{hosts: h.Hosts, charge: ops, dispatch: h.Dispatch, live: h.live, gw: h.gw, upgrades: h.Upgrades, versions: h.Versions,
 			l1config: h.L1Config, l1charged: l1config.NewCharged(h.L1Config, h.Hosts, ops), l1gate: h.l1gate},
 		Deliveries: deliveries.NewService(h.store.Deliveries, func(ctx context.Context, userID, hostID string) (string, error) {
@@ -331,6 +337,7 @@ func (h *Hub) background(ctx context.Context) (wait func(), err error) {
 	wg.Go(func() { periodic.Run(ctx, time.Minute, h.l1gate.PruneNonces, logErr("l1 nonce prune")) })
 	wg.Go(func() { periodic.Run(ctx, 5*time.Minute, h.pruneLockouts, logErr("login lockout prune")) })
 	wg.Go(func() { h.Deliveries.Run(ctx) })
+	wg.Go(func() { _ = h.Jobs.Run(ctx) })
 	wg.Go(func() { h.Dashboard.Run(ctx, logErr("fleet sample")) })
 	termReady := make(chan struct{})
 	wg.Go(func() {

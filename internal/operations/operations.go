@@ -57,6 +57,42 @@ type Call struct {
 	Data     json.RawMessage
 }
 
+// Prepared is an operation checked without a host: what Run would send
+// for it and how it is charged and waited for.
+type Prepared struct {
+	Controls int64
+	Op       string
+	Args     json.RawMessage
+	// Rule is the pricing rule the call is charged by.
+	Rule string
+	// Timeout is how long the hub waits for the agent's answer.
+	Timeout time.Duration
+}
+
+// Prepare checks an operation as controls/raw (route "") or a client API
+// route checks it, without a host: the controls value for the route, then
+// the input, with the codes Run gives (invalid_body, not_implemented).
+// Jobs validate their operation with it.
+func Prepare(route string, controls int64, path string, data json.RawMessage) (Prepared, error) {
+	v, err := controlsFor(route, controls)
+	if err != nil {
+		return Prepared{}, err
+	}
+	args := agentproto.ControlArgs{Path: path, Data: data}
+	op, raw, spec, err := plan(v, args)
+	if err != nil {
+		return Prepared{}, err
+	}
+	if err := agentproto.ValidateArgs(v, args); err != nil {
+		return Prepared{}, apperr.New(apperr.CodeInvalidBody, messageOf(err))
+	}
+	return Prepared{Controls: v, Op: op, Args: raw, Rule: spec.rule, Timeout: spec.timeout(args)}, nil
+}
+
+// AgentFailure turns an agent's error answer into the client error Run
+// gives for it.
+func AgentFailure(e *agentproto.Error) error { return agentFailure(e) }
+
 // Run carries out c and returns the agent's result. In order: the host
 // must be the caller's (not_found) and not banned (host_banned); the input
 // must be valid (invalid_body); the agent must be connected (host_offline);

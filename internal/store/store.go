@@ -18,6 +18,7 @@ import (
 	"hostgate/internal/dashboard"
 	"hostgate/internal/deliveries"
 	"hostgate/internal/hosts"
+	"hostgate/internal/jobs"
 	"hostgate/internal/keyring"
 	"hostgate/internal/l1config"
 	"hostgate/internal/l1gate"
@@ -51,6 +52,8 @@ type Store struct {
 	// Keys keeps the server key; Reseal re-seals sealed values.
 	Keys   keyring.Store
 	Reseal keyring.ResealStore
+	// Jobs is the jobs' storage.
+	Jobs jobs.Store
 	// L1Config is the storage of the hosts' L1 configuration.
 	L1Config l1config.Store
 	// L1Gate is the L1 gate's storage (hosts by bid, nonces).
@@ -69,7 +72,7 @@ type Store struct {
 func New(db *sqldb.DB) Store {
 	return Store{
 		Accounts: db.Accounts(), Admins: db.Admins(), APIKeys: db.APIKeys(), Audit: db.Audit(), Billing: db.Billing(), Dashboard: db.Dashboard(), Deliveries: db.Deliveries(),
-		Hosts: db.Hosts(), Keys: db.Keys(), Reseal: db.Reseal(), L1Config: db.L1Config(), L1Gate: db.L1Gate(), Lockout: db.Lockout(),
+		Hosts: db.Hosts(), Jobs: db.Jobs(), Keys: db.Keys(), Reseal: db.Reseal(), L1Config: db.L1Config(), L1Gate: db.L1Gate(), Lockout: db.Lockout(),
 		Upgrades: db.Upgrades(), Versions: db.Versions(), db: db,
 	}
 }
