@@ -56,7 +56,7 @@ var (
 // Delivery is one queued webhook delivery: a row of webhook_deliveries.
 type Delivery struct {
 	ID        string // uuid; the event's DeliveryID
-	HostID    string
+	HostID    string // "" for a user-level event (job.finished)
 	UserID    string
 	EventType string // webhooks.EventA or EventB, by Format
 	Format    webhooks.Format
@@ -130,6 +130,9 @@ type Store interface {
 	// retrying, due at now, attempts kept and lease cleared; ErrNotFound,
 	// or ErrNotDead for a row in any other state.
 	RetryDelivery(ctx context.Context, hostID, id string, now time.Time) (Delivery, error)
+	// The user-level deliveries' history and the users' webhook secrets.
+	UserHistory
+	SecretStore
 }
 
 // Queue is the delivery queue at a moment: the deliveries still to be

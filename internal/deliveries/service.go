@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"hostgate/internal/apperr"
+	"hostgate/internal/paging"
 )
 
 // CodeDeliveryNotDead: a manual retry of a delivery that is not
@@ -61,6 +62,47 @@ func (s *Service) Retry(ctx context.Context, userID, hostID, deliveryID string) 
 		return Delivery{}, err
 	}
 	d, err := s.store.RetryDelivery(ctx, id, deliveryID, s.now().UTC())
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return Delivery{}, apperr.NotFound("delivery")
+	case errors.Is(err, ErrNotDead):
+		return Delivery{}, apperr.New(CodeDeliveryNotDead, "only a dead_letter delivery can be retried")
+	case err != nil:
+		return Delivery{}, err
+	}
+	if s.wake != nil {
+		s.wake.Wake()
+	}
+	return d, nil
+}
+
+// UserService is a user's history of user-level deliveries (job.finished)
+// and the manual retry of a dead one.
+type UserService struct {
+	store UserHistory
+	wake  interface{ Wake() }
+	now   func() time.Time
+}
+
+// NewUserService returns the user-level history over store; wake (the
+// Worker) is woken after each manual retry.
+func NewUserService(store UserHistory, wake interface{ Wake() }) *UserService {
+	return &UserService{store: store, wake: wake, now: time.Now}
+}
+
+// ListUserDeliveries pages userID's user-level deliveries, newest first.
+func (s *UserService) ListUserDeliveries(ctx context.Context, userID string, p paging.Page) (paging.Result[Delivery], error) {
+	items, total, err := s.store.ListUserDeliveries(ctx, userID, p)
+	if err != nil {
+		return paging.Result[Delivery]{}, err
+	}
+	return paging.NewResult(items, total, p), nil
+}
+
+// RetryUserDelivery revives userID's dead_letter user-level delivery id;
+// another user's is not_found, one in any other state delivery_not_dead.
+func (s *UserService) RetryUserDelivery(ctx context.Context, userID, id string) (Delivery, error) {
+	d, err := s.store.RetryUserDelivery(ctx, userID, id, s.now().UTC())
 	switch {
 	case errors.Is(err, ErrNotFound):
 		return Delivery{}, apperr.NotFound("delivery")

@@ -172,16 +172,11 @@ func (w *Worker) deliver(ctx context.Context, d Delivery) {
 // send posts d once: the receiver's status code, and why it failed ("" on
 // a 2xx answer). The error text never holds a secret or the target URL.
 func (w *Worker) send(ctx context.Context, d Delivery) (int, string) {
-	ev, err := d.Event(w.Sealer)
-	if err != nil {
-		w.Log.Error("webhook delivery: rebuild event", "delivery_id", d.ID, "err", err)
-		return 0, "cannot rebuild the event"
-	}
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
-	req, err := webhooks.NewRequest(ctx, d.Format, ev, w.Now())
-	if err != nil {
-		return 0, "cannot build the request"
+	req, why := w.request(ctx, d)
+	if req == nil {
+		return 0, why
 	}
 	resp, err := w.client.Do(req)
 	if err != nil {
@@ -193,6 +188,34 @@ func (w *Worker) send(ctx context.Context, d Delivery) (int, string) {
 		return resp.StatusCode, fmt.Sprintf("receiver answered %d", resp.StatusCode)
 	}
 	return resp.StatusCode, ""
+}
+
+// request builds the attempt at d: a host's L1 change in its format, or
+// a user-level event (no host) signed with the user's secret. When it
+// cannot, it says why.
+func (w *Worker) request(ctx context.Context, d Delivery) (*http.Request, string) {
+	if d.HostID == "" {
+		secret, err := d.userSecret(w.Sealer)
+		if err != nil {
+			w.Log.Error("webhook delivery: open secret", "delivery_id", d.ID, "err", err)
+			return nil, "cannot open the signing secret"
+		}
+		req, err := webhooks.NewUserRequest(ctx, d.TargetURL, d.EventType, d.ID, d.Payload, secret, w.Now())
+		if err != nil {
+			return nil, "cannot build the request"
+		}
+		return req, ""
+	}
+	ev, err := d.Event(w.Sealer)
+	if err != nil {
+		w.Log.Error("webhook delivery: rebuild event", "delivery_id", d.ID, "err", err)
+		return nil, "cannot rebuild the event"
+	}
+	req, err := webhooks.NewRequest(ctx, d.Format, ev, w.Now())
+	if err != nil {
+		return nil, "cannot build the request"
+	}
+	return req, ""
 }
 
 // describe is a short reason for a failed request, without the URL (which

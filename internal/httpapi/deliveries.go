@@ -10,10 +10,15 @@ import (
 	"hostgate/internal/deliveries"
 )
 
-// Deliveries is a host owner's webhook history (deliveries.Service).
+// Deliveries is a host owner's webhook history (deliveries.Service), and
+// what else a user's webhooks and scheduled work need: the user-level
+// history, the webhook secret and the schedules.
 type Deliveries interface {
 	List(ctx context.Context, userID, hostID string, limit int) ([]deliveries.Delivery, error)
 	Retry(ctx context.Context, userID, hostID, deliveryID string) (deliveries.Delivery, error)
+	UserDeliveries
+	WebhookSecrets
+	Schedules
 }
 
 // DeliveryRow is the spec's WebhookDeliveryRow, plus format, last_error

@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -20,6 +21,7 @@ type limitSeed struct {
 	hostID      string // one of the user's hosts (two events, two metrics samples)
 	key         string // an API key of the user (two tags, two saved filters)
 	jobID       string // one of the user's two jobs, over both hosts
+	scheduleID  string // one of the user's two schedules
 }
 
 // limitRoute is how TestEveryLimitLimits calls one route with a limit
@@ -29,7 +31,7 @@ type limitSeed struct {
 type limitRoute struct {
 	path     func(limitSeed) string
 	admin    bool
-	apiKey   bool
+	apiKey   bool // called with the user's API key (a /v1/api route)
 	minItems int
 }
 
@@ -62,7 +64,23 @@ var limitRoutes = map[string]limitRoute{
 	"GET /v1/user/jobs/{id}/results":          {path: jobPath("/v1/user/jobs/%s/results"), minItems: 2},
 	// Deliveries need a webhook target that answers; none is seeded.
 	"GET /v1/user/hosts/{id}/webhook-deliveries": {path: hostPath("/v1/user/hosts/%s/webhook-deliveries"), minItems: 0},
+	"GET /v1/user/schedules":                     {path: fixed("/v1/user/schedules"), minItems: 2},
+	"GET /v1/api/schedules":                      {path: fixed("/v1/api/schedules"), apiKey: true, minItems: 2},
+	// No run is fired in the seed; no user-level delivery is queued.
+	"GET /v1/user/schedules/{id}/runs": {path: schedulePath("/v1/user/schedules/%s/runs"), minItems: 0},
+	"GET /v1/api/schedules/{id}/runs":  {path: schedulePath("/v1/api/schedules/%s/runs"), apiKey: true, minItems: 0},
+	"GET /v1/user/webhook-deliveries":  {path: fixed("/v1/user/webhook-deliveries"), minItems: 0},
+	"GET /v1/api/webhook-deliveries":   {path: fixed("/v1/api/webhook-deliveries"), apiKey: true, minItems: 0},
 }
+
+func schedulePath(format string) func(limitSeed) string {
+	return func(s limitSeed) string { return fmt.Sprintf(format, s.scheduleID) }
+}
+
+// acceptJobs stands in for the jobs service's validation.
+type acceptJobs struct{}
+
+func (acceptJobs) ValidateJob(context.Context, string, json.RawMessage) error { return nil }
 
 func fixed(p string) func(limitSeed) string { return func(limitSeed) string { return p } }
 
@@ -124,6 +142,13 @@ func seedLimits(t *testing.T, h *hubtest.Hub) limitSeed {
 	c.As(s.user).Do("PUT", "/v1/user/hosts/"+s.hostID+"/tags", map[string]any{"tags": map[string]string{"env": "prod", "role": ""}}).Want(t, 200, "")
 	for i := range 2 {
 		c.As(s.user).Do("POST", "/v1/user/filters", map[string]any{"name": fmt.Sprintf("limit-%d", i), "query": map[string]any{"tags": []string{"env"}}}).Want(t, 201, "")
+	}
+	h.Schedules.SetJobs(acceptJobs{}, nil)
+	for range 2 {
+		var sc struct{ ID string }
+		c.As(s.user).Do("POST", "/v1/user/schedules", map[string]any{"name": "nightly", "cron": "0 3 * * *",
+			"job": map[string]any{"target": map[string]any{"tags": []string{"env=prod"}}}}).Want(t, 201, "").JSON(t, &sc)
+		s.scheduleID = sc.ID
 	}
 	return s
 }

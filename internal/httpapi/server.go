@@ -106,6 +106,8 @@ func New(cfg Config) *Server {
 	s.l1ConfigRoutes()
 	s.deliveryRoutes()
 	s.jobRoutes()
+	s.scheduleRoutes()
+	s.webhookSecretRoutes()
 	s.terminalRoutes()
 	s.adminRoutes()
 	s.gatewayRoutes()

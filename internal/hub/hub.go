@@ -40,6 +40,7 @@ import (
 	"hostgate/internal/passwords"
 	"hostgate/internal/periodic"
 	"hostgate/internal/recent"
+	"hostgate/internal/schedules"
 	"hostgate/internal/store"
 	"hostgate/internal/terminals"
 	"hostgate/internal/upgrades"
@@ -69,6 +70,13 @@ type Hub struct {
 	Dashboard *dashboard.Service
 	// Deliveries is the webhook delivery worker; Serve runs it.
 	Deliveries *deliveries.Worker
+	// WebhookSecrets is the users' webhook signing secrets; the jobs'
+	// notifier reads the current one with WebhookSecret.
+	WebhookSecrets *deliveries.Secrets
+	// Schedules is the users' schedules; Serve runs its firing loop.
+	// Until SetJobs connects the jobs, saving a schedule answers 503
+	// unavailable and the loop starts nothing.
+	Schedules *schedules.Service
 	// Terminals holds this instance's terminals and reaches other
 	// instances' ones; Serve runs its routing.
 	Terminals *terminals.Service
@@ -157,6 +165,8 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 	h.Deliveries = &deliveries.Worker{Store: h.store.Deliveries, Sealer: keys, Instance: h.Dispatch.Instance(),
 		AllowPrivate: cfg.WebhookAllowPrivate, Scale: cfg.WebhookScheduleScale, Log: log,
 		Interval: scanInterval(cfg.WebhookScheduleScale)}
+	h.WebhookSecrets = deliveries.NewSecrets(h.store.Deliveries, keys)
+	h.Schedules = schedules.NewService(h.store.Schedules)
 	h.L1Config = l1config.NewService(h.store.L1Config, keys, h.Dispatch, h.Deliveries, cfg.WebhookAllowPrivate, log)
 	h.Hosts = hosts.NewService(h.store.Hosts, h.coord, keys, hosts.Config{
 		PublicURL: cfg.PublicURL, InstallTokenTTL: cfg.InstallTokenTTL, AgentTokenTTL: AgentTokenTTL,
@@ -202,10 +212,11 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 		APIKeys: h.APIKeys, Hosts: h.Hosts, Billing: h.Billing, Operations: operationsAndJobs{Service: ops, jobs: h.Jobs}, Terminals: h.Terminals,
 		Agents: agents{hosts: h.Hosts, charge: ops, dispatch: h.Dispatch, live: h.live, gw: h.gw, upgrades: h.Upgrades, versions: h.Versions,
 			l1config: h.L1Config, l1charged: l1config.NewCharged(h.L1Config, h.Hosts, ops), l1gate: h.l1gate},
-		Deliveries: deliveries.NewService(h.store.Deliveries, func(ctx context.Context, userID, hostID string) (string, error) {
+		Deliveries: webhooksAPI{Service: deliveries.NewService(h.store.Deliveries, func(ctx context.Context, userID, hostID string) (string, error) {
 			host, err := h.Hosts.Get(ctx, userID, hostID)
 			return host.ID, err
-		}, h.Deliveries),
+		}, h.Deliveries), UserService: deliveries.NewUserService(h.store.Deliveries, h.Deliveries), Secrets: h.WebhookSecrets,
+			scheduleService: h.Schedules},
 		Installs: installs{downloads: &installer.Downloads{Hosts: h.Hosts, Exe: exe}, dist: dist, oneLine: &installer.OneLine{Hosts: h.Hosts, Downloads: dist, Log: log,
 			Limit: coord.Limiter{Coord: h.coord, Prefix: "install:rate:", Limit: int64(cfg.InstallRatePerMin), Window: time.Minute}}},
 		Options: httpapi.Options{
@@ -313,7 +324,8 @@ const AgentTokenTTL = 15 * time.Minute
 // background starts the loops every instance runs: command routing and
 // presence, liveness batching, API-key last-use batching, recharge
 // expiry, the upgrade sweep, L1 nonce and login-lockout pruning, the
-// webhook delivery worker and the dashboard's fleet sampler. It returns once routing is subscribed, and a
+// webhook delivery worker, the dashboard's fleet sampler and the
+// schedules' firing loop. It returns once routing is subscribed, and a
 // function that waits for all to stop.
 func (h *Hub) background(ctx context.Context) (wait func(), err error) {
 	ctx, cancel := context.WithCancel(ctx)
@@ -339,6 +351,7 @@ func (h *Hub) background(ctx context.Context) (wait func(), err error) {
 	wg.Go(func() { h.Deliveries.Run(ctx) })
 	wg.Go(func() { _ = h.Jobs.Run(ctx) })
 	wg.Go(func() { h.Dashboard.Run(ctx, logErr("fleet sample")) })
+	wg.Go(func() { h.Schedules.Run(ctx, schedules.DefaultInterval, logErr("schedule firing")) })
 	termReady := make(chan struct{})
 	wg.Go(func() {
 		if err := h.Terminals.Run(ctx, termReady); err != nil {

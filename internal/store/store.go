@@ -23,6 +23,7 @@ import (
 	"hostgate/internal/l1config"
 	"hostgate/internal/l1gate"
 	"hostgate/internal/lockout"
+	"hostgate/internal/schedules"
 	"hostgate/internal/store/sqldb"
 	"hostgate/internal/upgrades"
 	"hostgate/internal/versions"
@@ -60,6 +61,8 @@ type Store struct {
 	L1Gate l1gate.Store
 	// Lockout is the login lockouts' storage.
 	Lockout lockout.Store
+	// Schedules is the users' schedules and their run history.
+	Schedules schedules.Store
 	// Upgrades is the hosts' upgrades' storage.
 	Upgrades upgrades.Store
 	// Versions is the published agent versions' storage.
@@ -73,7 +76,7 @@ func New(db *sqldb.DB) Store {
 	return Store{
 		Accounts: db.Accounts(), Admins: db.Admins(), APIKeys: db.APIKeys(), Audit: db.Audit(), Billing: db.Billing(), Dashboard: db.Dashboard(), Deliveries: db.Deliveries(),
 		Hosts: db.Hosts(), Jobs: db.Jobs(), Keys: db.Keys(), Reseal: db.Reseal(), L1Config: db.L1Config(), L1Gate: db.L1Gate(), Lockout: db.Lockout(),
-		Upgrades: db.Upgrades(), Versions: db.Versions(), db: db,
+		Schedules: db.Schedules(), Upgrades: db.Upgrades(), Versions: db.Versions(), db: db,
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"hostgate/internal/deliveries"
 	"hostgate/internal/hosts"
+	"hostgate/internal/paging"
 )
 
 // Deliveries is the webhook delivery queue's storage, on the shared core.
@@ -31,8 +32,9 @@ func scanDelivery(r rowScanner) (deliveries.Delivery, error) {
 		d          deliveries.Delivery
 		httpStatus sql.NullInt64
 		payload    string
+		hostID     sql.NullString
 	)
-	err := r.Scan(&d.Seq, &d.ID, &d.HostID, &d.UserID, &d.EventType, (*string)(&d.Format), (*string)(&d.Status),
+	err := r.Scan(&d.Seq, &d.ID, &hostID, &d.UserID, &d.EventType, (*string)(&d.Format), (*string)(&d.Status),
 		&d.Attempts, &d.TargetURL, &httpStatus, &d.LastError, &payload, &d.SealedSecrets,
 		timeDest{&d.NextAttemptAt}, &d.LeaseOwner, nullTimeDest{&d.LeaseUntil}, timeDest{&d.CreatedAt},
 		nullTimeDest{&d.DeliveredAt})
@@ -40,7 +42,7 @@ func scanDelivery(r rowScanner) (deliveries.Delivery, error) {
 		n := int(httpStatus.Int64)
 		d.HTTPStatus = &n
 	}
-	d.Payload = []byte(payload)
+	d.Payload, d.HostID = []byte(payload), hostID.String
 	return d, err
 }
 
@@ -82,24 +84,30 @@ func (s Deliveries) EnqueueDelivery(ctx context.Context, del deliveries.Delivery
 // no lock), so that the deliveries of one host are inserted one
 // transaction at a time and seq order is their commit order. A caller that
 // has already updated the host row in tx holds that lock already.
+//
+// A user-level delivery (no host) locks nothing: it has no order to keep.
 func (d *DB) insertDelivery(ctx context.Context, tx *sql.Tx, del deliveries.Delivery) error {
 	lock := ""
 	if d.dialect.RowLocks {
 		lock = " FOR UPDATE"
 	}
-	var id string
-	err := tx.QueryRowContext(ctx, `SELECT id FROM hosts WHERE id = $1`+lock, del.HostID).Scan(&id)
-	if err := d.hostResult("lock host for delivery", err, hosts.ErrNotFound); err != nil {
-		return err
+	var hostID any
+	if del.HostID != "" {
+		var id string
+		err := tx.QueryRowContext(ctx, `SELECT id FROM hosts WHERE id = $1`+lock, del.HostID).Scan(&id)
+		if err := d.hostResult("lock host for delivery", err, hosts.ErrNotFound); err != nil {
+			return err
+		}
+		hostID = del.HostID
 	}
 	status := cmp.Or(del.Status, deliveries.StatusPending)
 	if del.TargetURL == "" {
 		status = deliveries.StatusSkippedNoURL
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO webhook_deliveries (id, host_id, user_id, event_type, format, status,
+	_, err := tx.ExecContext(ctx, `INSERT INTO webhook_deliveries (id, host_id, user_id, event_type, format, status,
 		attempts, target_url, payload, secrets_sealed, next_attempt_at, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-		del.ID, del.HostID, del.UserID, del.EventType, string(del.Format), string(status), del.Attempts,
+		del.ID, hostID, del.UserID, del.EventType, string(del.Format), string(status), del.Attempts,
 		del.TargetURL, string(del.Payload), del.SealedSecrets, d.timeArg(del.NextAttemptAt), d.timeArg(del.CreatedAt))
 	if err != nil {
 		return d.errorf("insert delivery", err)
@@ -213,4 +221,59 @@ func (s Deliveries) RetryDelivery(ctx context.Context, hostID, id string, now ti
 		return deliveries.ErrNotDead
 	})
 	return del, err
+}
+
+// ListUserDeliveries implements deliveries.Store, by
+// webhook_deliveries_user_newest.
+func (s Deliveries) ListUserDeliveries(ctx context.Context, userID string, p paging.Page) ([]deliveries.Delivery, int, error) {
+	var w where
+	w.add("user_id = $%d", userID)
+	w.addSQL("host_id IS NULL")
+	return listPage(ctx, s.d, "user deliveries", deliveryCols, "webhook_deliveries", w, "seq DESC", p, scanDelivery)
+}
+
+// RetryUserDelivery implements deliveries.Store.
+func (s Deliveries) RetryUserDelivery(ctx context.Context, userID, id string, now time.Time) (deliveries.Delivery, error) {
+	d := s.d
+	var del deliveries.Delivery
+	err := d.withTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		del, err = scanDelivery(tx.QueryRowContext(ctx, `UPDATE webhook_deliveries
+			SET status = 'retrying', next_attempt_at = $1, lease_owner = '', lease_until = NULL
+			WHERE id = $2 AND user_id = $3 AND host_id IS NULL AND status = 'dead_letter' RETURNING `+deliveryCols,
+			d.timeArg(now), id, userID))
+		if !errors.Is(err, sql.ErrNoRows) {
+			return d.hostResult("retry user delivery", err, deliveries.ErrNotFound)
+		}
+		var one int
+		err = tx.QueryRowContext(ctx, `SELECT 1 FROM webhook_deliveries WHERE id = $1 AND user_id = $2 AND host_id IS NULL`,
+			id, userID).Scan(&one)
+		if err := d.hostResult("read user delivery", err, deliveries.ErrNotFound); err != nil {
+			return err
+		}
+		return deliveries.ErrNotDead
+	})
+	return del, err
+}
+
+// PutUserSecret implements deliveries.Store.
+func (s Deliveries) PutUserSecret(ctx context.Context, userID string, sealed []byte, createdAt time.Time) error {
+	_, err := s.d.write.ExecContext(ctx, `INSERT INTO user_webhook_secrets (user_id, secret_sealed, created_at)
+		VALUES ($1, $2, $3) ON CONFLICT (user_id) DO UPDATE SET secret_sealed = $2, created_at = $3`,
+		userID, sealed, s.d.timeArg(createdAt))
+	if err != nil {
+		return s.d.errorf("put user webhook secret", err)
+	}
+	return nil
+}
+
+// UserSecret implements deliveries.Store.
+func (s Deliveries) UserSecret(ctx context.Context, userID string) ([]byte, time.Time, error) {
+	var (
+		sealed []byte
+		at     time.Time
+	)
+	err := s.d.read.QueryRowContext(ctx, `SELECT secret_sealed, created_at FROM user_webhook_secrets WHERE user_id = $1`,
+		userID).Scan(&sealed, timeDest{&at})
+	return sealed, at, s.d.hostResult("read user webhook secret", err, deliveries.ErrNoSecret)
 }

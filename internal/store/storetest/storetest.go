@@ -42,6 +42,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("versions", func(t *testing.T) { runAll(t, open, versionTests) })
 	t.Run("upgrades", func(t *testing.T) { runAll(t, open, upgradeTests) })
 	t.Run("deliveries", func(t *testing.T) { runAll(t, open, deliveryTests) })
+	t.Run("schedules", func(t *testing.T) { runAll(t, open, scheduleTests) })
 	t.Run("dashboard", func(t *testing.T) { runAll(t, open, dashboardTests) })
 	t.Run("l1config", func(t *testing.T) { runAll(t, open, l1configTests) })
 	t.Run("l1gate", func(t *testing.T) { runAll(t, open, l1gateTests) })
