@@ -54,143 +54,25 @@ export type NetInterface = S['NetInterface'];
 export type ProvisioningPayload = S['ProvisioningPayload'];
 export type ProvisioningRequest = S['ProvisioningInBody'];
 
-// ---- Issue 26 (tags, saved filters, jobs, schedules). Written from
-// /work/contract-26.md until the hub's routes are in docs/openapi.json; then
-// each becomes an alias of the generated schema.
+// Issue 26: tags, saved filters, jobs, schedules.
 export type HostTags = Record<string, string>;
-export interface HostTagsOut {
-  host_id: string;
-  tags: HostTags;
-}
-export interface BulkTagsBody {
-  host_ids: string[];
-  add?: HostTags;
-  remove?: string[];
-}
-export interface TagCount {
-  key: string;
-  value: string;
-  host_count: number;
-}
-export interface SavedFilterQuery {
-  q?: string;
-  status?: string;
-  online?: boolean;
-  os?: string;
-  agent_version?: string;
-  tags?: string[] | null;
-}
-export interface SavedFilter {
-  id: string;
-  name: string;
-  query: SavedFilterQuery;
-  host_count?: number;
-  created_at: string;
-  updated_at: string;
-}
-export interface JobTarget {
-  host_ids?: string[] | null;
-  tags?: string[] | null;
-  filter_id?: string;
-}
-export interface JobOperation {
-  controls: number;
-  path: string;
-  data?: unknown;
-}
-export interface JobWaves {
-  size: number;
-  pause_s?: number;
-  stop_if_failed_pct?: number | null;
-}
-export type JobState = 'running' | 'finished' | 'canceled';
-export type RunState = 'queued' | 'running' | 'succeeded' | 'failed' | 'skipped' | 'expired' | 'canceled';
-export type JobTotals = Record<RunState, number>;
-export interface JobRequest {
-  name?: string;
-  target: JobTarget;
-  operation: JobOperation;
-  offline?: 'skip' | 'queue';
-  expires_in_s?: number;
-  concurrency?: number;
-  dry_run?: boolean;
-  notify_url?: string;
-  waves?: JobWaves;
-}
-export interface DryRun {
-  host_count: number;
-  host_ids?: string[] | null;
-  host_ids_truncated?: boolean;
-  max_cost: number;
-}
-export interface Job {
-  id: string;
-  name?: string;
-  state: JobState;
-  host_count: number;
-  totals: JobTotals;
-  target: JobTarget;
-  operation: JobOperation;
-  offline: 'skip' | 'queue';
-  concurrency: number;
-  expires_at: string;
-  waves?: JobWaves | null;
-  wave?: number;
-  stop_reason?: string;
-  notify_url?: string;
-  retry_of?: string | null;
-  schedule_id?: string | null;
-  charged: number;
-  created_at: string;
-  finished_at?: string | null;
-}
-export interface JobResult {
-  host_id: string;
-  host_name: string;
-  state: RunState;
-  wave?: number;
-  exit_code?: number | null;
-  stdout?: string;
-  stderr?: string;
-  output_truncated?: boolean;
-  error?: string;
-  message?: string;
-  charged?: number;
-  started_at?: string | null;
-  finished_at?: string | null;
-}
-export interface JobOutput {
-  host_id: string;
-  exit_code?: number | null;
-  stdout?: string;
-  stderr?: string;
-  result?: unknown;
-}
-export interface ScheduleBody {
-  name: string;
-  job: Omit<JobRequest, 'dry_run'>;
-  at?: string | null;
-  cron?: string | null;
-  timezone?: string;
-  paused?: boolean;
-}
-export interface Schedule {
-  id: string;
-  name: string;
-  job: Omit<JobRequest, 'dry_run'>;
-  at?: string | null;
-  cron?: string | null;
-  timezone: string;
-  paused: boolean;
-  next_run_at?: string | null;
-  last_run_at?: string | null;
-  last_job_id?: string | null;
-  created_at: string;
-  updated_at: string;
-}
-export interface ScheduleRun {
-  at: string;
-  job_id?: string | null;
-  error?: string;
-  message?: string;
-}
+export type HostTagsOut = S['SetTagsOutBody'];
+export type BulkTagsBody = S['BulkTagsInBody'];
+export type TagCount = S['TagCount'];
+export type SavedFilterQuery = S['FilterQuery'];
+export type SavedFilter = S['SavedFilter'];
+export type JobTarget = S['Target'];
+export type JobOperation = S['JobOperation'];
+export type JobWaves = S['JobWaves'];
+export type JobRequest = S['JobRequest'];
+/** The answer of a dry run (the create answer's schema; only host_count, host_ids, host_ids_truncated, max_cost are set). */
+export type DryRun = Pick<S['JobCreated'], 'host_count' | 'host_ids' | 'host_ids_truncated' | 'max_cost'>;
+export type Job = S['JobView'];
+export type JobState = Job['state'];
+export type JobTotals = S['Totals'];
+export type JobResult = S['RunResult'];
+export type RunState = JobResult['state'];
+export type JobOutput = S['RunOutput'];
+export type ScheduleBody = S['ScheduleInBody'];
+export type Schedule = S['Schedule'];
+export type ScheduleRun = S['ScheduleRun'];

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { HostStatus } from '../api/types';
 import {
   filterQueryFromParams,
   hostListQuery,
@@ -94,7 +95,7 @@ describe('paging', () => {
       agent_version: undefined,
       tag: undefined,
     });
-    expect(paramsFromFilterQuery({ status: 'nonsense', tags: ['ok', 'not ok'] })).toMatchObject({ status: undefined, tag: ['ok'] });
+    expect(paramsFromFilterQuery({ status: 'nonsense' as HostStatus, tags: ['ok', 'not ok'] })).toMatchObject({ status: undefined, tag: ['ok'] });
   });
 
   it('keeps two paged tables apart with prefixes', () => {

@@ -1,7 +1,7 @@
 // Maps between an antd Table's paging/sorting, the URL's search params and
 // the hub's `limit`/`offset`/`sort` query parameters.
 import type { SorterResult } from 'antd/es/table/interface';
-import type { HostSort, HostStatus } from '../api/types';
+import type { HostSort, HostStatus, SavedFilterQuery } from '../api/types';
 import { cleanTagExprs } from './tags';
 
 export interface PageParams {
@@ -47,14 +47,7 @@ export interface HostListParams extends PageParams {
 }
 
 /** The criteria a saved filter holds (contract issue 26 §1). */
-export interface HostFilterQuery {
-  q?: string;
-  status?: string;
-  online?: boolean;
-  os?: string;
-  agent_version?: string;
-  tags?: string[] | null;
-}
+export type HostFilterQuery = SavedFilterQuery;
 
 /** The list's criteria as a saved filter's query (empty ones left out). */
 export function filterQueryFromParams(p: HostListParams): HostFilterQuery {

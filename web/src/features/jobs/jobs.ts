@@ -84,7 +84,7 @@ export function shellFormOf(op: JobOperation | null | undefined): ShellForm | nu
   const m = /^-c '((?:[^']|'\\'')*)'$/.exec(args);
   if (!m) return null;
   return {
-    program: op.path,
+    program: op.path ?? '',
     command: (m[1] ?? '').replace(/'\\''/g, "'"),
     timeout_s: typeof d?.timeout_s === 'number' ? d.timeout_s : undefined,
   };

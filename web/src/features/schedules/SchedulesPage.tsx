@@ -3,7 +3,7 @@ import { Button, Modal, Space, Table, Tag, Typography } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import type { Schedule } from '../../api/types';
+import type { JobOperation, Schedule } from '../../api/types';
 import { useFormat, useI18n } from '../../i18n';
 import { pageFromSearch, pageToParams, pageToSearch, paramsToPage } from '../../lib/paging';
 import { ErrorState } from '../../ui/ErrorState';
@@ -92,7 +92,7 @@ export default function SchedulesPage() {
       key: 'op',
       render: (_, s) => (
         <Typography.Text code ellipsis style={{ maxWidth: 220 }}>
-          {operationSummary(s.job.operation)}
+          {operationSummary(s.job.operation as JobOperation | undefined)}
         </Typography.Text>
       ),
     },
