@@ -91,7 +91,7 @@ func (s *Server) apiListHosts(ctx context.Context, in *userListHostsIn) (*hostIt
 		return hostItems(s.cfg.Agents.ChargedLiveHosts(ctx, c.UserID, c.KeyID))
 	}
 	res, on, err := s.cfg.Agents.ChargedLiveHostPage(ctx, c.UserID, c.KeyID,
-		ownedFilter(in.Q, in.Status, string(in.Sort), in.hostFilterParams), in.page())
+		ownedFilter(in.Q, in.Status, string(in.Sort), in.HostFilterParams), in.page())
 	if err != nil {
 		return nil, err
 	}

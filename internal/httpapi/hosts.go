@@ -35,7 +35,7 @@ type userListHostsIn struct {
 	Q      string   `query:"q" maxLength:"254" doc:"Host name contains this (case-insensitive), or the host id is exactly this"`
 	Status string   `query:"status" enum:"pending,online,stale,offline,banned" doc:"Only hosts in this stored status (docs/hosts.md); the live agent connection is each item's online"`
 	Sort   hostSort `query:"sort" doc:"Order; a leading - is descending (default -created_at, newest first). Never-seen hosts sort as the oldest by last_seen_at"`
-	hostFilterParams
+	HostFilterParams
 	PageParams
 	paged bool
 }
@@ -67,6 +67,9 @@ func (in *userListHostsIn) Resolve(ctx huma.Context) []error {
 			in.paged = true
 		}
 	}
+	// Every tag as sent: huma drops an empty one, which is a bad
+	// expression (400 invalid_query from the service).
+	in.Tag = q["tag"]
 	return nil
 }
 
@@ -124,7 +127,7 @@ func (s *Server) userListHosts(ctx context.Context, in *userListHostsIn) (*hostI
 	if !in.paged {
 		return hostItems(s.cfg.Agents.LiveHosts(ctx, owner))
 	}
-	res, on, err := s.cfg.Agents.LiveHostPage(ctx, owner, ownedFilter(in.Q, in.Status, string(in.Sort), in.hostFilterParams), in.page())
+	res, on, err := s.cfg.Agents.LiveHostPage(ctx, owner, ownedFilter(in.Q, in.Status, string(in.Sort), in.HostFilterParams), in.page())
 	if err != nil {
 		return nil, err
 	}

@@ -299,6 +299,7 @@ func TestAPIKeys(t *testing.T) {
 // validOpBodies are bodies each operation route accepts, so that the
 // answer is about the host and not the input.
 var validOpBodies = map[string]any{
+	"tags":                       map[string]any{"tags": map[string]string{"stolen": ""}},
 	"files/dir":                  map[string]any{"controls": 1, "path": "/x"},
 	"files/text":                 map[string]any{"controls": 32, "path": "/x"},
 	"files/zip":                  map[string]any{"controls": 128, "path": "/x.zip", "data": "/y"},
@@ -338,13 +339,16 @@ func TestTenantIsolation(t *testing.T) {
 		userRoutes := []struct{ method, path string }{
 			{"GET", "/v1/user/hosts/%s"}, {"PUT", "/v1/user/hosts/%s"}, {"DELETE", "/v1/user/hosts/%s"},
 			{"POST", "/v1/user/hosts/%s/install-token"}, {"POST", "/v1/user/hosts/%s/rotate-secret"},
-			{"POST", "/v1/user/hosts/%s/terminal/ticket"},
+			{"POST", "/v1/user/hosts/%s/terminal/ticket"}, {"PUT", "/v1/user/hosts/%s/tags"},
 		}
 		check := func(tok string, rs []struct{ method, path string }) {
 			for _, r := range rs {
 				var body any
 				if r.method == "PUT" {
 					body = map[string]any{"name": "stolen"}
+				}
+				if strings.HasSuffix(r.path, "/tags") {
+					body = validOpBodies["tags"]
 				}
 				if b, ok := validOpBodies[strings.TrimPrefix(r.path, "/v1/api/hosts/%s/")]; ok {
 					body = b

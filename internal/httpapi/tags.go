@@ -23,10 +23,10 @@ type HostTags interface {
 	DeleteFilter(ctx context.Context, owner, id string) error
 }
 
-// hostFilterParams are the host lists' filters beyond q and status, the
+// HostFilterParams are the host lists' filters beyond q and status, the
 // admin list's meaning (docs/hosts.md, "Searching and filtering hosts"
 // and "Tags and saved filters").
-type hostFilterParams struct {
+type HostFilterParams struct {
 	Online       string   `query:"online" enum:"true,false" doc:"Only hosts whose stored status is online (true) or is not (false)"`
 	OS           string   `query:"os" maxLength:"64" doc:"Only hosts of this OS family: the reported OS or its first word (linux, windows)"`
 	AgentVersion string   `query:"agent_version" maxLength:"64" doc:"Only hosts whose agent reported exactly this version"`
@@ -34,11 +34,11 @@ type hostFilterParams struct {
 	FilterID     string   `query:"filter_id" maxLength:"64" doc:"Apply this saved filter of mine (404 not_found otherwise); the other parameters narrow it further"`
 }
 
-// hostFilterQuery names hostFilterParams' parameters.
+// hostFilterQuery names HostFilterParams' parameters.
 var hostFilterQuery = []string{"online", "os", "agent_version", "tag", "filter_id"}
 
 // ownedFilter is the hosts.OwnedFilter of a list's parameters.
-func ownedFilter(q, status, sort string, p hostFilterParams) hosts.OwnedFilter {
+func ownedFilter(q, status, sort string, p HostFilterParams) hosts.OwnedFilter {
 	f := hosts.OwnedFilter{Query: q, Status: hosts.Status(status), Sort: hosts.Sort(sort),
 		OS: p.OS, AgentVersion: p.AgentVersion, Tags: p.Tag, FilterID: p.FilterID}
 	if p.Online != "" {
@@ -201,4 +201,16 @@ func (s *Server) deleteFilter(ctx context.Context, in *FilterIDParam) (*noConten
 		return nil, err
 	}
 	return &noContent{Status: http.StatusNoContent}, nil
+}
+
+// The tag and filter routes' errors beyond their kind's (extraErrors): a
+// bulk change or a list naming a host or filter not the caller's is 404
+// (their paths have no {id}); a filter's name or count is 409.
+func init() {
+	for _, side := range []string{"api", "user"} {
+		extraErrors[side+"BulkHostTags"] = []int{404}
+		extraErrors[side+"CreateFilter"] = []int{409}
+		extraErrors[side+"UpdateFilter"] = []int{409}
+		extraErrors[side+"ListHosts"] = append(extraErrors[side+"ListHosts"], 404)
+	}
 }

@@ -15,11 +15,15 @@ func AdminHostsQuery(d *DB, f hosts.Filter) (string, []any) {
 }
 
 func OwnedHostsQuery(d *DB, owner string, f hosts.OwnedFilter) (string, []any) {
-	w := d.ownedWhere(owner, f)
-	return `SELECT ` + hostCols + ` FROM hosts` + w.sql() + ` ORDER BY created_at DESC, id DESC LIMIT 50`, w.args
+	from, w := d.ownedSource(owner, f)
+	return `SELECT ` + hostCols + ` FROM ` + from + w.sql() + ` ORDER BY created_at DESC, id DESC LIMIT 50`, w.args
 }
 
 func UsersQuery(d *DB, f accounts.UserFilter) (string, []any) {
 	from, w := d.userWhere(f)
 	return `SELECT ` + userCols + ` FROM ` + from + w.sql() + ` ORDER BY created_at DESC, id DESC LIMIT 50`, w.args
+}
+
+func SelectHostsQuery(d *DB, owner string, f hosts.OwnedFilter) (string, []any) {
+	return d.selectOwnedQuery(owner, f, 100_001)
 }

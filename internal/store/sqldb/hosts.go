@@ -182,14 +182,14 @@ func (s Hosts) PageOwnedHosts(ctx context.Context, owner string, f hosts.OwnedFi
 		return nil, 0, fmt.Errorf("%s: list hosts: unknown sort %q", d.dialect.Name, f.Sort)
 	}
 	order := ownedOrder(o)
-	w := d.ownedWhere(owner, f)
+	from, w := d.ownedSource(owner, f)
 	scan := func(r rowScanner) (hosts.Host, error) { return scanHost(r) }
 	if !f.Narrowed() {
 		// Every undeleted host matches: host_counts has the total.
 		return listPageCounted(ctx, d, "hosts", hostCols, "hosts", w, order, p, scan,
 			`SELECT coalesce(max(n), 0) FROM host_counts WHERE user_id = $1`, owner)
 	}
-	return listPage(ctx, d, "hosts", hostCols, "hosts", w, order, p, scan)
+	return listPage(ctx, d, "hosts", hostCols, from, w, order, p, scan)
 }
 
 // ownedWhere is the filter of PageOwnedHosts over hosts.
@@ -215,7 +215,13 @@ func (d *DB) ownedWhere(owner string, f hosts.OwnedFilter) where {
 	if f.Status != "" {
 		w.add(`status = $%d`, string(f.Status))
 	}
-	hostConds(&w, "", f.Statuses, f.OS, f.AgentVersion)
+	alias := ""
+	if len(f.TagExprs) > 0 && d.dialect.FTS5 {
+		// As the owner above: the tag's ids first, not the hosts of a
+		// status through its index.
+		alias = "+"
+	}
+	hostConds(&w, alias, f.Statuses, f.OS, f.AgentVersion)
 	tagConds(&w, "id", "$1", f.TagExprs)
 	if f.None {
 		w.addSQL(`1 = 0`)
@@ -225,7 +231,8 @@ func (d *DB) ownedWhere(owner string, f hosts.OwnedFilter) where {
 
 // hostConds adds the conditions of the host lists' status, OS family and
 // agent version filters over the hosts of alias ("h." or ""), the same
-// for the admin and the owners' lists. The OS is a family: the whole
+// for the admin and the owners' lists. An alias of "+" is SQLite's unary
+// plus, which keeps a condition off the column's index. The OS is a family: the whole
 // reported OS or its first word ("linux" of "linux 6.1.0").
 func hostConds(w *where, alias string, statuses []hosts.Status, os, version string) {
 	if len(statuses) > 0 {

@@ -38,6 +38,24 @@ var planCases = []planCase{
 	{"owner's hosts, part", func(d *sqldb.DB) (string, []any) {
 		return sqldb.OwnedHostsQuery(d, "big", hosts.OwnedFilter{Query: "node-0012"})
 	}, []string{"host_search VIRTUAL TABLE", "SEARCH hosts USING INDEX sqlite_autoindex_hosts_1 (id=?)"}, []string{"host_search_name_trgm"}},
+	// Tags (migration 0017): every host has env=e0..e9 and rack=r0..r999.
+	{"owner's hosts by tag (Select)", func(d *sqldb.DB) (string, []any) {
+		return sqldb.SelectHostsQuery(d, "big", hosts.OwnedFilter{TagExprs: []hosts.TagExpr{{Key: "env", Value: "e3", HasValue: true}}})
+	}, []string{"host_tags USING COVERING INDEX host_tags_lookup"}, []string{"Index Only Scan using host_tags_lookup"}},
+	{"owner's hosts by a key (Select)", func(d *sqldb.DB) (string, []any) {
+		return sqldb.SelectHostsQuery(d, "big", hosts.OwnedFilter{TagExprs: []hosts.TagExpr{{Key: "rack"}}})
+	}, []string{"host_tags_lookup"}, []string{"host_tags_lookup"}},
+	{"owner's hosts by tag and status (Select)", func(d *sqldb.DB) (string, []any) {
+		return sqldb.SelectHostsQuery(d, "big", hosts.OwnedFilter{TagExprs: []hosts.TagExpr{{Key: "rack", Value: "r3", HasValue: true}},
+			Statuses: []hosts.Status{hosts.StatusPending}})
+	}, []string{"host_tags_lookup", "SEARCH hosts USING INDEX sqlite_autoindex_hosts_1 (id=?)"}, []string{"host_tags_lookup", "hosts_pkey"}},
+	{"owner's host page by two tags", func(d *sqldb.DB) (string, []any) {
+		return sqldb.OwnedHostsQuery(d, "big", hosts.OwnedFilter{TagExprs: []hosts.TagExpr{
+			{Key: "rack", Value: "r7", HasValue: true}, {Key: "env", Value: "e7", HasValue: true}}})
+	}, []string{"host_tags_lookup"}, []string{"host_tags_lookup"}},
+	{"admin hosts by tag", func(d *sqldb.DB) (string, []any) {
+		return sqldb.AdminHostsQuery(d, hosts.Filter{Tags: []hosts.TagExpr{{Key: "rack", Value: "r12", HasValue: true}}})
+	}, []string{"host_tags_any_owner"}, []string{"host_tags_any_owner"}},
 	{"users, part", func(d *sqldb.DB) (string, []any) {
 		return sqldb.UsersQuery(d, accounts.UserFilter{Query: "owner0012"})
 	}, []string{"s VIRTUAL TABLE"}, []string{"users_email_trgm", "users_display_name_trgm"}},
@@ -52,7 +70,8 @@ var planCases = []planCase{
 // ANALYZE), on PostgreSQL after VACUUM (ANALYZE), as autovacuum leaves it, over 20,000 hosts of
 // 5,000 users and selective queries, so that a query whose shape keeps an
 // index from being used (an OR over a join, say) fails here rather than
-// at fleet size.
+// at fleet size. The tag lookups (host lists, Select) read host_tags
+// through host_tags_lookup (one owner's) or host_tags_any_owner (admins').
 func TestSearchPlans(t *testing.T) {
 	t.Run("sqlite", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "plan.db")
@@ -77,6 +96,8 @@ func TestSearchPlans(t *testing.T) {
 			SELECT printf('h%05d', i), CASE WHEN i < 5000 THEN 'big' ELSE printf('u%04d', i % 5000) END,
 			printf('%s%s-node-%05d', char(97 + (i / 5) % 26), char(97 + (i / 11) % 26), i), i, 1, printf('10.%d.%d.%d', i / 65536, (i / 256) % 256, i % 256),
 			'pending', '2026-01-01T00:00:00.000000Z', x'00' FROM n`,
+			`INSERT INTO host_tags (host_id, user_id, key, value, created_at) SELECT id, user_id, 'env', 'e' || (bid % 10), created_at FROM hosts`,
+			`INSERT INTO host_tags (host_id, user_id, key, value, created_at) SELECT id, user_id, 'rack', 'r' || (bid % 1000), created_at FROM hosts`,
 		})
 		scan := regexp.MustCompile(`(?m)^SCAN (hosts|users|u|o)\b`)
 		for _, c := range planCases {
@@ -113,7 +134,9 @@ func TestSearchPlans(t *testing.T) {
 			SELECT format('h%s', lpad(i::text, 5, '0')), CASE WHEN i < 5000 THEN 'big' ELSE format('u%s', lpad((i % 5000)::text, 4, '0')) END,
 			format('%s%s-node-%s', chr(97 + (i / 5) % 26), chr(97 + (i / 11) % 26), lpad(i::text, 5, '0')), i, 1, format('10.%s.%s.%s', i / 65536, (i / 256) % 256, i % 256),
 			'pending', now(), '\x00'::bytea FROM generate_series(0, 19999) i`,
-			`VACUUM (ANALYZE) hosts`, `VACUUM (ANALYZE) users`, `VACUUM (ANALYZE) host_search`,
+			`INSERT INTO host_tags (host_id, user_id, key, value, created_at) SELECT id, user_id, 'env', 'e' || (bid % 10), created_at FROM hosts`,
+			`INSERT INTO host_tags (host_id, user_id, key, value, created_at) SELECT id, user_id, 'rack', 'r' || (bid % 1000), created_at FROM hosts`,
+			`VACUUM (ANALYZE) hosts`, `VACUUM (ANALYZE) users`, `VACUUM (ANALYZE) host_search`, `VACUUM (ANALYZE) host_tags`,
 		})
 		// The matching parts name their tables bare (hosts, hosts_1, …) or
 		// s and h; the join of the page's owners (users u) is left to the

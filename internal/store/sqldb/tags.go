@@ -55,16 +55,41 @@ func chunks(ids []string, fn func([]string) error) error {
 // owner (ownerArg ""), host_tags_any_owner.
 func tagConds(w *where, idCol, ownerArg string, exprs []hosts.TagExpr) {
 	for _, e := range exprs {
-		sub := `SELECT host_id FROM host_tags WHERE `
-		if ownerArg != "" {
-			sub += `user_id = ` + ownerArg + ` AND `
-		}
-		sub += `key = ` + w.arg(e.Key)
-		if e.HasValue {
-			sub += ` AND value = ` + w.arg(e.Value)
-		}
-		w.addSQL(idCol + ` IN (` + sub + `)`)
+		w.addSQL(idCol + ` IN (` + tagLookup(w, ownerArg, e) + `)`)
 	}
+}
+
+// tagLookup is the query of the ids of the hosts that carry e (of the
+// owner ownerArg, or any owner's for "").
+func tagLookup(w *where, ownerArg string, e hosts.TagExpr) string {
+	sub := `SELECT host_id FROM host_tags WHERE `
+	if ownerArg != "" {
+		sub += `user_id = ` + ownerArg + ` AND `
+	}
+	sub += `key = ` + w.arg(e.Key)
+	if e.HasValue {
+		sub += ` AND value = ` + w.arg(e.Value)
+	}
+	return sub
+}
+
+// ownedSource is the table of the owner's hosts f reads, under the name
+// hosts, and the filter over it. With a tag on PostgreSQL the table is the
+// hosts of the first tag: their ids from host_tags_lookup, then each host
+// by its key. A LATERAL subquery with LIMIT 1 is not flattened into a
+// join, so the planner cannot answer a tag of a tenth of a large fleet
+// with a hash join over every host of the owner, which its costs prefer
+// (measured at 100,000 hosts: 178 ms, 95 of them the scan of hosts). On
+// SQLite ownedWhere already reads the tag's ids first.
+func (d *DB) ownedSource(owner string, f hosts.OwnedFilter) (string, where) {
+	if d.dialect.FTS5 || len(f.TagExprs) == 0 {
+		return "hosts", d.ownedWhere(owner, f)
+	}
+	first := f.TagExprs[0]
+	f.TagExprs = f.TagExprs[1:]
+	w := d.ownedWhere(owner, f) // the owner is $1
+	return `(` + tagLookup(&w, "$1", first) + `) m
+		CROSS JOIN LATERAL (SELECT ` + hostCols + `, deleted_at FROM hosts WHERE hosts.id = m.host_id LIMIT 1) hosts`, w
 }
 
 // HostTags implements hosts.Store.
@@ -152,11 +177,30 @@ func (s Hosts) SelectOwnedHosts(ctx context.Context, owner string, f hosts.Owned
 	return ids, nil
 }
 
-// selectOwnedQuery is the query of SelectOwnedHosts.
+// selectOwnedQuery is the query of SelectOwnedHosts. A selection by tags
+// alone (a job's target) reads host_tags only: the first tag's range of
+// host_tags_lookup, for key=value already in the order asked for, the
+// other tags' ids looked up in the same index.
 func (d *DB) selectOwnedQuery(owner string, f hosts.OwnedFilter, limit int) (string, []any) {
-	w := d.ownedWhere(owner, f)
+	if tagsOnly := f; len(f.TagExprs) > 0 {
+		tagsOnly.TagExprs = nil
+		if !tagsOnly.Narrowed() {
+			var w where
+			ownerArg := w.arg(owner)
+			first := f.TagExprs[0]
+			w.addSQL(`user_id = ` + ownerArg)
+			w.add(`key = $%d`, first.Key)
+			if first.HasValue {
+				w.add(`value = $%d`, first.Value)
+			}
+			tagConds(&w, "host_id", ownerArg, f.TagExprs[1:])
+			args := append(w.args, int64(max(limit, 0)))
+			return `SELECT host_id FROM host_tags` + w.sql() + fmt.Sprintf(` ORDER BY created_at, host_id LIMIT $%d`, len(args)), args
+		}
+	}
+	from, w := d.ownedSource(owner, f)
 	args := append(w.args, int64(max(limit, 0)))
-	return `SELECT id FROM hosts` + w.sql() + fmt.Sprintf(` ORDER BY created_at, id LIMIT $%d`, len(args)), args
+	return `SELECT id FROM ` + from + w.sql() + fmt.Sprintf(` ORDER BY created_at, id LIMIT $%d`, len(args)), args
 }
 
 // FindOwnedHosts implements hosts.Store, by the hosts' primary key.
@@ -251,7 +295,9 @@ func (t hostsTx) RemoveTags(ctx context.Context, hostIDs, keys []string) error {
 
 var tagColumns = []column{{"host_id", "text"}, {"user_id", "text"}, {"key", "text"}, {"value", "text"}}
 
-// PutTags implements hosts.Tx: one batch of (host, tag) rows.
+// PutTags implements hosts.Tx: one batch of (host, tag) rows, each with
+// its host's owner and creation time read from hosts (a host not the
+// owner's gets none).
 func (t hostsTx) PutTags(ctx context.Context, owner string, hostIDs []string, tags hosts.Tags) error {
 	if len(tags) == 0 {
 		return nil
@@ -265,7 +311,8 @@ func (t hostsTx) PutTags(ctx context.Context, owner string, hostIDs []string, ta
 	}
 	// WHERE true: SQLite needs it before ON CONFLICT after a SELECT.
 	return t.d.execBatch(ctx, t.tx.tx, "put tags", tagColumns, rows,
-		`INSERT INTO host_tags (host_id, user_id, key, value) SELECT host_id, user_id, key, value FROM v WHERE true
+		`INSERT INTO host_tags (host_id, user_id, key, value, created_at)
+		 SELECT h.id, h.user_id, v.key, v.value, h.created_at FROM v JOIN hosts h ON h.id = v.host_id AND h.user_id = v.user_id WHERE true
 		 ON CONFLICT (host_id, key) DO UPDATE SET value = excluded.value`)
 }
 
