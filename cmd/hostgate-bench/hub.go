@@ -175,6 +175,11 @@ var setupClient = &http.Client{Timeout: time.Minute}
 
 // call makes one JSON request and decodes a 2xx answer into out.
 func call(method, url, token string, in, out any) error {
+	return callClient(setupClient, method, url, token, in, out)
+}
+
+// callClient is call through client.
+func callClient(client *http.Client, method, url, token string, in, out any) error {
 	var body io.Reader
 	if in != nil {
 		b, _ := json.Marshal(in)
@@ -188,7 +193,7 @@ func call(method, url, token string, in, out any) error {
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	resp, err := setupClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		return err
 	}

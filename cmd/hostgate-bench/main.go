@@ -2,7 +2,7 @@
 // time, on loopback, and prints one table with every figure beside a floor
 // measured in the same run (docs/performance.md):
 //
-//	go run ./cmd/hostgate-bench [-run floor,api,cross,webhook,terminal,hostlist,search,tags,fleet,scale] [-d 3s] [-pg]
+//	go run ./cmd/hostgate-bench [-run floor,api,cross,webhook,terminal,hostlist,search,tags,fleet,scale,jobs] [-d 3s] [-pg]
 //	    [-fleet 1000,5000,19000] [-scale-agents 100000] [-scale-hubs 6] [-profile dir]
 package main
 
@@ -71,8 +71,8 @@ type row struct {
 
 func run(ctx context.Context, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("hostgate-bench", flag.ContinueOnError)
-	scenarios := fs.String("run", "floor,api,cross,webhook,terminal,hostlist,search,tags,fleet,scale",
-		"scenarios: floor, api, cross (needs -pg), webhook, terminal, hostlist, search, tags, fleet, scale (needs -pg)")
+	scenarios := fs.String("run", "floor,api,cross,webhook,terminal,hostlist,search,tags,fleet,scale,jobs",
+		"scenarios: floor, api, cross (needs -pg), webhook, terminal, hostlist, search, tags, fleet, scale (needs -pg), jobs")
 	dur := fs.Duration("d", 3*time.Second, "length of each measured run")
 	pg := fs.Bool("pg", pgReachable(), "also run on PostgreSQL + Redis (127.0.0.1:5432, 127.0.0.1:6379)")
 	fleetSizes := fs.String("fleet", "1000,5000,19000", "idle fleet sizes on one hub (up to 19000 on this machine); the hub restarts under the last")
@@ -115,7 +115,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}{
 		{"floor", b.floorScenarios}, {"api", b.apiScenarios}, {"cross", b.crossScenario},
 		{"webhook", b.webhookScenario}, {"terminal", b.terminalScenario}, {"hostlist", b.hostListScenario},
-		{"search", b.searchScenario}, {"tags", b.tagsScenario}, {"fleet", b.fleetScenarios}, {"scale", b.scaleOutScenario},
+		{"search", b.searchScenario}, {"tags", b.tagsScenario}, {"fleet", b.fleetScenarios}, {"scale", b.scaleOutScenario}, {"jobs", b.jobsScenario},
 	}
 	// A failed scenario does not cost the others' figures: the table is
 	// printed with what was measured, and the failures after it.

@@ -279,6 +279,9 @@ func answer(cmd agentproto.Command, index int) agentproto.Response {
 		var args agentproto.ControlArgs
 		_ = json.Unmarshal(cmd.Args, &args)
 		result = agentproto.ReadResult{Path: args.Path, Content: "fleet", Encoding: "utf-8", Bytes: 5}
+	case "process.shell":
+		// A job bench's echo hi.
+		result = agentproto.ShellResult{Stdout: "hi\n", DurationMs: 1}
 	case "system.metrics":
 		result = agentproto.Metrics{CPUPct: float64(index % 100), MemPct: 42, DiskPct: 17, TCPConns: 12}
 	default:

@@ -196,3 +196,50 @@ func TestJobsAPI(t *testing.T) {
 		_ = fmt.Sprint()
 	})
 }
+
+// TestJobsQueueAndWaves: a run queued for an offline host runs once the
+// host connects (charged once), another expires uncharged; a wave whose
+// failures pass the threshold stops the job.
+func TestJobsQueueAndWaves(t *testing.T) {
+	hubtest.Run(t, func(t *testing.T, mode hubtest.Mode) {
+		h := hubtest.Start(t, mode)
+		u := h.Register(t)
+		key := apiKey(t, h, u.AccessToken)
+		c := h.Client(t).As(key)
+		fin, _ := h.Admin(t, "finance")
+		h.Client(t).As(fin).Do("POST", "/v1/admin/users/"+u.User.ID+"/balance/adjust",
+			map[string]any{"tokens": 100, "reason": "jobs"}).Want(t, 200, "")
+		on := h.ConnectAgent(t, u.User.ID, nil)
+		late, creds, err := h.Hosts.Create(t.Context(), u.User.ID, "late", nil, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		never, _, err := h.Hosts.Create(t.Context(), u.User.ID, "never", nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var j jobView
+		c.Do("POST", "/v1/api/jobs", map[string]any{"target": map[string]any{"host_ids": []string{on, late.ID, never.ID}},
+			"operation": shellOp("echo hi"), "offline": "queue", "expires_in_s": 60}).Want(t, 201, "").JSON(t, &j)
+		waitJob(t, c, "/v1/api", j.ID, func(j jobView) bool { return j.Totals["succeeded"] == 1 && j.Totals["queued"] == 2 })
+		h.RunAgent(t, *creds, nil)
+		j = waitJob(t, c, "/v1/api", j.ID, func(j jobView) bool { return j.Totals["succeeded"] == 2 })
+		if j.Totals["queued"] != 1 || j.Charged != 10 || jobBalance(t, h, u.User.ID) != 90 {
+			t.Fatalf("after the late host: %+v, balance %v", j, jobBalance(t, h, u.User.ID))
+		}
+
+		// Failures over the threshold after the first wave stop the job.
+		var w jobView
+		c.Do("POST", "/v1/api/jobs", map[string]any{"target": map[string]any{"host_ids": []string{on, late.ID, never.ID}},
+			"operation": shellOp("exit 1"), "waves": map[string]any{"size": 1, "stop_if_failed_pct": 0}}).Want(t, 201, "").JSON(t, &w)
+		w = waitJob(t, c, "/v1/api", w.ID, func(j jobView) bool { return j.FinishedAt != nil })
+		if w.State != "finished" || w.StopReason != "failure_threshold" || w.Totals["failed"] != 1 || w.Totals["canceled"] != 2 || w.Charged != 5 {
+			t.Fatalf("threshold job %+v", w)
+		}
+		var res struct{ Items []jobResult }
+		c.Do("GET", "/v1/api/jobs/"+w.ID+"/results?state=canceled", nil).Want(t, 200, "").JSON(t, &res)
+		if len(res.Items) != 2 || res.Items[0].Error != "job_stopped" {
+			t.Fatalf("stopped runs %+v", res.Items)
+		}
+	})
+}

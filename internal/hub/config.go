@@ -75,6 +75,8 @@ type Config struct {
 	JobMaxHosts int
 	// JobOutputTTL is how long a job run's whole output is kept.
 	JobOutputTTL time.Duration
+	// JobExpiryScale multiplies jobs' expires_in_s. Test-only.
+	JobExpiryScale float64
 	// TerminalTicketTTL is how long a terminal ticket may wait to be
 	// used; zero is terminals.TicketTTL. Test-only and not in the
 	// environment: hubtest shortens it to see a ticket expire.
@@ -238,6 +240,15 @@ var options = []option{
 				return fmt.Errorf("must be a positive duration such as 168h")
 			}
 			c.JobOutputTTL = d
+			return nil
+		}},
+	{Name: "HOSTGATE_JOB_EXPIRY_SCALE", Default: "1", Doc: "TEST-ONLY: multiplies every job's expires_in_s (e.g. 0.1); production leaves it at 1.",
+		set: func(c *Config, v string) error {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || f <= 0 || f > 1 {
+				return fmt.Errorf("must be a number above 0 and at most 1")
+			}
+			c.JobExpiryScale = f
 			return nil
 		}},
 	{Name: "HOSTGATE_INSTALL_RATE_PER_MIN", Default: "10", Doc: "GET /install/{token}.ps1|.sh (one-line installer) requests one source address may send per minute (fixed window, shared by all hub instances); more get 429.",

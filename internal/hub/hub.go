@@ -184,7 +184,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 	h.gw = agentgw.New(h.bg, h.Hosts, h.Upgrades, h.L1Config, h.live, h.Dispatch, h.admit, log)
 	ops := operations.NewService(h.Hosts, h.Dispatch, h.Billing)
 	h.Jobs = jobs.NewService(jobs.Config{Store: h.store.Jobs, Targets: jobTargets{hosts: h.Hosts}, Dispatch: h.Dispatch,
-		Pricer: h.Billing, Instance: h.Dispatch.Instance(), MaxHosts: cfg.JobMaxHosts, OutputTTL: cfg.JobOutputTTL, Log: log})
+		Pricer: h.Billing, Instance: h.Dispatch.Instance(), MaxHosts: cfg.JobMaxHosts, OutputTTL: cfg.JobOutputTTL, ExpiryScale: cfg.JobExpiryScale, Log: log})
 	h.gw.SetJobs(h.Jobs)
 	h.Terminals = terminals.New(terminals.Config{
 		Instance: h.Dispatch.Instance(), Coord: h.coord, Log: log, Hosts: h.Hosts, Audit: h.store.Audit, TicketTTL: cfg.TerminalTicketTTL,

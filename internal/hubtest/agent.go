@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"hostgate/internal/agent"
+	"hostgate/internal/hosts"
 )
 
 // ConnectAgent creates a host for the user ownerID with fresh install
@@ -21,6 +22,15 @@ func (h *Hub) ConnectAgent(t testing.TB, ownerID string, change func(*agent.Conf
 	if err != nil {
 		t.Fatalf("create host: %v", err)
 	}
+	h.RunAgent(t, *c, change)
+	return host.ID
+}
+
+// RunAgent runs an in-process agent with a host's install credentials c
+// and waits until the hub has it connected. The agent stops when the test
+// ends.
+func (h *Hub) RunAgent(t testing.TB, c hosts.Credentials, change func(*agent.Config)) {
+	t.Helper()
 	// Each agent gets its own "executable": an upgrade stages its download
 	// beside it, and agents sharing the test binary's path would clean up
 	// each other's downloads. Its local L1 listener takes a free port.
@@ -47,12 +57,12 @@ func (h *Hub) ConnectAgent(t testing.TB, ownerID string, change func(*agent.Conf
 	t.Cleanup(func() { cancel(); wg.Wait() })
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		on, err := h.Dispatch.Online(t.Context(), host.ID)
+		on, err := h.Dispatch.Online(t.Context(), c.HostID)
 		if err == nil && on {
-			return host.ID
+			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("agent of host %s not connected within 20 s (last error %v)", host.ID, a.Status().LastError)
+			t.Fatalf("agent of host %s not connected within 20 s (last error %v)", c.HostID, a.Status().LastError)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

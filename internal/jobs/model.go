@@ -140,6 +140,7 @@ type Spec struct {
 	Operation   Operation `json:"operation"`
 	Offline     string    `json:"offline"`
 	Concurrency int       `json:"concurrency"`
+	ExpiresInS  int       `json:"expires_in_s"`
 	Waves       *Waves    `json:"waves,omitempty"`
 	NotifyURL   string    `json:"notify_url,omitempty"`
 	APIKeyID    string    `json:"api_key_id,omitempty"`

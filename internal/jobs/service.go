@@ -67,7 +67,12 @@ type Config struct {
 	// (default 10 s); Grace how long after its deadline a running run is
 	// taken as interrupted (default 30 s).
 	Tick, Lease, Grace time.Duration
-	Log                *slog.Logger
+	// ExpiryScale multiplies expires_in_s (default 1). Test-only: it lets
+	// a test see a queued run expire in seconds.
+	ExpiryScale float64
+	// Now is the clock (default time.Now); tests move it.
+	Now func() time.Time
+	Log *slog.Logger
 }
 
 // Service creates, reads and drives jobs.
@@ -101,10 +106,16 @@ func NewService(cfg Config) *Service {
 	if cfg.Grace <= 0 {
 		cfg.Grace = 30 * time.Second
 	}
+	if cfg.ExpiryScale <= 0 || cfg.ExpiryScale > 1 {
+		cfg.ExpiryScale = 1
+	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	s := &Service{cfg: cfg, st: cfg.Store, now: time.Now, poke: make(chan struct{}, 1),
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	s := &Service{cfg: cfg, st: cfg.Store, now: cfg.Now, poke: make(chan struct{}, 1),
 		live: map[string]bool{}, woken: map[string]time.Time{}, res: make(chan outcome, 1024)}
 	s.wait.Store(true)
 	return s
@@ -169,9 +180,9 @@ func (s *Service) create(ctx context.Context, c Creator, r Request, retryOf stri
 	j := Job{
 		ID: uuid.NewString(), Owner: c.UserID, State: JobRunning, HostCount: len(hostIDs),
 		Totals: Totals{Queued: len(hostIDs)}, Wave: 1, RetryOf: retryOf, ScheduleID: c.ScheduleID,
-		ExpiresAt: now.Add(time.Duration(r.ExpiresInS) * time.Second), CreatedAt: now,
+		ExpiresAt: now.Add(time.Duration(float64(r.ExpiresInS)*s.cfg.ExpiryScale) * time.Second), CreatedAt: now,
 		Spec: Spec{Name: r.Name, Target: r.Target, Operation: r.Operation, Offline: r.Offline, Concurrency: r.Concurrency,
-			Waves: r.Waves, NotifyURL: r.NotifyURL, APIKeyID: c.APIKeyID,
+			ExpiresInS: r.ExpiresInS, Waves: r.Waves, NotifyURL: r.NotifyURL, APIKeyID: c.APIKeyID,
 			Op: p.Op, Args: p.Args, Rule: p.Rule, TimeoutMs: p.Timeout.Milliseconds()},
 	}
 	runs := make([]Run, len(hostIDs))
@@ -297,7 +308,7 @@ func (s *Service) Retry(ctx context.Context, c Creator, id string, states []RunS
 	}
 	sp := j.Spec
 	r := Request{Name: sp.Name, Target: Target{HostIDs: hostIDs}, Operation: sp.Operation, Offline: sp.Offline,
-		ExpiresInS: int(j.ExpiresAt.Sub(j.CreatedAt) / time.Second), Concurrency: sp.Concurrency, NotifyURL: sp.NotifyURL, Waves: sp.Waves}
+		ExpiresInS: sp.ExpiresInS, Concurrency: sp.Concurrency, NotifyURL: sp.NotifyURL, Waves: sp.Waves}
 	created, err := s.create(ctx, c, r, id)
 	if err != nil {
 		return Job{}, err

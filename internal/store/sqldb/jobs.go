@@ -376,9 +376,21 @@ func (s Jobs) GetOutput(ctx context.Context, jobID, hostID string, now time.Time
 // LeaseJobs implements jobs.Store.
 func (s Jobs) LeaseJobs(ctx context.Context, instance string, now, until time.Time, limit int) ([]jobs.Job, error) {
 	d := s.d
+	// Most of the time no job is unfinished: a read, not a write
+	// transaction every tick on every instance.
+	var one int
+	switch err := d.read.QueryRowContext(ctx, `SELECT 1 FROM jobs WHERE finished_at IS NULL LIMIT 1`).Scan(&one); {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, nil
+	case err != nil:
+		return nil, d.errorf("any unfinished job", err)
+	}
 	var out []jobs.Job
 	err := d.withTx(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `UPDATE jobs SET driver = $1, lease_until = $2 WHERE id IN (
+		// The outer conditions repeat the inner ones: PostgreSQL checks
+		// them again on a row another instance leased meanwhile.
+		rows, err := tx.QueryContext(ctx, `UPDATE jobs SET driver = $1, lease_until = $2
+			WHERE finished_at IS NULL AND (driver = $1 OR lease_until IS NULL OR lease_until < $3) AND id IN (
 			SELECT id FROM jobs WHERE finished_at IS NULL AND (driver = $1 OR lease_until IS NULL OR lease_until < $3)
 			ORDER BY created_at LIMIT $4) RETURNING `+jobCols, instance, d.timeArg(until), d.timeArg(now), int64(limit))
 		if err != nil {

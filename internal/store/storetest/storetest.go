@@ -47,6 +47,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("l1config", func(t *testing.T) { runAll(t, open, l1configTests) })
 	t.Run("l1gate", func(t *testing.T) { runAll(t, open, l1gateTests) })
 	t.Run("lockout", func(t *testing.T) { runAll(t, open, lockoutTests) })
+	t.Run("jobs", func(t *testing.T) { runAll(t, open, jobTests) })
 	t.Run("engine", func(t *testing.T) { runAll(t, open, engineTests) })
 }
 
