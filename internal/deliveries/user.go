@@ -105,7 +105,7 @@ type SecretStatus struct {
 }
 
 // Secrets is the users' webhook secrets, sealed at rest with the keyring
-// ("user-webhook-secret:<user id>" as aad).
+// (the user id as aad, as keyring.SealedUserWebhookSecret re-seals them).
 type Secrets struct {
 	store SecretStore
 	seal  Sealer
@@ -117,7 +117,7 @@ func NewSecrets(store SecretStore, seal Sealer) *Secrets {
 	return &Secrets{store: store, seal: seal, now: time.Now}
 }
 
-func secretAAD(userID string) []byte { return []byte("user-webhook-secret:" + userID) }
+func secretAAD(userID string) []byte { return []byte(userID) }
 
 // WebhookSecretStatus says whether userID has a secret and since when.
 func (s *Secrets) WebhookSecretStatus(ctx context.Context, userID string) (SecretStatus, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -135,19 +136,50 @@ func (s *Server) scheduleRoutes() {
 			return huma.Operation{OperationID: g.id + id, Method: method, Path: g.prefix + path, Summary: summary,
 				Tags: []string{"schedules"}, Security: sec}
 		}
-		create := o(http.MethodPost, "/schedules", "CreateSchedule", "Save a job request to run at a time or on a cron schedule")
+		create := withErrors(o(http.MethodPost, "/schedules", "CreateSchedule", "Save a job request to run at a time or on a cron schedule"),
+			jobErrors, limitError)
 		create.DefaultStatus = http.StatusCreated
 		op(s, create, s.createSchedule)
 		op(s, o(http.MethodGet, "/schedules", "ListSchedules", "My schedules, newest first"), s.listSchedules)
 		op(s, o(http.MethodGet, "/schedules/{id}", "GetSchedule", "One schedule"), s.getSchedule)
-		op(s, o(http.MethodPatch, "/schedules/{id}", "UpdateSchedule", "Change a schedule; its next run is recomputed from now"), s.updateSchedule)
+		op(s, withErrors(o(http.MethodPatch, "/schedules/{id}", "UpdateSchedule", "Change a schedule; its next run is recomputed from now"),
+			jobErrors), s.updateSchedule)
 		del := o(http.MethodDelete, "/schedules/{id}", "DeleteSchedule", "Delete a schedule and its history")
 		del.DefaultStatus = http.StatusNoContent
 		op(s, del, s.deleteSchedule)
 		op(s, o(http.MethodPost, "/schedules/{id}/pause", "PauseSchedule", "Stop a schedule from firing"), s.pauseSchedule)
-		op(s, o(http.MethodPost, "/schedules/{id}/resume", "ResumeSchedule", "Let a schedule fire again, from now on"), s.resumeSchedule)
+		op(s, withErrors(o(http.MethodPost, "/schedules/{id}/resume", "ResumeSchedule", "Let a schedule fire again, from now on"),
+			jobErrors), s.resumeSchedule)
 		op(s, o(http.MethodGet, "/schedules/{id}/runs", "ScheduleRuns", "A schedule's runs, newest first"), s.scheduleRuns)
 	}
+}
+
+// The errors a schedule's save can give beyond its kind's: the jobs'
+// validation of the saved request, and the per-user limit.
+var (
+	jobErrors = map[int]string{
+		404: "not_found: the schedule, or a host or saved filter the job names, is not the caller's",
+		503: "unavailable: jobs are not available on this hub",
+	}
+	limitError = map[int]string{409: "limit_reached: at most 100 schedules per user"}
+)
+
+// withErrors describes these error answers of o, each an {error,
+// message} body; documentAnswers still adds the errors of o's kind, as
+// for any operation (the "default" answer huma would have made says so).
+func withErrors(o huma.Operation, errs ...map[int]string) huma.Operation {
+	problem := func() map[string]*huma.MediaType {
+		return map[string]*huma.MediaType{"application/json": {Schema: &huma.Schema{Ref: "#/components/schemas/Problem"}}}
+	}
+	if o.Responses == nil {
+		o.Responses = map[string]*huma.Response{"default": {Description: "Error", Content: problem()}}
+	}
+	for _, m := range errs {
+		for st, desc := range m {
+			o.Responses[strconv.Itoa(st)] = &huma.Response{Description: desc, Content: problem()}
+		}
+	}
+	return o
 }
 
 func (s *Server) createSchedule(ctx context.Context, in *scheduleIn) (*scheduleOut, error) {

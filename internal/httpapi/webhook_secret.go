@@ -60,8 +60,9 @@ func (s *Server) webhookSecretRoutes() {
 			"Make a new webhook signing secret, replacing mine; shown only in this answer"), s.rotateWebhookSecret)
 		op(s, o(http.MethodGet, "/webhook-deliveries", "ListUserWebhookDeliveries",
 			"My user-level webhook deliveries (job.finished), newest first"), s.listUserDeliveries)
-		op(s, o(http.MethodPost, "/webhook-deliveries/{id}/retry", "RetryUserWebhookDelivery",
-			"Send a dead_letter user-level delivery again, once"), s.retryUserDelivery)
+		op(s, withErrors(o(http.MethodPost, "/webhook-deliveries/{id}/retry", "RetryUserWebhookDelivery",
+			"Send a dead_letter user-level delivery again, once"), map[int]string{409: "delivery_not_dead: only a dead_letter delivery can be retried"}),
+			s.retryUserDelivery)
 	}
 }
 

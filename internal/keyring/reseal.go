@@ -14,10 +14,13 @@ const (
 	// SealedDeliverySecrets are a queued webhook delivery's secrets
 	// (webhook_deliveries.secrets_sealed).
 	SealedDeliverySecrets = "delivery_secrets"
+	// SealedUserWebhookSecret is a user's webhook signing secret
+	// (user_webhook_secrets.secret_sealed, keyed by user_id).
+	SealedUserWebhookSecret = "user_webhook_secret"
 )
 
 // SealedKinds are every kind of sealed value, in the order Reseal walks them.
-var SealedKinds = []string{SealedHostSecret, SealedDeliverySecrets}
+var SealedKinds = []string{SealedHostSecret, SealedDeliverySecrets, SealedUserWebhookSecret}
 
 // Sealed is one stored sealed value. ID is its row's id, which is also the
 // aad it was sealed with.

@@ -23,7 +23,9 @@ var resealTests = []test{
 func sealedRows(t *testing.T, s store.Store, nHosts, nDeliveries int) map[string]map[string][]byte {
 	t.Helper()
 	u := owner(t, s, "reseal@example.com")
-	out := map[string]map[string][]byte{keyring.SealedHostSecret: {}, keyring.SealedDeliverySecrets: {}}
+	out := map[string]map[string][]byte{keyring.SealedHostSecret: {}, keyring.SealedDeliverySecrets: {}, keyring.SealedUserWebhookSecret: {}}
+	must(t, "PutUserSecret", s.Deliveries.PutUserSecret(t.Context(), u, []byte("sealed secret of "+u), t0))
+	out[keyring.SealedUserWebhookSecret][u] = []byte("sealed secret of " + u)
 	var first = createHost(t, s, newHost(u, "h0", t0))
 	out[keyring.SealedHostSecret][first.ID] = sealed(first, 1)
 	for i := 1; i < nHosts; i++ {

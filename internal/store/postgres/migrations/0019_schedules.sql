@@ -10,7 +10,7 @@
 -- (schedule_id, at) is unique, a second guard against a double start.
 --
 -- user_webhook_secrets holds each user's webhook signing secret, sealed by
--- the keyring with "user-webhook-secret:<user id>" as aad.
+-- the keyring with the user id as aad.
 --
 -- webhook_deliveries rows of user-level events (job.finished) have no host:
 -- host_id becomes nullable. Such rows are signed with the user's secret,
