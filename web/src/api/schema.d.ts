@@ -6862,6 +6862,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
@@ -6974,6 +6975,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
@@ -6997,6 +6999,16 @@ export interface operations {
                 status?: "pending" | "online" | "stale" | "offline" | "banned";
                 /** @description Order; a leading - is descending (default -created_at, newest first). Never-seen hosts sort as the oldest by last_seen_at */
                 sort?: "name" | "-name" | "created_at" | "-created_at" | "last_seen_at" | "-last_seen_at";
+                /** @description Only hosts whose stored status is online (true) or is not (false) */
+                online?: "true" | "false";
+                /** @description Only hosts of this OS family: the reported OS or its first word (linux, windows) */
+                os?: string;
+                /** @description Only hosts whose agent reported exactly this version */
+                agent_version?: string;
+                /** @description Repeatable: key=value (the tag with this value), key= (with the empty value) or key (any value); every one must match. A bad expression is 400 invalid_query */
+                tag?: string[] | null;
+                /** @description Apply this saved filter of mine (404 not_found otherwise); the other parameters narrow it further */
+                filter_id?: string;
                 /** @description Items per page (default 50, at most 200) */
                 limit?: number;
                 /** @description Items to skip (at most 100000) */
@@ -7022,6 +7034,7 @@ export interface operations {
             400: components["responses"]["Error400Charged"];
             401: components["responses"]["Error401"];
             402: components["responses"]["Error402Charged"];
+            404: components["responses"]["Error404Charged"];
             500: components["responses"]["Error500Charged"];
             /** @description Error */
             default: {
@@ -7096,6 +7109,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
@@ -8946,9 +8960,36 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            /** @description not_found: the schedule, or a host or saved filter the job names, is not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description limit_reached: at most 100 schedules per user */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
+            /** @description unavailable: jobs are not available on this hub */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -9057,10 +9098,27 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            404: components["responses"]["Error404"];
+            /** @description not_found: the schedule, or a host or saved filter the job names, is not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
+            /** @description unavailable: jobs are not available on this hub */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -9131,8 +9189,25 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            404: components["responses"]["Error404"];
+            /** @description not_found: the schedule, or a host or saved filter the job names, is not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             500: components["responses"]["Error500"];
+            /** @description unavailable: jobs are not available on this hub */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -9283,6 +9358,15 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            /** @description delivery_not_dead: only a dead_letter delivery can be retried */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             500: components["responses"]["Error500"];
             /** @description Error */
             default: {
@@ -10267,6 +10351,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
@@ -10382,6 +10467,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
@@ -10405,6 +10491,16 @@ export interface operations {
                 status?: "pending" | "online" | "stale" | "offline" | "banned";
                 /** @description Order; a leading - is descending (default -created_at, newest first). Never-seen hosts sort as the oldest by last_seen_at */
                 sort?: "name" | "-name" | "created_at" | "-created_at" | "last_seen_at" | "-last_seen_at";
+                /** @description Only hosts whose stored status is online (true) or is not (false) */
+                online?: "true" | "false";
+                /** @description Only hosts of this OS family: the reported OS or its first word (linux, windows) */
+                os?: string;
+                /** @description Only hosts whose agent reported exactly this version */
+                agent_version?: string;
+                /** @description Repeatable: key=value (the tag with this value), key= (with the empty value) or key (any value); every one must match. A bad expression is 400 invalid_query */
+                tag?: string[] | null;
+                /** @description Apply this saved filter of mine (404 not_found otherwise); the other parameters narrow it further */
+                filter_id?: string;
                 /** @description Items per page (default 50, at most 200) */
                 limit?: number;
                 /** @description Items to skip (at most 100000) */
@@ -10428,6 +10524,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
             500: components["responses"]["Error500"];
             /** @description Error */
             default: {
@@ -10504,6 +10601,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
@@ -11613,9 +11711,36 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            /** @description not_found: the schedule, or a host or saved filter the job names, is not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description limit_reached: at most 100 schedules per user */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
+            /** @description unavailable: jobs are not available on this hub */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -11727,10 +11852,27 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
-            404: components["responses"]["Error404"];
+            /** @description not_found: the schedule, or a host or saved filter the job names, is not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
+            /** @description unavailable: jobs are not available on this hub */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -11803,8 +11945,25 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
-            404: components["responses"]["Error404"];
+            /** @description not_found: the schedule, or a host or saved filter the job names, is not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             500: components["responses"]["Error500"];
+            /** @description unavailable: jobs are not available on this hub */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -11959,6 +12118,15 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            /** @description delivery_not_dead: only a dead_letter delivery can be retried */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             500: components["responses"]["Error500"];
             /** @description Error */
             default: {
