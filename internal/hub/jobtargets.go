@@ -2,51 +2,22 @@ package hub
 
 import (
 	"context"
-	"fmt"
-	"slices"
 
-	"hostgate/internal/apperr"
 	"hostgate/internal/hosts"
 	"hostgate/internal/jobs"
 	"hostgate/internal/operations"
 	"hostgate/internal/paging"
 )
 
-// jobTargets resolves a job's target for package jobs. TEMPORARY: it
-// supports host_ids only, until hosts.Service.Select (tags and saved
-// filters, issue 26 §1) is merged; the integrator rewires jobs.Targets to
-// it.
+// jobTargets resolves a job's target for package jobs through
+// hosts.Service.Select (host ids, tags or a saved filter; issue 26 §1).
 type jobTargets struct{ hosts *hosts.Service }
 
-// Select implements jobs.Targets: every id must be owner's undeleted host
-// (else 404 not_found, whole); the ids come back in the hosts' creation
-// order, without repeats.
+// Select implements jobs.Targets with hosts.Service.Select: every id must
+// be owner's undeleted host and a filter owner's (else 404 not_found,
+// whole); the ids come back in the hosts' creation order.
 func (t jobTargets) Select(ctx context.Context, owner string, sel jobs.Target, max int) ([]string, error) {
-	if len(sel.HostIDs) == 0 {
-		return nil, apperr.New(apperr.CodeInvalidBody, "not yet: tags and filter_id targets come with host tags; use host_ids")
-	}
-	owned, err := t.hosts.List(ctx, owner)
-	if err != nil {
-		return nil, err
-	}
-	want := make(map[string]bool, len(sel.HostIDs))
-	for _, id := range sel.HostIDs {
-		want[id] = true
-	}
-	var out []string
-	for _, h := range slices.Backward(owned) { // List is newest first
-		if want[h.ID] {
-			out = append(out, h.ID)
-			delete(want, h.ID)
-		}
-	}
-	if len(want) > 0 {
-		return nil, apperr.NotFound("host")
-	}
-	if len(out) > max {
-		return nil, apperr.New(apperr.CodeInvalidBody, fmt.Sprintf("target matches more than %d hosts", max))
-	}
-	return out, nil
+	return t.hosts.Select(ctx, owner, hosts.Selector{HostIDs: sel.HostIDs, Tags: sel.Tags, FilterID: sel.FilterID}, max)
 }
 
 // operationsAndJobs is httpapi's Operations: the single-host operations
