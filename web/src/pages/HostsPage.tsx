@@ -98,6 +98,7 @@ export default function HostsPage() {
       title: t('hosts.col.name'),
       dataIndex: 'name',
       key: 'name',
+      fixed: 'left',
       sorter: true,
       sortOrder: sortOrderFor(params.sort, 'name'),
       render: (_, h) => (
@@ -298,6 +299,7 @@ export default function HostsPage() {
         }}
         rowSelection={{
           selectedRowKeys: selected,
+          fixed: true,
           preserveSelectedRowKeys: true,
           onChange: (keys) => setSelected(keys.map(String)),
           getCheckboxProps: (h) => ({ 'aria-label': h.name, 'data-testid': 'host-select' }) as object,

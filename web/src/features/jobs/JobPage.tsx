@@ -40,7 +40,8 @@ function ResultDetail({ jobId, r }: { jobId: string; r: JobResult }) {
   const [full, setFull] = useState(false);
   const out = useJobOutput(jobId, r.host_id, full);
   return (
-    <div data-testid="job-result-output" data-host-id={r.host_id}>
+    // Kept to the page's width (sticky at the left) when the table scrolls sideways.
+    <div data-testid="job-result-output" data-host-id={r.host_id} style={{ position: 'sticky', left: 16, maxWidth: 'calc(100vw - 64px)' }}>
       {r.message && <Alert type={r.state === 'failed' ? 'error' : 'info'} showIcon style={{ marginBottom: 8 }} message={r.message} />}
       {!full && (
         <>
@@ -57,7 +58,7 @@ function ResultDetail({ jobId, r }: { jobId: string; r: JobResult }) {
             <>
               <Output label={t('jobs.stdout')} text={out.data.stdout} />
               <Output label={t('jobs.stderr')} text={out.data.stderr} err />
-              {out.data.result !== undefined && out.data.result !== null && (
+              {!out.data.stdout && !out.data.stderr && out.data.result !== undefined && out.data.result !== null && (
                 <Output label={t('jobs.result')} text={JSON.stringify(out.data.result, null, 2)} />
               )}
             </>
