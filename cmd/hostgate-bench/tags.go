@@ -89,9 +89,11 @@ func (b *bench) tagsScenario(ctx context.Context) error {
 			b.add(row{scenario: scenario, backend: be.name, metric: "p95", value: ms(r.P95), unit: "ms", better: "lower"})
 			check()
 		}
-		b.measureGet(ctx, "tags, 100,000 hosts: user list ?tag=rack=k042 (a page of 50 and the total)", be.name, "",
-			h.url+"/v1/user/hosts?tag=rack=k042", owner.access)
-		check()
+		for _, tag := range []string{"env=e3", "rack=k042"} {
+			b.measureGet(ctx, "tags, 100,000 hosts: user list ?tag="+tag+" (a page of 50 and the total)", be.name, "",
+				h.url+"/v1/user/hosts?tag="+tag, owner.access)
+			check()
+		}
 		if len(lines) > 0 {
 			return fmt.Errorf("p95 at or over the %v target: %s", tagTarget, strings.Join(lines, "; "))
 		}

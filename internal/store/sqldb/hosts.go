@@ -182,8 +182,27 @@ func (s Hosts) PageOwnedHosts(ctx context.Context, owner string, f hosts.OwnedFi
 		return nil, 0, fmt.Errorf("%s: list hosts: unknown sort %q", d.dialect.Name, f.Sort)
 	}
 	order := ownedOrder(o)
-	from, w := d.ownedSource(owner, f)
 	scan := func(r rowScanner) (hosts.Host, error) { return scanHost(r) }
+	if tw, ok := tagsOnlyWhere(owner, f); ok {
+		// Tags alone: the total counted in host_tags_lookup and, in
+		// creation order, the page's ids read there too (host_tags keeps
+		// each host's created_at), so that only the page's hosts are read.
+		count := `SELECT count(*) FROM host_tags` + tw.sql()
+		if o.Column == "created_at" {
+			dir := "ASC"
+			if o.Desc {
+				dir = "DESC"
+			}
+			page, args := tw.page(p)
+			var w where
+			w.args = args
+			w.addSQL(`id IN (SELECT host_id FROM host_tags` + tw.sql() + ` ORDER BY created_at ` + dir + `, host_id ` + dir + page + `)`)
+			return listPageCounted(ctx, d, "hosts", hostCols, "hosts", w, order, paging.Page{Limit: p.Limit}, scan, count, tw.args...)
+		}
+		from, w := d.ownedSource(owner, f)
+		return listPageCounted(ctx, d, "hosts", hostCols, from, w, order, p, scan, count, tw.args...)
+	}
+	from, w := d.ownedSource(owner, f)
 	if !f.Narrowed() {
 		// Every undeleted host matches: host_counts has the total.
 		return listPageCounted(ctx, d, "hosts", hostCols, "hosts", w, order, p, scan,

@@ -159,6 +159,27 @@ func (s Hosts) CountTags(ctx context.Context, owner string, p paging.Page) ([]ho
 	return items, total, err
 }
 
+// tagsOnlyWhere is the filter over host_tags of the owner's hosts that
+// carry f's tags, when tags are all f asks for (ok): the first tag's
+// range of host_tags_lookup, the others' ids looked up in it.
+func tagsOnlyWhere(owner string, f hosts.OwnedFilter) (where, bool) {
+	rest := f
+	rest.TagExprs = nil
+	if len(f.TagExprs) == 0 || rest.Narrowed() {
+		return where{}, false
+	}
+	var w where
+	ownerArg := w.arg(owner)
+	first := f.TagExprs[0]
+	w.addSQL(`user_id = ` + ownerArg)
+	w.add(`key = $%d`, first.Key)
+	if first.HasValue {
+		w.add(`value = $%d`, first.Value)
+	}
+	tagConds(&w, "host_id", ownerArg, f.TagExprs[1:])
+	return w, true
+}
+
 // SelectOwnedHosts implements hosts.Store.
 func (s Hosts) SelectOwnedHosts(ctx context.Context, owner string, f hosts.OwnedFilter, limit int) ([]string, error) {
 	d := s.d
@@ -182,21 +203,9 @@ func (s Hosts) SelectOwnedHosts(ctx context.Context, owner string, f hosts.Owned
 // host_tags_lookup, for key=value already in the order asked for, the
 // other tags' ids looked up in the same index.
 func (d *DB) selectOwnedQuery(owner string, f hosts.OwnedFilter, limit int) (string, []any) {
-	if tagsOnly := f; len(f.TagExprs) > 0 {
-		tagsOnly.TagExprs = nil
-		if !tagsOnly.Narrowed() {
-			var w where
-			ownerArg := w.arg(owner)
-			first := f.TagExprs[0]
-			w.addSQL(`user_id = ` + ownerArg)
-			w.add(`key = $%d`, first.Key)
-			if first.HasValue {
-				w.add(`value = $%d`, first.Value)
-			}
-			tagConds(&w, "host_id", ownerArg, f.TagExprs[1:])
-			args := append(w.args, int64(max(limit, 0)))
-			return `SELECT host_id FROM host_tags` + w.sql() + fmt.Sprintf(` ORDER BY created_at, host_id LIMIT $%d`, len(args)), args
-		}
+	if w, ok := tagsOnlyWhere(owner, f); ok {
+		args := append(w.args, int64(max(limit, 0)))
+		return `SELECT host_id FROM host_tags` + w.sql() + fmt.Sprintf(` ORDER BY created_at, host_id LIMIT $%d`, len(args)), args
 	}
 	from, w := d.ownedSource(owner, f)
 	args := append(w.args, int64(max(limit, 0)))

@@ -93,6 +93,16 @@ func testTagsSelect(t *testing.T, s store.Store) {
 			t.Errorf("page %v: %d items of %d, want %d", c.tags, len(page), total, len(c.want))
 		}
 	}
+	for _, c := range []struct {
+		sort hosts.Sort
+		want string
+	}{{hosts.SortNewest, h[1].ID}, {hosts.SortCreated, h[1].ID}, {hosts.SortName, h[0].ID}} {
+		page, total, err := s.Hosts.PageOwnedHosts(ctx, ann, hosts.OwnedFilter{TagExprs: exprs(t, "role"), Sort: c.sort}, paging.Page{Limit: 1, Offset: 1})
+		must(t, "PageOwnedHosts", err)
+		if total != 3 || len(page) != 1 || page[0].ID != c.want {
+			t.Errorf("role, %s, the second of 3: %v of %d, want %s", c.sort, page, total, c.want)
+		}
+	}
 	if sel, _ := s.Hosts.SelectOwnedHosts(ctx, ann, hosts.OwnedFilter{TagExprs: exprs(t, "role")}, 2); !slices.Equal(sel, ids(0, 1)) {
 		t.Errorf("limit 2: %v", sel)
 	}
