@@ -95,6 +95,9 @@ func (b *bench) jobsScenario(ctx context.Context) error {
 		if err := call("POST", h.url+"/v1/api/jobs", acct.key, body, &job); err != nil {
 			return err
 		}
+		if b.profile != "" {
+			go func() { _ = b.saveProfile(h, "job-"+be.name, 10*time.Second) }()
+		}
 		var state struct {
 			Totals     map[string]int `json:"totals"`
 			FinishedAt *time.Time     `json:"finished_at"`

@@ -136,7 +136,7 @@ type Totals struct {
 // Spec is what a job runs and how; stored as JSON on the job row.
 type Spec struct {
 	Name        string    `json:"name"`
-	Target      Target    `json:"target"`
+	Target      Target    `json:"-"` // a column of its own: the driver never reads it
 	Operation   Operation `json:"operation"`
 	Offline     string    `json:"offline"`
 	Concurrency int       `json:"concurrency"`

@@ -26,7 +26,6 @@ const (
 	// candidatesExtra are read beyond the free slots, so that offline
 	// hosts do not hold back online ones.
 	candidatesExtra = 200
-	flushEvery      = 50 * time.Millisecond
 	flushMax        = 256
 )
 
@@ -70,20 +69,41 @@ func (s *Service) Run(ctx context.Context) error {
 	}
 }
 
-// tick drives every job this instance holds or can take.
+// tick drives every job this instance holds or can take. The leases are
+// taken and renewed (one write) and the waiting flag refreshed at most
+// every quarter lease or Tick; in between, a poke (results recorded, a job
+// created) drives the jobs already held, reading each job row.
 func (s *Service) tick(ctx context.Context) error {
-	any, err := s.st.AnyWaiting(ctx)
-	if err != nil {
-		return err
-	}
-	s.wait.Store(any)
 	now := s.now().UTC()
-	jobs, err := s.st.LeaseJobs(ctx, s.cfg.Instance, now, now.Add(s.cfg.Lease), leaseBatch)
-	if err != nil {
-		return err
+	var jobs []Job
+	if now.Sub(s.leasedAt) >= min(s.cfg.Lease/4, s.cfg.Tick) || s.leasedAt.IsZero() {
+		any, err := s.st.AnyWaiting(ctx)
+		if err != nil {
+			return err
+		}
+		s.wait.Store(any)
+		if jobs, err = s.st.LeaseJobs(ctx, s.cfg.Instance, now, now.Add(s.cfg.Lease), leaseBatch); err != nil {
+			return err
+		}
+		s.leasedAt = now
+		s.held = s.held[:0]
+		for _, j := range jobs {
+			s.held = append(s.held, j.ID)
+		}
+	} else {
+		for _, id := range s.held {
+			j, err := s.st.ReadJob(ctx, id)
+			if err != nil {
+				return err
+			}
+			jobs = append(jobs, j)
+		}
 	}
 	var errs []error
 	for _, j := range jobs {
+		if j.FinishedAt != nil {
+			continue
+		}
 		if err := s.drive(ctx, j); err != nil {
 			errs = append(errs, err)
 		}
@@ -127,16 +147,6 @@ func (s *Service) drive(ctx context.Context, j Job) error {
 		if err := s.recheckWaiting(ctx, j.ID); err != nil {
 			return err
 		}
-	}
-	active, err := s.st.CountActive(ctx, j.ID, j.Wave)
-	if err != nil {
-		return err
-	}
-	if active == 0 {
-		if j.Spec.Waves != nil {
-			return s.nextWave(ctx, j.ID)
-		}
-		return nil
 	}
 	return s.claim(ctx, j)
 }
@@ -218,11 +228,20 @@ func (s *Service) nextWave(ctx context.Context, id string) error {
 func (s *Service) claim(ctx context.Context, snap Job) error {
 	slots := snap.Spec.Concurrency - snap.Totals.Running
 	if slots <= 0 {
+		// A wave with a run still running is not done.
 		return nil
 	}
-	cands, err := s.st.Candidates(ctx, snap.ID, snap.Wave, slots+candidatesExtra)
-	if err != nil || len(cands) == 0 {
+	cands, err := s.st.Candidates(ctx, snap.ID, snap.Wave, slots+min(slots, candidatesExtra))
+	if err != nil {
 		return err
+	}
+	if len(cands) == 0 {
+		// Nothing of the released waves is queued without waiting: the
+		// wave is done once nothing runs.
+		if snap.Totals.Running == 0 && snap.Spec.Waves != nil {
+			return s.nextWave(ctx, snap.ID)
+		}
+		return nil
 	}
 	on, err := s.cfg.Dispatch.OnlineMany(ctx, hostsOf(cands))
 	if err != nil {
@@ -410,33 +429,18 @@ func errMessage(err error) string {
 	return err.Error()
 }
 
-// record writes the senders' outcomes in batches, one unit of work per job.
+// record writes the senders' outcomes in batches, one unit of work per
+// job: the outcomes that arrive while one batch is written go together in
+// the next, so a lone result is written at once and a busy job pays one
+// commit for many.
 func (s *Service) record(ctx context.Context) {
-	var batch []outcome
-	t := time.NewTicker(flushEvery)
-	defer t.Stop()
-	flush := func(ctx context.Context) {
-		if len(batch) == 0 {
-			return
-		}
-		if err := s.write(ctx, batch); err != nil {
-			// The runs stay running; the sweeper ends them interrupted.
-			s.cfg.Log.WarnContext(ctx, "recording job results failed", "runs", len(batch), "err", err)
-		}
-		batch = batch[:0]
-		s.wake()
-	}
 	for {
+		var batch []outcome
 		select {
 		case o := <-s.res:
 			batch = append(batch, o)
-			if len(batch) >= flushMax {
-				flush(ctx)
-			}
-		case <-t.C:
-			flush(ctx)
 		case <-ctx.Done():
-			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			// Whatever the senders handed over before the end.
 			for {
 				select {
 				case o := <-s.res:
@@ -446,11 +450,34 @@ func (s *Service) record(ctx context.Context) {
 				}
 				break
 			}
-			flush(fctx)
+			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			s.flush(fctx, batch)
 			cancel()
 			return
 		}
+	more:
+		for len(batch) < flushMax {
+			select {
+			case o := <-s.res:
+				batch = append(batch, o)
+			default:
+				break more
+			}
+		}
+		s.flush(ctx, batch)
 	}
+}
+
+// flush writes a batch and pokes the driver: their slots are free.
+func (s *Service) flush(ctx context.Context, batch []outcome) {
+	if len(batch) == 0 {
+		return
+	}
+	if err := s.write(ctx, batch); err != nil {
+		// The runs stay running; the sweeper ends them interrupted.
+		s.cfg.Log.WarnContext(ctx, "recording job results failed", "runs", len(batch), "err", err)
+	}
+	s.wake()
 }
 
 // write records outcomes: each run running→its end, with its output.

@@ -87,6 +87,9 @@ type Service struct {
 	woken map[string]time.Time // last check of each job's waiting runs
 	res   chan outcome
 	sends sync.WaitGroup
+	// The jobs leased at leasedAt (driver loop only).
+	held     []string
+	leasedAt time.Time
 }
 
 // NewService returns the jobs service.
@@ -256,11 +259,12 @@ func (s *Service) Output(ctx context.Context, owner, id, hostID string) (Output,
 // finish. A finished job is 409 job_finished; a canceled one is answered
 // as it is.
 func (s *Service) Cancel(ctx context.Context, owner, id string) (Job, error) {
-	if _, err := s.Get(ctx, owner, id); err != nil {
+	full, err := s.Get(ctx, owner, id)
+	if err != nil {
 		return Job{}, err
 	}
 	var out Job
-	err := s.st.Tx(ctx, func(tx Tx) error {
+	err = s.st.Tx(ctx, func(tx Tx) error {
 		j, err := tx.LockJob(ctx, id)
 		if err != nil {
 			return err
@@ -279,6 +283,7 @@ func (s *Service) Cancel(ctx context.Context, owner, id string) (Job, error) {
 		out = j
 		return s.save(ctx, tx, &out)
 	})
+	out.Spec.Target = full.Spec.Target // the lock does not read it
 	return out, notFound(err)
 }
 
@@ -391,7 +396,11 @@ func (s *Service) endQueued(ctx context.Context, tx Tx, j *Job, to RunState, cod
 func (s *Service) save(ctx context.Context, tx Tx, j *Job) error {
 	now := s.now().UTC()
 	if j.Finish(now) && j.Spec.NotifyURL != "" && s.cfg.Notifier != nil {
-		d, err := s.cfg.Notifier.JobFinished(ctx, j.Owner, j.Spec.NotifyURL, j.View(), now)
+		v := j.View()
+		if full, err := s.st.GetJob(ctx, "", j.ID); err == nil { // the target, which the lock does not read
+			v.Target = full.Spec.Target
+		}
+		d, err := s.cfg.Notifier.JobFinished(ctx, j.Owner, j.Spec.NotifyURL, v, now)
 		if err != nil {
 			// A secret removed since the job was created: the job still
 			// ends, unannounced.

@@ -18,8 +18,11 @@ var ErrNotFound = errors.New("jobs: not found")
 type Store interface {
 	// Tx runs fn in one unit of work.
 	Tx(ctx context.Context, fn func(Tx) error) error
-	// GetJob reads owner's job; ErrNotFound. owner "" reads any job.
+	// GetJob reads owner's job with its target; ErrNotFound. owner ""
+	// reads any job.
 	GetJob(ctx context.Context, owner, id string) (Job, error)
+	// ReadJob reads a job without its target (the driver's read).
+	ReadJob(ctx context.Context, id string) (Job, error)
 	// ListJobs pages owner's jobs, newest first, in state when set.
 	ListJobs(ctx context.Context, owner string, state JobState, p paging.Page) ([]Job, int, error)
 	// ListRuns pages a job's runs in host order (seq), in state when set,
@@ -42,9 +45,6 @@ type Store interface {
 	// Waiting lists a job's queued runs that wait for their host, at
 	// most limit.
 	Waiting(ctx context.Context, jobID string, limit int) ([]Run, error)
-	// CountActive counts a job's runs in waves up to maxWave that are
-	// running or queued without waiting.
-	CountActive(ctx context.Context, jobID string, maxWave int) (int, error)
 	// SetWaiting marks queued runs as waiting for their host or not.
 	SetWaiting(ctx context.Context, runIDs []string, waiting bool) error
 	// AnyWaiting reports whether any queued run waits for its host.
@@ -63,8 +63,8 @@ type Tx interface {
 	// InsertJob stores a new job and InsertRuns its runs.
 	InsertJob(ctx context.Context, j Job) error
 	InsertRuns(ctx context.Context, runs []Run) error
-	// LockJob reads a job and locks it until the unit of work ends;
-	// ErrNotFound.
+	// LockJob reads a job (without its target) and locks it until the
+	// unit of work ends; ErrNotFound.
 	LockJob(ctx context.Context, id string) (Job, error)
 	// SaveJob writes a locked job's state, counters, wave, stop reason,
 	// charge total and end.

@@ -36,17 +36,33 @@ type jobsTx struct{ *tx }
 const jobCols = `id, user_id, spec, state, host_count, queued, running, succeeded, failed, skipped, expired, canceled,
 	wave, wave_done_at, stop_reason, retry_of, schedule_id, charged, expires_at, created_at, finished_at`
 
-func scanJob(r rowScanner) (jobs.Job, error) {
+// jobViewCols are jobCols and the target, which only the API reads.
+const jobViewCols = jobCols + `, target`
+
+func scanJob(r rowScanner) (jobs.Job, error) { return scanJobRow(r, false) }
+
+func scanJobView(r rowScanner) (jobs.Job, error) { return scanJobRow(r, true) }
+
+func scanJobRow(r rowScanner, withTarget bool) (jobs.Job, error) {
 	var j jobs.Job
-	var spec string
-	var t *jobs.Totals = &j.Totals
-	err := r.Scan(&j.ID, &j.Owner, &spec, &j.State, &j.HostCount, &t.Queued, &t.Running, &t.Succeeded, &t.Failed,
+	var spec, target string
+	t := &j.Totals
+	dest := []any{&j.ID, &j.Owner, &spec, &j.State, &j.HostCount, &t.Queued, &t.Running, &t.Succeeded, &t.Failed,
 		&t.Skipped, &t.Expired, &t.Canceled, &j.Wave, nullTimeDest{&j.WaveDoneAt}, &j.StopReason, &j.RetryOf,
-		&j.ScheduleID, &j.Charged, timeDest{&j.ExpiresAt}, timeDest{&j.CreatedAt}, nullTimeDest{&j.FinishedAt})
-	if err != nil {
+		&j.ScheduleID, &j.Charged, timeDest{&j.ExpiresAt}, timeDest{&j.CreatedAt}, nullTimeDest{&j.FinishedAt}}
+	if withTarget {
+		dest = append(dest, &target)
+	}
+	if err := r.Scan(dest...); err != nil {
 		return j, err
 	}
-	return j, json.Unmarshal([]byte(spec), &j.Spec)
+	if err := json.Unmarshal([]byte(spec), &j.Spec); err != nil {
+		return j, err
+	}
+	if withTarget {
+		return j, json.Unmarshal([]byte(target), &j.Spec.Target)
+	}
+	return j, nil
 }
 
 const runCols = `id, job_id, host_id, seq, wave, state, waiting, claimed_by, deadline_at, exit_code, stdout, stderr,
@@ -118,11 +134,15 @@ func (t jobsTx) InsertJob(ctx context.Context, j jobs.Job) error {
 	if err != nil {
 		return err
 	}
+	target, err := json.Marshal(j.Spec.Target)
+	if err != nil {
+		return err
+	}
 	d := t.d
-	_, err = t.tx.tx.ExecContext(ctx, `INSERT INTO jobs (id, user_id, spec, state, host_count, queued, wave, retry_of, schedule_id,
-		expires_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+	_, err = t.tx.tx.ExecContext(ctx, `INSERT INTO jobs (id, user_id, spec, target, state, host_count, queued, wave, retry_of, schedule_id,
+		expires_at, created_at) VALUES ($1, $2, $3, $12, $4, $5, $6, $7, $8, $9, $10, $11)`,
 		j.ID, j.Owner, string(spec), string(j.State), int64(j.HostCount), int64(j.Totals.Queued), int64(j.Wave), j.RetryOf, j.ScheduleID,
-		d.timeArg(j.ExpiresAt), d.timeArg(j.CreatedAt))
+		d.timeArg(j.ExpiresAt), d.timeArg(j.CreatedAt), string(target))
 	if err != nil {
 		return d.errorf("insert job", err)
 	}
@@ -292,18 +312,31 @@ func (t jobsTx) QueueDelivery(ctx context.Context, del deliveries.Delivery) erro
 // GetJob implements jobs.Store.
 func (s Jobs) GetJob(ctx context.Context, owner, id string) (jobs.Job, error) {
 	d := s.d
-	q := `SELECT ` + jobCols + ` FROM jobs WHERE id = $1`
+	q := `SELECT ` + jobViewCols + ` FROM jobs WHERE id = $1`
 	args := []any{id}
 	if owner != "" {
 		q += ` AND user_id = $2`
 		args = append(args, owner)
 	}
-	j, err := scanJob(d.read.QueryRowContext(ctx, q, args...))
+	j, err := scanJobView(d.read.QueryRowContext(ctx, q, args...))
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return jobs.Job{}, jobs.ErrNotFound
 	case err != nil:
 		return jobs.Job{}, d.errorf("get job", err)
+	}
+	return j, nil
+}
+
+// ReadJob implements jobs.Store.
+func (s Jobs) ReadJob(ctx context.Context, id string) (jobs.Job, error) {
+	d := s.d
+	j, err := scanJob(d.read.QueryRowContext(ctx, `SELECT `+jobCols+` FROM jobs WHERE id = $1`, id))
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return jobs.Job{}, jobs.ErrNotFound
+	case err != nil:
+		return jobs.Job{}, d.errorf("read job", err)
 	}
 	return j, nil
 }
@@ -315,7 +348,7 @@ func (s Jobs) ListJobs(ctx context.Context, owner string, state jobs.JobState, p
 	if state != "" {
 		w.add(`state = $%d`, string(state))
 	}
-	return listPage(ctx, s.d, "jobs", jobCols, "jobs", w, "created_at DESC, id DESC", p, scanJob)
+	return listPage(ctx, s.d, "jobs", jobViewCols, "jobs", w, "created_at DESC, id DESC", p, scanJobView)
 }
 
 // ListRuns implements jobs.Store.
@@ -428,17 +461,6 @@ func (s Jobs) Candidates(ctx context.Context, jobID string, maxWave, limit int) 
 // Waiting implements jobs.Store.
 func (s Jobs) Waiting(ctx context.Context, jobID string, limit int) ([]jobs.Run, error) {
 	return s.runs(ctx, "waiting runs", `job_id = $1 AND state = 'queued' AND waiting = 1 LIMIT $2`, jobID, int64(limit))
-}
-
-// CountActive implements jobs.Store.
-func (s Jobs) CountActive(ctx context.Context, jobID string, maxWave int) (int, error) {
-	var n int
-	err := s.d.read.QueryRowContext(ctx, `SELECT count(*) FROM job_runs WHERE job_id = $1 AND wave <= $2
-		AND (state = 'running' OR (state = 'queued' AND waiting = 0))`, jobID, int64(maxWave)).Scan(&n)
-	if err != nil {
-		return 0, s.d.errorf("count active runs", err)
-	}
-	return n, nil
 }
 
 // SetWaiting implements jobs.Store.

@@ -1,7 +1,9 @@
 -- Jobs across the fleet (docs/jobs.md).
 --
 -- jobs keeps one row per job with its counters per run state, so a read of
--- a job (GET and the console's polling) is one row. A job is driven by one
+-- a job (GET and the console's polling) is one row. The target as given
+-- (up to 100,000 host ids) is a column of its own, which the driver never
+-- reads. A job is driven by one
 -- hub instance at a time under a lease (driver, lease_until); jobs_active
 -- finds the unfinished ones. job_runs keeps one row per host of a job:
 -- results are read by (job_id, state, seq); queued runs by host
@@ -15,6 +17,7 @@ CREATE TABLE jobs (
     id            text PRIMARY KEY,
     user_id       text NOT NULL REFERENCES users (id),
     spec          text NOT NULL,
+    target        text NOT NULL,
     state         text NOT NULL CHECK (state IN ('running', 'finished', 'canceled')),
     host_count    bigint NOT NULL CHECK (host_count >= 0),
     queued        bigint NOT NULL DEFAULT 0 CHECK (queued >= 0),
