@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+
+	"github.com/google/uuid"
 	"time"
 
 	"hostgate/internal/apperr"
@@ -160,4 +162,22 @@ func (s *Secrets) WebhookSecret(ctx context.Context, userID string) (webhooks.Se
 		return "", fmt.Errorf("deliveries: open webhook secret of %s: %w", userID, err)
 	}
 	return webhooks.Secret(plain), nil
+}
+
+// CheckSecret is nil when userID has a webhook secret, else 400
+// webhook_secret_missing: what a job with a notify_url is checked with.
+func (s *Secrets) CheckSecret(ctx context.Context, userID string) error {
+	_, err := s.WebhookSecret(ctx, userID)
+	return err
+}
+
+// Event builds userID's user-level event of eventType to url, signed with
+// the user's current secret (UserEvent with a new id): the jobs'
+// job.finished delivery, queued by the caller in its unit of work.
+func (s *Secrets) Event(ctx context.Context, userID, eventType, url string, data any, now time.Time) (Delivery, error) {
+	secret, err := s.WebhookSecret(ctx, userID)
+	if err != nil {
+		return Delivery{}, err
+	}
+	return UserEvent(uuid.NewString(), userID, eventType, url, data, secret, s.seal, now)
 }

@@ -229,3 +229,30 @@ func newEnvKeyring(t *testing.T) *keyring.Keyring {
 	}
 	return kr
 }
+
+func TestSecretsEventForTheJobs(t *testing.T) {
+	engines(t, func(t *testing.T, e *env) {
+		s := deliveries.NewSecrets(e.s.Deliveries, e.kr)
+		if err := s.CheckSecret(t.Context(), e.user); !apperr.Is(err, deliveries.CodeWebhookSecretMissing) {
+			t.Fatalf("CheckSecret before rotate: %v", err)
+		}
+		secret, _, err := s.RotateWebhookSecret(t.Context(), e.user)
+		if err != nil || s.CheckSecret(t.Context(), e.user) != nil {
+			t.Fatalf("rotate: %v", err)
+		}
+		rc := newUserReceiver(t, string(secret))
+		d, err := s.Event(t.Context(), e.user, webhooks.EventJobFinished, rc.srv.URL, map[string]string{"id": "j"}, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.s.Deliveries.EnqueueDelivery(t.Context(), d); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.worker("i1").RunOnce(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if got := e.userGet(t, d.ID); got.Status != deliveries.StatusSuccess {
+			t.Errorf("delivery: %+v", got)
+		}
+	})
+}
