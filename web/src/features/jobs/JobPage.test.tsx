@@ -101,6 +101,29 @@ describe('JobPage', () => {
     expect(reads).toBe(after);
   });
 
+  it('reads the results again when a finished job still shows runs that were not written yet', { timeout: 30_000 }, async () => {
+    const calls: FetchCall[] = [];
+    let resultReads = 0;
+    mockFetch(calls, (url) => {
+      if (url.startsWith(`/v1/user/jobs/${ID}/results`)) {
+        resultReads++;
+        const st = resultReads === 1 ? 'queued' : 'succeeded';
+        return json(200, { items: [result('web-1', st), result('web-2', st)], total: 2, limit: 20, offset: 0 });
+      }
+      if (url === `/v1/user/jobs/${ID}`)
+        return json(200, { ...base, host_count: 2, state: 'finished', totals: { ...zero, succeeded: 2 }, finished_at: '2026-11-27T11:00:05Z' });
+      return json(200, {});
+    });
+    mountRoutes([{ path: '/jobs/:id', element: <JobPage /> }], `/jobs/${ID}`);
+    await until(() => document.querySelectorAll('[data-testid="job-result-row"][data-state="succeeded"]').length === 2);
+    expect(document.querySelectorAll('[data-testid="job-result-row"][data-state="succeeded"]')).toHaveLength(2);
+    const after = resultReads;
+    await act(async () => {
+      await new Promise((r) => setTimeout(r, 2500));
+    });
+    expect(resultReads).toBe(after);
+  });
+
   it('asks the results for a state and the whole output of a host', { timeout: 30_000 }, async () => {
     const calls: FetchCall[] = [];
     mockFetch(calls, (url) => {

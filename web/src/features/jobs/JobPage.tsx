@@ -16,6 +16,7 @@ import { useCancelJob, useJob, useJobOutput, useJobResults, useRetryJob } from '
 import {
   jobIsLive,
   jobProgress,
+  jobRevision,
   operationSummary,
   resultParamsFromSearch,
   resultParamsToSearch,
@@ -85,7 +86,7 @@ export default function JobPage() {
   const rp = resultParamsFromSearch(sp);
   const job = useJob(id);
   const live = job.data ? jobIsLive(job.data) : true;
-  const results = useJobResults(id, rp, live);
+  const results = useJobResults(id, rp, live, jobRevision(job.data));
   const cancel = useCancelJob(id);
   const retry = useRetryJob(id);
   const updateResults = (p: Partial<ResultParams>) => setSp((cur) => resultParamsToSearch(cur, { ...rp, ...p }), { replace: true });

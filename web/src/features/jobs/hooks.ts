@@ -3,7 +3,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { api, seg } from '../../api/client';
 import { qk } from '../../api/queryKeys';
 import type { DryRun, Job, JobOutput, JobRequest, JobResult, Page } from '../../api/types';
-import { JOB_POLL_MS, jobIsLive, type JobListParams, type ResultParams } from './jobs';
+import { isFinalRun, JOB_POLL_MS, jobIsLive, type JobListParams, type ResultParams } from './jobs';
 
 export function useJobs(p: JobListParams) {
   return useQuery({
@@ -24,13 +24,19 @@ export function useJob(id: string) {
   });
 }
 
-/** A page of a job's results; `live` re-reads it with the job. */
-export function useJobResults(id: string, p: ResultParams, live: boolean) {
+/**
+ * A page of a job's results. `rev` changes whenever the job's counts do, so
+ * the page is read again as runs end; while the job is live, or the page
+ * still shows a run that is not final (its row written after the counts),
+ * it is also re-read every 2 s.
+ */
+export function useJobResults(id: string, p: ResultParams, live: boolean, rev: string) {
   return useQuery({
-    queryKey: qk.jobs.results(id, p),
+    queryKey: [...qk.jobs.results(id, p), rev],
     queryFn: ({ signal }) => api.get<Page<JobResult>>(`/v1/user/jobs/${seg(id)}/results`, { ...p }, signal),
     placeholderData: keepPreviousData,
-    refetchInterval: live ? JOB_POLL_MS * 2 : false,
+    refetchInterval: (q) =>
+      live || (q.state.data?.items ?? []).some((r) => !isFinalRun(r.state)) ? JOB_POLL_MS * 2 : false,
   });
 }
 

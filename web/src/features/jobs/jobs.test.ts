@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { JobTotals } from '../../api/types';
 import {
   buildJobRequest,
+  isFinalRun,
   jobIsLive,
+  jobRevision,
   jobParamsFromSearch,
   jobParamsToSearch,
   jobProgress,
@@ -52,6 +54,16 @@ describe('job progress', () => {
     expect(jobIsLive({ state: 'canceled', totals: { ...zero, running: 2 }, finished_at: null })).toBe(true);
     expect(jobIsLive({ state: 'canceled', totals: zero, finished_at: '2026-01-01T00:00:00Z' })).toBe(false);
     expect(jobIsLive({ state: 'finished', totals: zero, finished_at: '2026-01-01T00:00:00Z' })).toBe(false);
+  });
+
+  it('changes the revision with the counts, and tells final runs', () => {
+    const a = jobRevision({ state: 'running', totals: { ...zero, queued: 2 } });
+    expect(jobRevision({ state: 'running', totals: { ...zero, queued: 2 } })).toBe(a);
+    expect(jobRevision({ state: 'running', totals: { ...zero, queued: 1, succeeded: 1 } })).not.toBe(a);
+    expect(jobRevision({ state: 'finished', totals: { ...zero, queued: 2 } })).not.toBe(a);
+    expect(isFinalRun('queued')).toBe(false);
+    expect(isFinalRun('running')).toBe(false);
+    expect(isFinalRun('expired')).toBe(true);
   });
 
   it('lists the states that have runs, in lifecycle order', () => {

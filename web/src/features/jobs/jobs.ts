@@ -43,6 +43,17 @@ export function jobProgress(job: Pick<Job, 'host_count' | 'totals'>): Progress {
   return { done, percent, successPercent, failedPct };
 }
 
+/** Whether a run has ended (it will not change again). */
+export function isFinalRun(s: RunState): boolean {
+  return FINAL_RUN_STATES.includes(s);
+}
+
+/** A key that changes whenever the job's state or counts do (the results page is read again then). */
+export function jobRevision(job: Pick<Job, 'state' | 'totals'> | undefined): string {
+  if (!job) return '';
+  return [job.state, ...RUN_STATES.map((s) => job.totals?.[s] ?? 0)].join(':');
+}
+
 /** Whether the page should keep polling: the job runs, or a canceled job still has runs finishing. */
 export function jobIsLive(job: Pick<Job, 'state' | 'totals' | 'finished_at'>): boolean {
   if (job.state === 'running') return true;
