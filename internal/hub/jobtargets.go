@@ -10,10 +10,12 @@ import (
 )
 
 // jobTargets resolves a job's target for package jobs through
-// hosts.Service.Select: host ids, tag expressions or a saved filter.
+// hosts.Service.Select (host ids, tags or a saved filter; issue 26 §1).
 type jobTargets struct{ hosts *hosts.Service }
 
-// Select implements jobs.Targets.
+// Select implements jobs.Targets with hosts.Service.Select: every id must
+// be owner's undeleted host and a filter owner's (else 404 not_found,
+// whole); the ids come back in the hosts' creation order.
 func (t jobTargets) Select(ctx context.Context, owner string, sel jobs.Target, max int) ([]string, error) {
 	return t.hosts.Select(ctx, owner, hosts.Selector{HostIDs: sel.HostIDs, Tags: sel.Tags, FilterID: sel.FilterID}, max)
 }

@@ -180,4 +180,10 @@ describe('withQuery', () => {
     );
     expect(withQuery('/x', {})).toBe('/x');
   });
+
+  it('repeats array values', () => {
+    expect(withQuery('/v1/user/hosts', { tag: ['env=prod', '', 'role'], limit: 5 })).toBe(
+      '/v1/user/hosts?tag=env%3Dprod&tag=role&limit=5',
+    );
+  });
 });

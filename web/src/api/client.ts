@@ -21,7 +21,8 @@ export class ApiError extends Error {
 /** Why a session ended; the value of /session-ended?reason=. */
 export type SessionEndReason = 'ended' | 'suspended';
 
-type Query = Record<string, string | number | boolean | undefined | null>;
+/** A query's values; an array repeats the parameter (`tag=a&tag=b`). */
+type Query = Record<string, string | number | boolean | readonly string[] | undefined | null>;
 
 export interface RequestOptions {
   query?: Query;
@@ -68,7 +69,9 @@ export function withQuery(path: string, query?: Query): string {
   if (!query) return path;
   const qs = new URLSearchParams();
   for (const [k, v] of Object.entries(query)) {
-    if (v !== undefined && v !== null && v !== '') qs.set(k, String(v));
+    if (typeof v === 'object' && v !== null) {
+      for (const x of v) if (x !== '') qs.append(k, x);
+    } else if (v !== undefined && v !== null && v !== '') qs.set(k, String(v));
   }
   const s = qs.toString();
   return s ? `${path}?${s}` : path;

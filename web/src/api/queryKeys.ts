@@ -15,6 +15,23 @@ export const qk = {
     sysinfo: (id: string) => ['hosts', 'detail', id, 'sysinfo'] as const,
     deliveries: (id: string, limit: number) => ['hosts', 'detail', id, 'deliveries', limit] as const,
   },
+  tags: ['tags'] as const,
+  filters: {
+    all: ['filters'] as const,
+    detail: (id: string) => ['filters', id] as const,
+  },
+  jobs: {
+    all: ['jobs'] as const,
+    list: (p: PageParams & { state?: string }) => ['jobs', 'list', p] as const,
+    detail: (id: string) => ['jobs', 'detail', id] as const,
+    results: (id: string, p: PageParams & { state?: string }) => ['jobs', 'detail', id, 'results', p] as const,
+    output: (id: string, hostId: string) => ['jobs', 'detail', id, 'output', hostId] as const,
+  },
+  schedules: {
+    all: ['schedules'] as const,
+    list: (p: PageParams) => ['schedules', 'list', p] as const,
+    runs: (id: string, p: PageParams) => ['schedules', 'runs', id, p] as const,
+  },
   apiKeys: ['api-keys'] as const,
   billing: {
     all: ['billing'] as const,

@@ -758,6 +758,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/api/filters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** My saved host filters, by name */
+        get: operations["apiListFilters"];
+        put?: never;
+        /**
+         * Save a named host query
+         * @description 409 name_taken for a name I use; 409 limit_reached beyond 100 filters.
+         */
+        post: operations["apiCreateFilter"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/api/filters/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A saved filter with the number of hosts it matches now */
+        get: operations["apiGetFilter"];
+        put?: never;
+        post?: never;
+        /** Delete a saved filter */
+        delete: operations["apiDeleteFilter"];
+        options?: never;
+        head?: never;
+        /** Rename a saved filter and/or replace its query */
+        patch: operations["apiUpdateFilter"];
+        trace?: never;
+    };
     "/v1/api/hosts": {
         parameters: {
             query?: never;
@@ -765,11 +805,31 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the key holder's hosts */
+        /** List the key holder's hosts: all of them, or one page searched, filtered and sorted (charged host.query) */
         get: operations["apiListHosts"];
         put?: never;
         /** Create a host, optionally with install credentials */
         post: operations["apiCreateHost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/api/hosts/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add and remove tags on up to 1000 hosts at once, all or nothing (free)
+         * @description Refused whole: 404 not_found when any id is not my undeleted host; 400 invalid_body when a host would have more than 32 tags.
+         */
+        post: operations["apiBulkHostTags"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1296,6 +1356,319 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/api/hosts/{id}/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Replace a host's tags (free)
+         * @description 400 invalid_body names the first bad key; 404 not_found for a host that is not mine.
+         */
+        put: operations["apiSetHostTags"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/api/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List my jobs, newest first */
+        get: operations["apiListJobs"];
+        put?: never;
+        /** Run an operation on many hosts (201 job; 200 for a dry run) */
+        post: operations["apiCreateJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/api/jobs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a job with its totals */
+        get: operations["apiGetJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/api/jobs/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a job: queued runs end canceled */
+        post: operations["apiCancelJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/api/jobs/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Server-sent events: the job whenever it changes, until it is final */
+        get: operations["apiJobEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/api/jobs/{id}/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A job's runs, in host order */
+        get: operations["apiJobResults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/api/jobs/{id}/results/{host_id}/output": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A run's whole output, while kept */
+        get: operations["apiJobOutput"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/api/jobs/{id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a new job over the hosts whose runs failed (or ended in the given states) */
+        post: operations["apiRetryJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/api/schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** My schedules, newest first */
+        get: operations["apiListSchedules"];
+        put?: never;
+        /** Save a job request to run at a time or on a cron schedule */
+        post: operations["apiCreateSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/api/schedules/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One schedule */
+        get: operations["apiGetSchedule"];
+        put?: never;
+        post?: never;
+        /** Delete a schedule and its history */
+        delete: operations["apiDeleteSchedule"];
+        options?: never;
+        head?: never;
+        /** Change a schedule; its next run is recomputed from now */
+        patch: operations["apiUpdateSchedule"];
+        trace?: never;
+    };
+    "/v1/api/schedules/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop a schedule from firing */
+        post: operations["apiPauseSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/api/schedules/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Let a schedule fire again, from now on */
+        post: operations["apiResumeSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/api/schedules/{id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A schedule's runs, newest first */
+        get: operations["apiScheduleRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/api/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** My hosts' distinct tags by key and value, each with its host count */
+        get: operations["apiListTags"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/api/webhook-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** My user-level webhook deliveries (job.finished), newest first */
+        get: operations["apiListUserWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/api/webhook-deliveries/{id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a dead_letter user-level delivery again, once */
+        post: operations["apiRetryUserWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/api/webhook-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether I have a webhook signing secret (never the secret) */
+        get: operations["apiGetWebhookSecret"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/api/webhook-secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Make a new webhook signing secret, replacing mine; shown only in this answer */
+        post: operations["apiRotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/internal/agent/heartbeat": {
         parameters: {
             query?: never;
@@ -1679,6 +2052,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/user/filters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** My saved host filters, by name */
+        get: operations["userListFilters"];
+        put?: never;
+        /**
+         * Save a named host query
+         * @description 409 name_taken for a name I use; 409 limit_reached beyond 100 filters.
+         */
+        post: operations["userCreateFilter"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/user/filters/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A saved filter with the number of hosts it matches now */
+        get: operations["userGetFilter"];
+        put?: never;
+        post?: never;
+        /** Delete a saved filter */
+        delete: operations["userDeleteFilter"];
+        options?: never;
+        head?: never;
+        /** Rename a saved filter and/or replace its query */
+        patch: operations["userUpdateFilter"];
+        trace?: never;
+    };
     "/v1/user/hosts": {
         parameters: {
             query?: never;
@@ -1691,6 +2104,26 @@ export interface paths {
         put?: never;
         /** Create a host, optionally with install credentials */
         post: operations["userCreateHost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/user/hosts/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add and remove tags on up to 1000 hosts at once, all or nothing (free)
+         * @description Refused whole: 404 not_found when any id is not my undeleted host; 400 invalid_body when a host would have more than 32 tags.
+         */
+        post: operations["userBulkHostTags"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1841,6 +2274,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/user/hosts/{id}/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Replace a host's tags (free)
+         * @description 400 invalid_body names the first bad key; 404 not_found for a host that is not mine.
+         */
+        put: operations["userSetHostTags"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/user/hosts/{id}/terminal/ticket": {
         parameters: {
             query?: never;
@@ -1909,6 +2362,126 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/user/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List my jobs, newest first */
+        get: operations["userListJobs"];
+        put?: never;
+        /** Run an operation on many hosts (201 job; 200 for a dry run) */
+        post: operations["userCreateJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/user/jobs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a job with its totals */
+        get: operations["userGetJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/user/jobs/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a job: queued runs end canceled */
+        post: operations["userCancelJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/user/jobs/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Server-sent events: the job whenever it changes, until it is final */
+        get: operations["userJobEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/user/jobs/{id}/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A job's runs, in host order */
+        get: operations["userJobResults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/user/jobs/{id}/results/{host_id}/output": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A run's whole output, while kept */
+        get: operations["userJobOutput"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/user/jobs/{id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a new job over the hosts whose runs failed (or ended in the given states) */
+        post: operations["userRetryJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/user/me": {
         parameters: {
             query?: never;
@@ -1941,6 +2514,179 @@ export interface paths {
          * @description Ends every session of the user, this one included, and answers with a new one as login does. A wrong current_password is 401 invalid_credentials and counts toward the login lockout (423 account_locked).
          */
         post: operations["changePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/user/schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** My schedules, newest first */
+        get: operations["userListSchedules"];
+        put?: never;
+        /** Save a job request to run at a time or on a cron schedule */
+        post: operations["userCreateSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/user/schedules/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One schedule */
+        get: operations["userGetSchedule"];
+        put?: never;
+        post?: never;
+        /** Delete a schedule and its history */
+        delete: operations["userDeleteSchedule"];
+        options?: never;
+        head?: never;
+        /** Change a schedule; its next run is recomputed from now */
+        patch: operations["userUpdateSchedule"];
+        trace?: never;
+    };
+    "/v1/user/schedules/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop a schedule from firing */
+        post: operations["userPauseSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/user/schedules/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Let a schedule fire again, from now on */
+        post: operations["userResumeSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/user/schedules/{id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A schedule's runs, newest first */
+        get: operations["userScheduleRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/user/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** My hosts' distinct tags by key and value, each with its host count */
+        get: operations["userListTags"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/user/webhook-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** My user-level webhook deliveries (job.finished), newest first */
+        get: operations["userListUserWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/user/webhook-deliveries/{id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a dead_letter user-level delivery again, once */
+        post: operations["userRetryUserWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/user/webhook-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether I have a webhook signing secret (never the secret) */
+        get: operations["userGetWebhookSecret"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/user/webhook-secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Make a new webhook signing secret, replacing mine; shown only in this answer */
+        post: operations["userRotateWebhookSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2005,6 +2751,10 @@ export interface components {
             public_ip?: string;
             report_url?: string;
             status: string;
+            /** @description The host's tags, key to value ({} when none) */
+            tags: {
+                [key: string]: string;
+            };
             user_email: string;
             user_id: string;
             /** @enum {string} */
@@ -2178,6 +2928,23 @@ export interface components {
              * @description Signed change in tokens: negative for a charge
              */
             tokens: number;
+        };
+        BulkTagsInBody: {
+            /** @description Tags to set (replacing the value of a key a host has) */
+            add?: {
+                [key: string]: string;
+            };
+            /** @description The hosts, each mine and undeleted, else 404 not_found and nothing changes */
+            host_ids: string[] | null;
+            /** @description Keys to remove (before add is applied) */
+            remove?: string[] | null;
+        };
+        BulkTagsOutBody: {
+            /**
+             * Format: int64
+             * @description Hosts updated
+             */
+            updated: number;
         };
         ChangePasswordInBody: {
             current_password: string;
@@ -2425,6 +3192,34 @@ export interface components {
             changed: boolean;
             path: string;
         };
+        FilterInBody: {
+            /** @description 1 to 100 characters, unique among my filters (409 name_taken) */
+            name: string;
+            query: components["schemas"]["FilterQuery"];
+        };
+        FilterPatchInBody: {
+            /** @description New name */
+            name?: string;
+            /** @description New query (replaces the whole query) */
+            query?: components["schemas"]["FilterQuery"];
+        };
+        FilterQuery: {
+            /** @description Exact agent version */
+            agent_version?: string;
+            /** @description Stored status online (true) or any other (false); null for either */
+            online?: boolean | null;
+            /** @description OS family, the first word of the reported OS (linux, windows, …) */
+            os?: string;
+            /** @description Host name contains this (case-insensitive), or the host id is exactly this */
+            q?: string;
+            /**
+             * @description Stored status; empty for any
+             * @enum {string}
+             */
+            status?: "" | "pending" | "online" | "stale" | "offline" | "banned";
+            /** @description Tag expressions key=value or key, all must match */
+            tags?: string[] | null;
+        };
         Flaps: {
             /** Format: int64 */
             connects: number;
@@ -2461,6 +3256,10 @@ export interface components {
             public_ip?: string;
             report_url?: string;
             status: string;
+            /** @description The host's tags, key to value ({} when none) */
+            tags: {
+                [key: string]: string;
+            };
             user_id: string;
             /** @enum {string} */
             webhook_format: "A" | "B";
@@ -2479,7 +3278,7 @@ export interface components {
             offset?: number;
             /**
              * Format: int64
-             * @description Hosts matching the query; present when any of q, status, sort, limit, offset is given
+             * @description Hosts matching the query; present when any query parameter (q, status, sort, limit, offset, online, os, agent_version, tag, filter_id) is given
              */
             total?: number;
         };
@@ -2503,6 +3302,10 @@ export interface components {
             public_ip?: string;
             report_url?: string;
             status: string;
+            /** @description The host's tags, key to value ({} when none) */
+            tags: {
+                [key: string]: string;
+            };
             user_id: string;
             /** @enum {string} */
             webhook_format: "A" | "B";
@@ -2516,6 +3319,128 @@ export interface components {
             powershell: string;
             /** @description For Linux, as root or as a user who may sudo (the script elevates its own steps): curl -fsSL <hub>/install/<token>.sh | sh */
             shell: string;
+        };
+        JobCreated: {
+            /**
+             * Format: double
+             * @description Tokens charged for the job's runs
+             */
+            charged: number;
+            /** Format: int64 */
+            concurrency: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            expires_at: string;
+            /** Format: date-time */
+            finished_at: string | null;
+            /** Format: int64 */
+            host_count: number;
+            host_ids: string[] | null;
+            host_ids_truncated: boolean;
+            id: string;
+            /** Format: double */
+            max_cost: number;
+            name: string;
+            notify_url: string;
+            /** @enum {string} */
+            offline: "skip" | "queue";
+            operation: components["schemas"]["OperationView"];
+            retry_of: string | null;
+            schedule_id: string | null;
+            /** @enum {string} */
+            state: "running" | "finished" | "canceled";
+            /** @enum {string} */
+            stop_reason: "" | "insufficient_balance" | "failure_threshold" | "canceled";
+            target: components["schemas"]["Target"];
+            totals: components["schemas"]["Totals"];
+            /** Format: int64 */
+            wave: number;
+            waves: components["schemas"]["Waves"];
+        };
+        JobOperation: {
+            /**
+             * Format: int64
+             * @description Operation code (docs/operations.md)
+             */
+            controls: number;
+            data?: unknown;
+            path?: string;
+        };
+        JobRequest: {
+            /**
+             * Format: int64
+             * @description Runs at once, 1 to 1000 (default 50)
+             */
+            concurrency?: number;
+            /** @description Resolve and price only: nothing is recorded or charged */
+            dry_run?: boolean;
+            /**
+             * Format: int64
+             * @description 60 to 604800 (default 3600)
+             */
+            expires_in_s?: number;
+            /** @description At most 100 characters */
+            name?: string;
+            /** @description http(s) URL that receives job.finished (needs a webhook secret) */
+            notify_url?: string;
+            /** @description skip (default) or queue */
+            offline?: string;
+            operation: components["schemas"]["JobOperation"];
+            /** @description Exactly one of host_ids, tags, filter_id */
+            target: components["schemas"]["Target"];
+            waves?: components["schemas"]["JobWaves"];
+        };
+        JobView: {
+            /**
+             * Format: double
+             * @description Tokens charged for the job's runs
+             */
+            charged: number;
+            /** Format: int64 */
+            concurrency: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            expires_at: string;
+            /** Format: date-time */
+            finished_at: string | null;
+            /** Format: int64 */
+            host_count: number;
+            id: string;
+            name: string;
+            notify_url: string;
+            /** @enum {string} */
+            offline: "skip" | "queue";
+            operation: components["schemas"]["OperationView"];
+            retry_of: string | null;
+            schedule_id: string | null;
+            /** @enum {string} */
+            state: "running" | "finished" | "canceled";
+            /** @enum {string} */
+            stop_reason: "" | "insufficient_balance" | "failure_threshold" | "canceled";
+            target: components["schemas"]["Target"];
+            totals: components["schemas"]["Totals"];
+            /** Format: int64 */
+            wave: number;
+            waves: components["schemas"]["Waves"];
+        };
+        JobWaves: {
+            /**
+             * Format: int64
+             * @description Seconds between a wave's end and the next, 0 to 86400
+             */
+            pause_s?: number;
+            /**
+             * Format: int64
+             * @description Hosts per wave, 1 to 100000
+             */
+            size: number;
+            /**
+             * Format: int64
+             * @description Stop the job when more than this percentage of its finished runs failed, 0 to 100
+             */
+            stop_if_failed_pct?: number;
         };
         Key: {
             /** Format: date-time */
@@ -2738,6 +3663,12 @@ export interface components {
             data?: components["schemas"]["TaskData"];
             /** @description Path, program or name the operation acts on */
             path?: string;
+        };
+        OperationView: {
+            /** Format: int64 */
+            controls: number;
+            data: unknown;
+            path: string;
         };
         OrchestrateKilled: {
             killed: boolean;
@@ -3111,8 +4042,26 @@ export interface components {
             /** Format: int64 */
             total: number;
         };
+        ResultDeliveryRow: {
+            items: components["schemas"]["DeliveryRow"][] | null;
+            /** Format: int64 */
+            limit: number;
+            /** Format: int64 */
+            offset: number;
+            /** Format: int64 */
+            total: number;
+        };
         ResultEntry: {
             items: components["schemas"]["Entry"][] | null;
+            /** Format: int64 */
+            limit: number;
+            /** Format: int64 */
+            offset: number;
+            /** Format: int64 */
+            total: number;
+        };
+        ResultJobView: {
+            items: components["schemas"]["JobView"][] | null;
             /** Format: int64 */
             limit: number;
             /** Format: int64 */
@@ -3129,6 +4078,51 @@ export interface components {
             /** Format: int64 */
             total: number;
         };
+        ResultRunResult: {
+            items: components["schemas"]["RunResult"][] | null;
+            /** Format: int64 */
+            limit: number;
+            /** Format: int64 */
+            offset: number;
+            /** Format: int64 */
+            total: number;
+        };
+        ResultSavedFilter: {
+            items: components["schemas"]["SavedFilter"][] | null;
+            /** Format: int64 */
+            limit: number;
+            /** Format: int64 */
+            offset: number;
+            /** Format: int64 */
+            total: number;
+        };
+        ResultSchedule: {
+            items: components["schemas"]["Schedule"][] | null;
+            /** Format: int64 */
+            limit: number;
+            /** Format: int64 */
+            offset: number;
+            /** Format: int64 */
+            total: number;
+        };
+        ResultScheduleRun: {
+            items: components["schemas"]["ScheduleRun"][] | null;
+            /** Format: int64 */
+            limit: number;
+            /** Format: int64 */
+            offset: number;
+            /** Format: int64 */
+            total: number;
+        };
+        ResultTagCount: {
+            items: components["schemas"]["TagCount"][] | null;
+            /** Format: int64 */
+            limit: number;
+            /** Format: int64 */
+            offset: number;
+            /** Format: int64 */
+            total: number;
+        };
         ResultUser: {
             items: components["schemas"]["User"][] | null;
             /** Format: int64 */
@@ -3137,6 +4131,10 @@ export interface components {
             offset: number;
             /** Format: int64 */
             total: number;
+        };
+        RetryJobInBody: {
+            /** @description Run states to retry: failed (default), skipped, expired, canceled */
+            states?: string[] | null;
         };
         RotatedHostOutBody: {
             /** Format: int64 */
@@ -3158,12 +4156,145 @@ export interface components {
             public_ip?: string;
             report_url?: string;
             status: string;
+            /** @description The host's tags, key to value ({} when none) */
+            tags: {
+                [key: string]: string;
+            };
             user_id: string;
             /** @enum {string} */
             webhook_format: "A" | "B";
         };
+        RotatedSecretOutBody: {
+            /** Format: date-time */
+            created_at: string;
+            /** @description whsec_…: shown only in this answer */
+            secret: string;
+        };
         RulesOutBody: {
             items: components["schemas"]["PricingRule"][] | null;
+        };
+        RunOutput: {
+            /** Format: int64 */
+            exit_code: number | null;
+            host_id: string;
+            result: unknown;
+            stderr: string;
+            stdout: string;
+        };
+        RunResult: {
+            /** Format: double */
+            charged: number;
+            error: string;
+            /** Format: int64 */
+            exit_code: number | null;
+            /** Format: date-time */
+            finished_at: string | null;
+            host_id: string;
+            host_name: string;
+            message: string;
+            output_truncated: boolean;
+            /** Format: date-time */
+            started_at: string | null;
+            /** @enum {string} */
+            state: "queued" | "running" | "succeeded" | "failed" | "skipped" | "expired" | "canceled";
+            stderr: string;
+            stdout: string;
+            /** Format: int64 */
+            wave: number;
+        };
+        SavedFilter: {
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: int64
+             * @description Hosts the filter matches now (only on GET of one filter)
+             */
+            host_count?: number;
+            id: string;
+            name: string;
+            query: components["schemas"]["FilterQuery"];
+            /** Format: date-time */
+            updated_at: string;
+        };
+        Schedule: {
+            /**
+             * Format: date-time
+             * @description The one-off time; null for a cron schedule
+             */
+            at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Five cron fields; null for a one-off schedule */
+            cron: string | null;
+            id: string;
+            /** @description The job request of POST /v1/api/jobs without dry_run (docs/schedules.md); its target is resolved at each run */
+            job: {
+                [key: string]: unknown;
+            };
+            /** @description The job its latest successful run started */
+            last_job_id: string | null;
+            /** Format: date-time */
+            last_run_at: string | null;
+            name: string;
+            /**
+             * Format: date-time
+             * @description When it fires next; null when paused
+             */
+            next_run_at: string | null;
+            paused: boolean;
+            /** @description IANA time zone of the cron fields */
+            timezone: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        ScheduleInBody: {
+            /**
+             * Format: date-time
+             * @description RFC 3339; exactly one of at and cron
+             */
+            at?: string | null;
+            /** @description Five fields: minute hour day-of-month month day-of-week */
+            cron?: string | null;
+            /** @description The job request of POST /v1/api/jobs without dry_run (docs/schedules.md); its target is resolved at each run */
+            job: {
+                [key: string]: unknown;
+            };
+            /** @description 1 to 100 characters */
+            name: string;
+            paused?: boolean;
+            /** @description IANA name, default UTC */
+            timezone?: string;
+        };
+        SchedulePatchInBody: {
+            /**
+             * Format: date-time
+             * @description Replaces the timing with this one-off time
+             */
+            at?: string;
+            /** @description Replaces the timing with this cron expression */
+            cron?: string;
+            /** @description The job request of POST /v1/api/jobs without dry_run (docs/schedules.md); its target is resolved at each run */
+            job?: {
+                [key: string]: unknown;
+            };
+            name?: string;
+            timezone?: string;
+        };
+        ScheduleRun: {
+            /**
+             * Format: date-time
+             * @description The planned time of the run
+             */
+            at: string;
+            /** @description Why no job started: the jobs' error code, or empty */
+            error: string;
+            /**
+             * Format: date-time
+             * @description When a hub started it (later than at for a run caught up after downtime)
+             */
+            fired_at: string;
+            job_id: string | null;
+            message: string;
         };
         Series: {
             /** @enum {string} */
@@ -3251,6 +4382,18 @@ export interface components {
             /** @enum {string} */
             mode: "free" | "charging";
         };
+        SetTagsInBody: {
+            /** @description The host's new tags, key to value: replaces them all. Keys 1 to 64 of [A-Za-z0-9_.-] starting alphanumeric; values 0 to 128 of [A-Za-z0-9_.:/@+-]; at most 32 */
+            tags: {
+                [key: string]: string;
+            };
+        };
+        SetTagsOutBody: {
+            host_id: string;
+            tags: {
+                [key: string]: string;
+            };
+        };
         SettingsRequest: {
             /** Format: int64 */
             bid: number;
@@ -3314,6 +4457,17 @@ export interface components {
             /** Format: int64 */
             uptime_s: number;
         };
+        TagCount: {
+            /** Format: int64 */
+            host_count: number;
+            key: string;
+            value: string;
+        };
+        Target: {
+            filter_id?: string;
+            host_ids?: string[] | null;
+            tags?: string[] | null;
+        };
         TaskData: {
             action: string;
             xml?: string;
@@ -3339,6 +4493,22 @@ export interface components {
             /** Format: date-time */
             expires_at: string;
             host_id: string;
+        };
+        Totals: {
+            /** Format: int64 */
+            canceled: number;
+            /** Format: int64 */
+            expired: number;
+            /** Format: int64 */
+            failed: number;
+            /** Format: int64 */
+            queued: number;
+            /** Format: int64 */
+            running: number;
+            /** Format: int64 */
+            skipped: number;
+            /** Format: int64 */
+            succeeded: number;
         };
         UnzipResult: {
             /** Format: int64 */
@@ -3418,6 +4588,10 @@ export interface components {
             public_ip?: string;
             report_url?: string;
             status: string;
+            /** @description The host's tags, key to value ({} when none) */
+            tags: {
+                [key: string]: string;
+            };
             user_id: string;
             /** @enum {string} */
             webhook_format: "A" | "B";
@@ -3460,6 +4634,22 @@ export interface components {
             /** Format: int64 */
             online: number;
             version: string;
+        };
+        Waves: {
+            /** Format: int64 */
+            pause_s: number;
+            /** Format: int64 */
+            size: number;
+            /** Format: int64 */
+            stop_if_failed_pct?: number;
+        };
+        WebhookSecretOutBody: {
+            configured: boolean;
+            /**
+             * Format: date-time
+             * @description When the current secret was made; null when none
+             */
+            created_at: string | null;
         };
     };
     responses: {
@@ -4690,6 +5880,8 @@ export interface operations {
                 agent_version?: string;
                 /** @description Only this user's hosts */
                 user_id?: string;
+                /** @description Repeatable: key=value, key= or key (any value); every one must match. A bad expression is 400 invalid_query */
+                tag?: string[] | null;
                 /** @description Order; a leading - is descending (default -created_at, newest first). Never-seen hosts sort as the oldest by last_seen_at */
                 sort?: "name" | "-name" | "created_at" | "-created_at" | "last_seen_at" | "-last_seen_at" | "status" | "-status" | "agent_version" | "-agent_version" | "user_email" | "-user_email";
             };
@@ -5609,9 +6801,219 @@ export interface operations {
             };
         };
     };
-    apiListHosts: {
+    apiListFilters: {
+        parameters: {
+            query?: {
+                /** @description Items per page (default 50, at most 200) */
+                limit?: number;
+                /** @description Items to skip (at most 100000) */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResultSavedFilter"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiCreateFilter: {
         parameters: {
             query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FilterInBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedFilter"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetFilter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Saved filter id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedFilter"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiDeleteFilter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Saved filter id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiUpdateFilter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Saved filter id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FilterPatchInBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedFilter"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiListHosts: {
+        parameters: {
+            query?: {
+                /** @description Host name contains this (case-insensitive), or the host id is exactly this */
+                q?: string;
+                /** @description Only hosts in this stored status (docs/hosts.md); the live agent connection is each item's online */
+                status?: "pending" | "online" | "stale" | "offline" | "banned";
+                /** @description Order; a leading - is descending (default -created_at, newest first). Never-seen hosts sort as the oldest by last_seen_at */
+                sort?: "name" | "-name" | "created_at" | "-created_at" | "last_seen_at" | "-last_seen_at";
+                /** @description Only hosts whose stored status is online (true) or is not (false) */
+                online?: "true" | "false";
+                /** @description Only hosts of this OS family: the reported OS or its first word (linux, windows) */
+                os?: string;
+                /** @description Only hosts whose agent reported exactly this version */
+                agent_version?: string;
+                /** @description Repeatable: key=value (the tag with this value), key= (with the empty value) or key (any value); every one must match. A bad expression is 400 invalid_query */
+                tag?: string[] | null;
+                /** @description Apply this saved filter of mine (404 not_found otherwise); the other parameters narrow it further */
+                filter_id?: string;
+                /** @description Items per page (default 50, at most 200) */
+                limit?: number;
+                /** @description Items to skip (at most 100000) */
+                offset?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -5629,8 +7031,10 @@ export interface operations {
                     "application/json": components["schemas"]["HostItemsOutBody"];
                 };
             };
+            400: components["responses"]["Error400Charged"];
             401: components["responses"]["Error401"];
             402: components["responses"]["Error402Charged"];
+            404: components["responses"]["Error404Charged"];
             500: components["responses"]["Error500Charged"];
             /** @description Error */
             default: {
@@ -5667,6 +7071,45 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiBulkHostTags: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkTagsInBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkTagsOutBody"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
@@ -7104,6 +8547,900 @@ export interface operations {
             };
         };
     };
+    apiSetHostTags: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Host id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetTagsInBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SetTagsOutBody"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiListJobs: {
+        parameters: {
+            query?: {
+                /** @description Only jobs in this state */
+                state?: "running" | "finished" | "canceled";
+                /** @description Items per page (default 50, at most 200) */
+                limit?: number;
+                /** @description Items to skip (at most 100000) */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResultJobView"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiCreateJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JobRequest"];
+            };
+        };
+        responses: {
+            /** @description Dry run: host_count, host_ids (at most 10000), host_ids_truncated, max_cost; nothing recorded or charged */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobCreated"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobCreated"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Job id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobView"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiCancelJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Job id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobView"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiJobEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/event-stream of `event: job` with the job JSON */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    apiJobResults: {
+        parameters: {
+            query?: {
+                /** @description Only runs in this state */
+                state?: "queued" | "running" | "succeeded" | "failed" | "skipped" | "expired" | "canceled";
+                /** @description Items per page (default 50, at most 200) */
+                limit?: number;
+                /** @description Items to skip (at most 100000) */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Job id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResultRunResult"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiJobOutput: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Job id */
+                id: string;
+                /** @description Host id */
+                host_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunOutput"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiRetryJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Job id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RetryJobInBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobView"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiListSchedules: {
+        parameters: {
+            query?: {
+                /** @description Items per page (default 50, at most 200) */
+                limit?: number;
+                /** @description Items to skip (at most 100000) */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResultSchedule"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiCreateSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduleInBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            /** @description not_found: the schedule, or a host or saved filter the job names, is not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description limit_reached: at most 100 schedules per user */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            /** @description unavailable: jobs are not available on this hub */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Schedule id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiDeleteSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Schedule id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiUpdateSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Schedule id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SchedulePatchInBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            /** @description not_found: the schedule, or a host or saved filter the job names, is not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            /** @description unavailable: jobs are not available on this hub */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPauseSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Schedule id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiResumeSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Schedule id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            /** @description not_found: the schedule, or a host or saved filter the job names, is not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["Error500"];
+            /** @description unavailable: jobs are not available on this hub */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiScheduleRuns: {
+        parameters: {
+            query?: {
+                /** @description Items per page (default 50, at most 200) */
+                limit?: number;
+                /** @description Items to skip (at most 100000) */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Schedule id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResultScheduleRun"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiListTags: {
+        parameters: {
+            query?: {
+                /** @description Items per page (default 200, at most 1000) */
+                limit?: number;
+                /** @description Items to skip (at most 100000) */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResultTagCount"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiListUserWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Items per page (default 50, at most 200) */
+                limit?: number;
+                /** @description Items to skip (at most 100000) */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResultDeliveryRow"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiRetryUserWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Delivery id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryRow"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            /** @description delivery_not_dead: only a dead_letter delivery can be retried */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecretOutBody"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiRotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotatedSecretOutBody"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     agentHeartbeat: {
         parameters: {
             query?: never;
@@ -7951,6 +10288,200 @@ export interface operations {
             };
         };
     };
+    userListFilters: {
+        parameters: {
+            query?: {
+                /** @description Items per page (default 50, at most 200) */
+                limit?: number;
+                /** @description Items to skip (at most 100000) */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResultSavedFilter"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    userCreateFilter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FilterInBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedFilter"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    userGetFilter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Saved filter id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedFilter"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    userDeleteFilter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Saved filter id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    userUpdateFilter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Saved filter id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FilterPatchInBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedFilter"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     userListHosts: {
         parameters: {
             query?: {
@@ -7960,6 +10491,16 @@ export interface operations {
                 status?: "pending" | "online" | "stale" | "offline" | "banned";
                 /** @description Order; a leading - is descending (default -created_at, newest first). Never-seen hosts sort as the oldest by last_seen_at */
                 sort?: "name" | "-name" | "created_at" | "-created_at" | "last_seen_at" | "-last_seen_at";
+                /** @description Only hosts whose stored status is online (true) or is not (false) */
+                online?: "true" | "false";
+                /** @description Only hosts of this OS family: the reported OS or its first word (linux, windows) */
+                os?: string;
+                /** @description Only hosts whose agent reported exactly this version */
+                agent_version?: string;
+                /** @description Repeatable: key=value (the tag with this value), key= (with the empty value) or key (any value); every one must match. A bad expression is 400 invalid_query */
+                tag?: string[] | null;
+                /** @description Apply this saved filter of mine (404 not_found otherwise); the other parameters narrow it further */
+                filter_id?: string;
                 /** @description Items per page (default 50, at most 200) */
                 limit?: number;
                 /** @description Items to skip (at most 100000) */
@@ -7983,6 +10524,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
             500: components["responses"]["Error500"];
             /** @description Error */
             default: {
@@ -8020,6 +10562,46 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    userBulkHostTags: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkTagsInBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkTagsOutBody"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
@@ -8446,6 +11028,49 @@ export interface operations {
             };
         };
     };
+    userSetHostTags: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Host id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetTagsInBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SetTagsOutBody"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     userTerminalTicket: {
         parameters: {
             query?: never;
@@ -8594,6 +11219,323 @@ export interface operations {
             };
         };
     };
+    userListJobs: {
+        parameters: {
+            query?: {
+                /** @description Only jobs in this state */
+                state?: "running" | "finished" | "canceled";
+                /** @description Items per page (default 50, at most 200) */
+                limit?: number;
+                /** @description Items to skip (at most 100000) */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResultJobView"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    userCreateJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JobRequest"];
+            };
+        };
+        responses: {
+            /** @description Dry run: host_count, host_ids (at most 10000), host_ids_truncated, max_cost; nothing recorded or charged */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobCreated"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobCreated"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    userGetJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Job id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobView"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    userCancelJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Job id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobView"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    userJobEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/event-stream of `event: job` with the job JSON */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    userJobResults: {
+        parameters: {
+            query?: {
+                /** @description Only runs in this state */
+                state?: "queued" | "running" | "succeeded" | "failed" | "skipped" | "expired" | "canceled";
+                /** @description Items per page (default 50, at most 200) */
+                limit?: number;
+                /** @description Items to skip (at most 100000) */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Job id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResultRunResult"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    userJobOutput: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Job id */
+                id: string;
+                /** @description Host id */
+                host_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunOutput"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    userRetryJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Job id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RetryJobInBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobView"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getMe: {
         parameters: {
             query?: never;
@@ -8694,6 +11636,561 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             423: components["responses"]["Error423"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    userListSchedules: {
+        parameters: {
+            query?: {
+                /** @description Items per page (default 50, at most 200) */
+                limit?: number;
+                /** @description Items to skip (at most 100000) */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResultSchedule"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    userCreateSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduleInBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            /** @description not_found: the schedule, or a host or saved filter the job names, is not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description limit_reached: at most 100 schedules per user */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            /** @description unavailable: jobs are not available on this hub */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    userGetSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Schedule id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    userDeleteSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Schedule id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    userUpdateSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Schedule id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SchedulePatchInBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            /** @description not_found: the schedule, or a host or saved filter the job names, is not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            /** @description unavailable: jobs are not available on this hub */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    userPauseSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Schedule id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    userResumeSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Schedule id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            /** @description not_found: the schedule, or a host or saved filter the job names, is not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["Error500"];
+            /** @description unavailable: jobs are not available on this hub */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    userScheduleRuns: {
+        parameters: {
+            query?: {
+                /** @description Items per page (default 50, at most 200) */
+                limit?: number;
+                /** @description Items to skip (at most 100000) */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Schedule id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResultScheduleRun"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    userListTags: {
+        parameters: {
+            query?: {
+                /** @description Items per page (default 200, at most 1000) */
+                limit?: number;
+                /** @description Items to skip (at most 100000) */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResultTagCount"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    userListUserWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Items per page (default 50, at most 200) */
+                limit?: number;
+                /** @description Items to skip (at most 100000) */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResultDeliveryRow"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    userRetryUserWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Delivery id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryRow"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            /** @description delivery_not_dead: only a dead_letter delivery can be retried */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    userGetWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecretOutBody"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    userRotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotatedSecretOutBody"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             500: components["responses"]["Error500"];
             /** @description Error */
             default: {

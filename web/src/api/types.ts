@@ -53,3 +53,26 @@ export type DiskInfo = S['DiskInfo'];
 export type NetInterface = S['NetInterface'];
 export type ProvisioningPayload = S['ProvisioningPayload'];
 export type ProvisioningRequest = S['ProvisioningInBody'];
+
+// Issue 26: tags, saved filters, jobs, schedules.
+export type HostTags = Record<string, string>;
+export type HostTagsOut = S['SetTagsOutBody'];
+export type BulkTagsBody = S['BulkTagsInBody'];
+export type TagCount = S['TagCount'];
+export type SavedFilterQuery = S['FilterQuery'];
+export type SavedFilter = S['SavedFilter'];
+export type JobTarget = S['Target'];
+export type JobOperation = S['JobOperation'];
+export type JobWaves = S['JobWaves'];
+export type JobRequest = S['JobRequest'];
+/** The answer of a dry run (the create answer's schema; only host_count, host_ids, host_ids_truncated, max_cost are set). */
+export type DryRun = Pick<S['JobCreated'], 'host_count' | 'host_ids' | 'host_ids_truncated' | 'max_cost'>;
+export type Job = S['JobView'];
+export type JobState = Job['state'];
+export type JobTotals = S['Totals'];
+export type JobResult = S['RunResult'];
+export type RunState = JobResult['state'];
+export type JobOutput = S['RunOutput'];
+export type ScheduleBody = S['ScheduleInBody'];
+export type Schedule = S['Schedule'];
+export type ScheduleRun = S['ScheduleRun'];

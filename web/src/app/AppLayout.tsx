@@ -1,4 +1,4 @@
-import { ApiOutlined, CloudServerOutlined, UserOutlined, WalletOutlined } from '@ant-design/icons';
+import { ApiOutlined, CloudServerOutlined, FieldTimeOutlined, ThunderboltOutlined, UserOutlined, WalletOutlined } from '@ant-design/icons';
 import { Alert, Tag, Typography } from 'antd';
 import { Link } from 'react-router';
 import { useBalance, useLowBalance } from '../hooks/billing';
@@ -9,6 +9,8 @@ import { Shell, ShellPending, type ShellNavItem } from './Shell';
 
 const NAV: ShellNavItem[] = [
   { to: '/hosts', icon: <CloudServerOutlined />, label: 'nav.hosts', testid: 'nav-hosts' },
+  { to: '/jobs', icon: <ThunderboltOutlined />, label: 'nav.jobs', testid: 'nav-jobs' },
+  { to: '/schedules', icon: <FieldTimeOutlined />, label: 'nav.schedules', testid: 'nav-schedules' },
   { to: '/api-keys', icon: <ApiOutlined />, label: 'nav.apiKeys', testid: 'nav-api-keys' },
   { to: '/billing', icon: <WalletOutlined />, label: 'nav.billing', testid: 'nav-billing' },
   { to: '/profile', icon: <UserOutlined />, label: 'nav.profile', testid: 'nav-profile' },

@@ -15,6 +15,11 @@ const BillingPage = lazy(() => import('../pages/BillingPage'));
 const ProfilePage = lazy(() => import('../pages/ProfilePage'));
 const HostPage = lazy(() => import('../features/host/HostPage'));
 const TerminalPage = lazy(() => import('../features/terminal/TerminalPage'));
+const JobsPage = lazy(() => import('../features/jobs/JobsPage'));
+const NewJobPage = lazy(() => import('../features/jobs/NewJobPage'));
+const JobPage = lazy(() => import('../features/jobs/JobPage'));
+const SchedulesPage = lazy(() => import('../features/schedules/SchedulesPage'));
+const NewSchedulePage = lazy(() => import('../features/schedules/NewSchedulePage'));
 
 export const router = createBrowserRouter([
   { path: '/signin', element: <SignInPage /> },
@@ -27,6 +32,11 @@ export const router = createBrowserRouter([
       { path: 'hosts', element: <HostsPage /> },
       { path: 'hosts/:id', element: <HostPage /> },
       { path: 'hosts/:id/terminal', element: <TerminalPage /> },
+      { path: 'jobs', element: <JobsPage /> },
+      { path: 'jobs/new', element: <NewJobPage /> },
+      { path: 'jobs/:id', element: <JobPage /> },
+      { path: 'schedules', element: <SchedulesPage /> },
+      { path: 'schedules/new', element: <NewSchedulePage /> },
       { path: 'api-keys', element: <ApiKeysPage /> },
       { path: 'billing', element: <BillingPage /> },
       { path: 'profile', element: <ProfilePage /> },

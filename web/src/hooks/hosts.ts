@@ -4,7 +4,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { api } from '../api/client';
 import { qk } from '../api/queryKeys';
 import type { CreateHostBody, HostCreated, HostPage } from '../api/types';
-import type { HostListParams } from '../lib/paging';
+import { hostListQuery, type HostListParams } from '../lib/paging';
 
 /** How often the list re-reads hosts so `online` follows the agents. */
 export const HOSTS_POLL_MS = 5_000;
@@ -12,7 +12,7 @@ export const HOSTS_POLL_MS = 5_000;
 export function useHosts(p: HostListParams) {
   return useQuery({
     queryKey: qk.hosts.list(p),
-    queryFn: ({ signal }) => api.get<HostPage>('/v1/user/hosts', { ...p }, signal),
+    queryFn: ({ signal }) => api.get<HostPage>('/v1/user/hosts', { ...hostListQuery(p) }, signal),
     placeholderData: keepPreviousData,
     refetchInterval: HOSTS_POLL_MS,
   });

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import type { HostStatus } from '../api/types';
 import {
+  filterQueryFromParams,
+  hostListQuery,
+  hostsFiltered,
+  paramsFromFilterQuery,
   hostParamsFromSearch,
   hostParamsToSearch,
   pageFromSearch,
@@ -52,6 +57,45 @@ describe('paging', () => {
     expect(sp.toString()).toBe('q=web&status=offline&sort=-name&page=3&size=10');
     expect(hostParamsFromSearch(sp)).toEqual(p);
     expect(hostParamsToSearch(hostParamsFromSearch(new URLSearchParams())).toString()).toBe('');
+  });
+
+  it('keeps repeated tag filters and the other criteria in the URL (round trip)', () => {
+    const p = hostParamsFromSearch(
+      new URLSearchParams('tag=env%3Dprod&tag=role&tag=bad+key&tag=role&online=true&os=linux&agent_version=1.2.0&filter=f1'),
+    );
+    expect(p.tag).toEqual(['env=prod', 'role']);
+    expect(p).toMatchObject({ online: 'true', os: 'linux', agent_version: '1.2.0', filter: 'f1' });
+    const sp = hostParamsToSearch(p);
+    expect(sp.getAll('tag')).toEqual(['env=prod', 'role']);
+    expect(hostParamsFromSearch(sp)).toEqual(p);
+    expect(hostParamsFromSearch(new URLSearchParams('online=maybe')).online).toBeUndefined();
+    expect(hostsFiltered(p)).toBe(true);
+    expect(hostsFiltered(hostParamsFromSearch(new URLSearchParams('filter=f1&page=2')))).toBe(false);
+    expect(hostListQuery(p)).not.toHaveProperty('filter');
+  });
+
+  it('maps the list criteria to a saved filter query and back', () => {
+    const p = hostParamsFromSearch(new URLSearchParams('q=web&status=online&tag=env%3Dprod&online=false&page=2'));
+    const f = filterQueryFromParams(p);
+    expect(f).toEqual({ q: 'web', status: 'online', online: false, tags: ['env=prod'] });
+    expect(paramsFromFilterQuery(f)).toEqual({
+      q: 'web',
+      status: 'online',
+      online: 'false',
+      os: undefined,
+      agent_version: undefined,
+      tag: ['env=prod'],
+    });
+    // Applying an empty filter clears every criterion.
+    expect(paramsFromFilterQuery({})).toEqual({
+      q: undefined,
+      status: undefined,
+      online: undefined,
+      os: undefined,
+      agent_version: undefined,
+      tag: undefined,
+    });
+    expect(paramsFromFilterQuery({ status: 'nonsense' as HostStatus, tags: ['ok', 'not ok'] })).toMatchObject({ status: undefined, tag: ['ok'] });
   });
 
   it('keeps two paged tables apart with prefixes', () => {

@@ -1,7 +1,8 @@
 // Maps between an antd Table's paging/sorting, the URL's search params and
 // the hub's `limit`/`offset`/`sort` query parameters.
 import type { SorterResult } from 'antd/es/table/interface';
-import type { HostSort, HostStatus } from '../api/types';
+import type { HostSort, HostStatus, SavedFilterQuery } from '../api/types';
+import { cleanTagExprs } from './tags';
 
 export interface PageParams {
   limit: number;
@@ -34,7 +35,57 @@ export const HOST_STATUSES = Object.keys(HOST_STATUS_KEYS) as readonly HostStatu
 export interface HostListParams extends PageParams {
   q?: string;
   status?: HostStatus;
+  /** Tag expressions, all must match (repeated `tag=` in the URL and the query). */
+  tag?: string[];
+  /** `true`/`false`: connected now or not. */
+  online?: 'true' | 'false';
+  os?: string;
+  agent_version?: string;
   sort: HostSort;
+  /** The saved filter the criteria came from (the console's memory, not sent to the hub). */
+  filter?: string;
+}
+
+/** The criteria a saved filter holds (contract issue 26 §1). */
+export type HostFilterQuery = SavedFilterQuery;
+
+/** The list's criteria as a saved filter's query (empty ones left out). */
+export function filterQueryFromParams(p: HostListParams): HostFilterQuery {
+  const out: HostFilterQuery = {};
+  if (p.q) out.q = p.q;
+  if (p.status) out.status = p.status;
+  if (p.online) out.online = p.online === 'true';
+  if (p.os) out.os = p.os;
+  if (p.agent_version) out.agent_version = p.agent_version;
+  if (p.tag?.length) out.tags = [...p.tag];
+  return out;
+}
+
+/** A saved filter's query as the list's criteria (each one set, so it replaces what the list had). */
+export function paramsFromFilterQuery(f: HostFilterQuery | null | undefined): Partial<HostListParams> {
+  const q = f ?? {};
+  const tag = cleanTagExprs(q.tags ?? []);
+  const st = q.status ?? '';
+  return {
+    q: q.q?.trim() || undefined,
+    status: (HOST_STATUSES as readonly string[]).includes(st) ? (st as HostStatus) : undefined,
+    online: q.online === undefined || q.online === null ? undefined : q.online ? 'true' : 'false',
+    os: q.os || undefined,
+    agent_version: q.agent_version || undefined,
+    tag: tag.length ? tag : undefined,
+  };
+}
+
+/** Whether any criterion narrows the hosts list. */
+export function hostsFiltered(p: HostListParams): boolean {
+  return Boolean(p.q || p.status || p.tag?.length || p.online || p.os || p.agent_version);
+}
+
+/** The hub's query for a hosts list: the console-only `filter` left out. */
+export function hostListQuery(p: HostListParams): Omit<HostListParams, 'filter'> {
+  const rest = { ...p };
+  delete rest.filter;
+  return rest;
 }
 
 export const PAGE_SIZES = [10, 20, 50, 100] as const;
@@ -91,7 +142,18 @@ export function hostParamsFromSearch(sp: URLSearchParams): HostListParams {
   const status = (HOST_STATUSES as readonly string[]).includes(st ?? '') ? (st as HostStatus) : undefined;
   const so = sp.get('sort');
   const sort = (HOST_SORTS as readonly string[]).includes(so ?? '') ? (so as HostSort) : DEFAULT_HOST_SORT;
-  return { ...pageFromSearch(sp), q, status, sort };
+  const out: HostListParams = { ...pageFromSearch(sp), q, status, sort };
+  const tag = cleanTagExprs(sp.getAll('tag'));
+  if (tag.length) out.tag = tag;
+  const on = sp.get('online');
+  if (on === 'true' || on === 'false') out.online = on;
+  const os = sp.get('os')?.trim();
+  if (os) out.os = os;
+  const av = sp.get('agent_version')?.trim();
+  if (av) out.agent_version = av;
+  const filter = sp.get('filter')?.trim();
+  if (filter) out.filter = filter;
+  return out;
 }
 
 /** Writes a hosts list's state into URL search params, leaving defaults out. */
@@ -99,6 +161,11 @@ export function hostParamsToSearch(p: HostListParams): URLSearchParams {
   const sp = new URLSearchParams();
   if (p.q) sp.set('q', p.q);
   if (p.status) sp.set('status', p.status);
+  for (const t of p.tag ?? []) sp.append('tag', t);
+  if (p.online) sp.set('online', p.online);
+  if (p.os) sp.set('os', p.os);
+  if (p.agent_version) sp.set('agent_version', p.agent_version);
+  if (p.filter) sp.set('filter', p.filter);
   if (p.sort !== DEFAULT_HOST_SORT) sp.set('sort', p.sort);
   const page = paramsToPage(p);
   if (page > 1) sp.set('page', String(page));

@@ -1,9 +1,9 @@
-import { PlusOutlined } from '@ant-design/icons';
-import { Badge, Button, Select, Tag } from 'antd';
+import { MinusOutlined, PlayCircleOutlined, PlusOutlined, TagsOutlined } from '@ant-design/icons';
+import { Badge, Button, Flex, Select, Tag, Typography } from 'antd';
 import type { ColumnsType, TablePaginationConfig } from 'antd/es/table';
 import type { SorterResult } from 'antd/es/table/interface';
 import { useCallback, useEffect, useState } from 'react';
-import { Link, useSearchParams } from 'react-router';
+import { Link, useNavigate, useSearchParams } from 'react-router';
 import type { HostListItem } from '../api/types';
 import { useHosts } from '../hooks/hosts';
 import { useFormat, useI18n } from '../i18n';
@@ -16,14 +16,33 @@ import {
   sortOrderFor,
   sorterToSort,
   DEFAULT_HOST_SORT,
+  filterQueryFromParams,
+  hostsFiltered,
+  paramsFromFilterQuery,
   type HostListParams,
   type HostStatus,
 } from '../lib/paging';
 import { PageHeader } from '../ui/PageHeader';
 import { ListSearch, ListTable, ListToolbar } from '../ui/ListTable';
-
-
+import { tagsOf, type Tags } from '../lib/tags';
+import { newJobHref } from '../features/jobs/jobs';
+import { TagList } from '../features/tags/TagList';
+import { TagSelect } from '../features/tags/TagSelect';
+import { EditTagsDialog } from '../features/tags/EditTagsDialog';
+import { BulkTagsDialog } from '../features/tags/BulkTagsDialog';
+import { SavedFilters } from '../features/tags/SavedFilters';
 import { CreateHostDialog } from './CreateHostDialog';
+
+/** Every criterion of the list, unset: what "clear filters" applies. */
+const NO_CRITERIA: Partial<HostListParams> = {
+  q: undefined,
+  status: undefined,
+  tag: undefined,
+  online: undefined,
+  os: undefined,
+  agent_version: undefined,
+  filter: undefined,
+};
 
 const STATUS_COLOR: Record<string, string> = {
   pending: 'default',
@@ -39,7 +58,11 @@ export default function HostsPage() {
   const [sp, setSp] = useSearchParams();
   const params = hostParamsFromSearch(sp);
   const hosts = useHosts(params);
+  const navigate = useNavigate();
   const [creating, setCreating] = useState(false);
+  const [editing, setEditing] = useState<{ id: string; name: string; tags: Tags } | null>(null);
+  const [bulk, setBulk] = useState<'add' | 'remove' | null>(null);
+  const [selected, setSelected] = useState<string[]>([]);
   const [q, setQ] = useState(params.q ?? '');
   // The URL changed under the search box (back button, a nav link): follow it.
   const [urlQ, setUrlQ] = useState(params.q);
@@ -62,17 +85,20 @@ export default function HostsPage() {
     const id = setTimeout(() => {
       // Read the address bar as it is now; navigate only when the search changed.
       if ((hostParamsFromSearch(new URLSearchParams(window.location.search)).q ?? '') === typed) return;
-      update({ q: typed || undefined, offset: 0 });
+      update({ q: typed || undefined, filter: undefined, offset: 0 });
     }, 300);
     return () => clearTimeout(id);
   }, [typed, update]);
 
-  const filtered = Boolean(params.q || params.status);
+  // A criterion changed by hand: the list no longer shows a saved filter as it was saved.
+  const narrow = (p: Partial<HostListParams>) => update({ ...p, filter: undefined, offset: 0 });
+  const filtered = hostsFiltered(params);
   const columns: ColumnsType<HostListItem> = [
     {
       title: t('hosts.col.name'),
       dataIndex: 'name',
       key: 'name',
+      fixed: 'left',
       sorter: true,
       sortOrder: sortOrderFor(params.sort, 'name'),
       render: (_, h) => (
@@ -101,6 +127,18 @@ export default function HostsPage() {
         </Tag>
       ),
     },
+    {
+      title: t('hosts.col.tags'),
+      key: 'tags',
+      render: (_, h) => (
+        <TagList
+          tags={tagsOf(h)}
+          onPick={(expr) => {
+            if (!(params.tag ?? []).includes(expr)) narrow({ tag: [...(params.tag ?? []), expr] });
+          }}
+        />
+      ),
+    },
     { title: t('hosts.col.os'), dataIndex: 'os', key: 'os', render: (v?: string) => v || '—' },
     { title: t('hosts.col.version'), dataIndex: 'installed_version', key: 'version', render: (v?: string) => v || '—' },
     { title: t('hosts.col.ip'), dataIndex: 'public_ip', key: 'ip', render: (v?: string) => v || '—' },
@@ -120,7 +158,26 @@ export default function HostsPage() {
       sortOrder: sortOrderFor(params.sort, 'created_at'),
       render: (v: string) => fmt.dateTime(v),
     },
+    {
+      title: t('common.actions'),
+      key: 'actions',
+      render: (_, h) => (
+        <Button
+          size="small"
+          icon={<TagsOutlined />}
+          data-testid="host-edit-tags"
+          aria-label={t('tags.editFor', { name: h.name })}
+          onClick={() => setEditing({ id: h.id, name: h.name, tags: tagsOf(h) })}
+        >
+          {t('tags.edit')}
+        </Button>
+      ),
+    },
   ];
+  const chips: { key: 'online' | 'os' | 'agent_version'; text: string }[] = [];
+  if (params.online) chips.push({ key: 'online', text: t(params.online === 'true' ? 'hosts.connected' : 'hosts.disconnected') });
+  if (params.os) chips.push({ key: 'os', text: `${t('hosts.col.os')}: ${params.os}` });
+  if (params.agent_version) chips.push({ key: 'agent_version', text: `${t('hosts.col.version')}: ${params.agent_version}` });
 
   const onChange = (
     pg: TablePaginationConfig,
@@ -139,9 +196,20 @@ export default function HostsPage() {
       <PageHeader
         title={t('hosts.title')}
         extra={
-          <Button type="primary" icon={<PlusOutlined />} data-testid="host-create" onClick={() => setCreating(true)}>
-            {t('hosts.create')}
-          </Button>
+          <>
+            {(params.tag?.length ?? 0) > 0 && (
+              <Button
+                icon={<PlayCircleOutlined />}
+                data-testid="hosts-run-tags"
+                onClick={() => void navigate(newJobHref({ tags: params.tag }))}
+              >
+                {t('hosts.runOnTags')}
+              </Button>
+            )}
+            <Button type="primary" icon={<PlusOutlined />} data-testid="host-create" onClick={() => setCreating(true)}>
+              {t('hosts.create')}
+            </Button>
+          </>
         }
       />
       <ListToolbar>
@@ -152,7 +220,7 @@ export default function HostsPage() {
           onChange={setQ}
           onSearch={(v) => {
             setQ(v);
-            update({ q: v.trim() || undefined, offset: 0 });
+            narrow({ q: v.trim() || undefined });
           }}
           width={280}
         />
@@ -160,14 +228,59 @@ export default function HostsPage() {
           data-testid="hosts-status-filter"
           aria-label={t('hosts.statusFilter')}
           value={params.status ?? ''}
-          onChange={(v) => update({ status: v || undefined, offset: 0 })}
+          onChange={(v) => narrow({ status: v || undefined })}
           style={{ width: 180 }}
           options={[
             { value: '', label: t('hosts.allStatuses') },
             ...HOST_STATUSES.map((s) => ({ value: s, label: t(`hosts.status.${s}`) })),
           ]}
         />
+        <TagSelect
+          testid="hosts-tag-filter"
+          keys
+          value={params.tag ?? []}
+          onChange={(v) => narrow({ tag: v.length ? v : undefined })}
+          placeholder={t('hosts.tagFilter')}
+          width={260}
+        />
+        <SavedFilters
+          current={params.filter}
+          query={filterQueryFromParams(params)}
+          canSave={filtered}
+          onPick={(f) => {
+            if (!f) return update({ filter: undefined });
+            setQ(f.query.q ?? '');
+            update({ ...NO_CRITERIA, ...paramsFromFilterQuery(f.query), filter: f.id, offset: 0 });
+          }}
+        />
+        {chips.map((c) => (
+          <Tag key={c.key} closable onClose={() => narrow({ [c.key]: undefined })} style={{ alignSelf: 'center' }}>
+            {c.text}
+          </Tag>
+        ))}
       </ListToolbar>
+      {selected.length > 0 && (
+        <Flex data-testid="hosts-selection" gap={8} wrap="wrap" align="center" style={{ marginBottom: 12 }}>
+          <Typography.Text strong>{t('hosts.selected', { count: selected.length })}</Typography.Text>
+          <Button icon={<PlusOutlined />} data-testid="hosts-add-tags" onClick={() => setBulk('add')}>
+            {t('tags.addTags')}
+          </Button>
+          <Button icon={<MinusOutlined />} data-testid="hosts-remove-tags" onClick={() => setBulk('remove')}>
+            {t('tags.removeTags')}
+          </Button>
+          <Button
+            type="primary"
+            icon={<PlayCircleOutlined />}
+            data-testid="hosts-run-selected"
+            onClick={() => void navigate(newJobHref({ hostIds: selected }))}
+          >
+            {t('hosts.runOnSelected')}
+          </Button>
+          <Button type="link" onClick={() => setSelected([])}>
+            {t('hosts.clearSelection')}
+          </Button>
+        </Flex>
+      )}
       <ListTable<HostListItem>
         query={hosts}
         testid="hosts-table"
@@ -182,7 +295,14 @@ export default function HostsPage() {
         clearText={t('hosts.clearFilters')}
         onClear={() => {
           setQ('');
-          update({ q: undefined, status: undefined, offset: 0 });
+          update({ ...NO_CRITERIA, offset: 0 });
+        }}
+        rowSelection={{
+          selectedRowKeys: selected,
+          fixed: true,
+          preserveSelectedRowKeys: true,
+          onChange: (keys) => setSelected(keys.map(String)),
+          getCheckboxProps: (h) => ({ 'aria-label': h.name, 'data-testid': 'host-select' }) as object,
         }}
         emptyAction={
           <Button type="primary" icon={<PlusOutlined />} onClick={() => setCreating(true)}>
@@ -191,6 +311,8 @@ export default function HostsPage() {
         }
       />
       <CreateHostDialog open={creating} onClose={() => setCreating(false)} />
+      {editing && <EditTagsDialog host={editing} onClose={() => setEditing(null)} />}
+      {bulk && <BulkTagsDialog mode={bulk} hostIds={selected} onClose={() => setBulk(null)} onDone={() => undefined} />}
     </>
   );
 }

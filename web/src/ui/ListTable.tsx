@@ -2,7 +2,7 @@
 // search box, and the table with its first-load skeleton, error states,
 // paging and an empty state that offers to clear the filters.
 import { Alert, Button, Empty, Flex, Input, Table, Typography } from 'antd';
-import type { ColumnsType, TablePaginationConfig } from 'antd/es/table';
+import type { ColumnsType, TablePaginationConfig, TableProps } from 'antd/es/table';
 import type { SorterResult } from 'antd/es/table/interface';
 import type { HTMLAttributes, ReactNode } from 'react';
 import { errorMessage } from '../api/client';
@@ -72,6 +72,10 @@ interface ListTableProps<T extends { id: string }> {
   onClear: () => void;
   /** The empty state's button when nothing is filtered. */
   emptyAction?: ReactNode;
+  /** Checkboxes on the rows (the hosts list's selection). */
+  rowSelection?: TableProps<T>['rowSelection'];
+  /** Rows that open (a job's results show each host's output). */
+  expandable?: TableProps<T>['expandable'];
 }
 
 export function ListTable<T extends { id: string }>(p: ListTableProps<T>) {
@@ -96,6 +100,8 @@ export function ListTable<T extends { id: string }>(p: ListTableProps<T>) {
           dataSource={table.dataSource}
           scroll={{ x: 'max-content' }}
           onChange={p.onChange}
+          rowSelection={p.rowSelection && !(q.isPending && !q.data) ? p.rowSelection : undefined}
+          expandable={p.expandable && !(q.isPending && !q.data) ? p.expandable : undefined}
           onRow={(r) => (isSkeletonRow(r) ? {} : p.rowAttrs(r)) as HTMLAttributes<HTMLElement>}
           pagination={{
             current: paramsToPage(p.page),

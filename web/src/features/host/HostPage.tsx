@@ -9,7 +9,9 @@ import {
   EditOutlined,
   KeyOutlined,
   LoadingOutlined,
+  PlayCircleOutlined,
   SyncOutlined,
+  TagsOutlined,
 } from '@ant-design/icons';
 import { Alert, App, Badge, Button, Card, Col, Descriptions, Flex, Result, Row, Skeleton, Space, Tag, Tooltip, Typography } from 'antd';
 import { useEffect, useState } from 'react';
@@ -28,6 +30,10 @@ import { L1Form } from './L1Form';
 import { MetricsChart } from './MetricsChart';
 import { ProvisioningDialog } from './ProvisioningDialog';
 import { SysInfoPanel } from './SysInfoPanel';
+import { tagsOf } from '../../lib/tags';
+import { TagList } from '../tags/TagList';
+import { EditTagsDialog } from '../tags/EditTagsDialog';
+import { newJobHref } from '../jobs/jobs';
 import './host.css';
 
 export default function HostPage() {
@@ -131,6 +137,7 @@ function HostHeader({ host, online, upgrade }: { host: Host; online: boolean; up
   const confirm = useConfirm();
   const del = useDeleteHost(host.id);
   const [editing, setEditing] = useState(false);
+  const [tagging, setTagging] = useState(false);
   const word = statusWord(host, online);
   const terminalPath = `/hosts/${seg(host.id)}/terminal`;
 
@@ -164,6 +171,9 @@ function HostHeader({ host, online, upgrade }: { host: Host; online: boolean; up
         </Flex>
         <Flex gap={8} wrap="wrap">
           {online ? openTerminal : <Tooltip title={t('host.terminalOffline')}><span>{openTerminal}</span></Tooltip>}
+          <Button icon={<PlayCircleOutlined />} data-testid="host-run-job" onClick={() => void navigate(newJobHref({ hostIds: [host.id] }))}>
+            {t('host.runJob')}
+          </Button>
           <Button icon={<EditOutlined />} data-testid="host-rename" onClick={() => setEditing(true)}>
             {t('host.edit.button')}
           </Button>
@@ -217,6 +227,14 @@ function HostHeader({ host, online, upgrade }: { host: Host; online: boolean; up
           <Descriptions.Item label={t('host.fact.lastOnline')}>
             {host.last_online_at ? fmt.dateTime(host.last_online_at) : t('common.never')}
           </Descriptions.Item>
+          <Descriptions.Item label={t('host.fact.tags')} span={2}>
+            <Flex gap={8} align="center" wrap="wrap">
+              <TagList tags={tagsOf(host)} max={12} />
+              <Button size="small" type="link" icon={<TagsOutlined />} data-testid="host-edit-tags" onClick={() => setTagging(true)}>
+                {t('tags.edit')}
+              </Button>
+            </Flex>
+          </Descriptions.Item>
           <Descriptions.Item label={t('host.fact.id')}>
             <Typography.Text
               copyable={{ text: host.id, tooltips: [t('common.copy'), t('common.copied')] }}
@@ -228,6 +246,7 @@ function HostHeader({ host, online, upgrade }: { host: Host; online: boolean; up
         </Descriptions>
       </Card>
       <EditHostDialog host={host} open={editing} onClose={() => setEditing(false)} />
+      {tagging && <EditTagsDialog host={{ id: host.id, name: host.name, tags: tagsOf(host) }} onClose={() => setTagging(false)} />}
     </>
   );
 }
