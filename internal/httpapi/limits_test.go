@@ -1,7 +1,6 @@
 package httpapi_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -77,11 +76,6 @@ func schedulePath(format string) func(limitSeed) string {
 	return func(s limitSeed) string { return fmt.Sprintf(format, s.scheduleID) }
 }
 
-// acceptJobs stands in for the jobs service's validation.
-type acceptJobs struct{}
-
-func (acceptJobs) ValidateJob(context.Context, string, json.RawMessage) error { return nil }
-
 func fixed(p string) func(limitSeed) string { return func(limitSeed) string { return p } }
 
 func userPath(format string) func(limitSeed) string {
@@ -144,11 +138,11 @@ func seedLimits(t *testing.T, h *hubtest.Hub) limitSeed {
 		c.As(s.user).Do("POST", "/v1/user/filters", map[string]any{"name": fmt.Sprintf("limit-%d", i), "query": map[string]any{"tags": []string{"env"}}}).Want(t, 201, "")
 	}
 	s.key = apiKey(t, h, s.user)
-	h.Schedules.SetJobs(acceptJobs{}, nil)
 	for range 2 {
 		var sc struct{ ID string }
 		c.As(s.user).Do("POST", "/v1/user/schedules", map[string]any{"name": "nightly", "cron": "0 3 * * *",
-			"job": map[string]any{"target": map[string]any{"tags": []string{"env=prod"}}}}).Want(t, 201, "").JSON(t, &sc)
+			"job": map[string]any{"target": map[string]any{"tags": []string{"env=prod"}},
+				"operation": map[string]any{"controls": 8192, "path": "/bin/sh", "data": map[string]any{"args": "-c uptime"}}}}).Want(t, 201, "").JSON(t, &sc)
 		s.scheduleID = sc.ID
 	}
 	return s
