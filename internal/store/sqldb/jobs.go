@@ -302,7 +302,7 @@ func (t jobsTx) InsertOutput(ctx context.Context, o jobs.Output) error {
 }
 
 // Billing implements jobs.Tx.
-func (t jobsTx) Billing() billing.Tx { return billingTx{t.tx} }
+func (t jobsTx) Billing() billing.Tx { return billingTx(t) }
 
 // QueueDelivery implements jobs.Tx.
 func (t jobsTx) QueueDelivery(ctx context.Context, del deliveries.Delivery) error {
