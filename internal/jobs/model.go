@@ -15,13 +15,16 @@ import (
 	"time"
 
 	"hostgate/internal/billing"
+	"hostgate/internal/deliveries"
 )
 
 // Error codes of the jobs API.
 const (
 	CodeEmptyTarget          = "empty_target"
 	CodeJobFinished          = "job_finished"
-	CodeWebhookSecretMissing = "webhook_secret_missing"
+	// CodeWebhookSecretMissing: notify_url without a webhook secret, the
+	// code the secrets themselves answer.
+	CodeWebhookSecretMissing = deliveries.CodeWebhookSecretMissing
 )
 
 // Run error codes the jobs add to the single-host call's codes.
