@@ -20,8 +20,8 @@ import (
 
 // Error codes of the jobs API.
 const (
-	CodeEmptyTarget          = "empty_target"
-	CodeJobFinished          = "job_finished"
+	CodeEmptyTarget = "empty_target"
+	CodeJobFinished = "job_finished"
 	// CodeWebhookSecretMissing: notify_url without a webhook secret, the
 	// code the secrets themselves answer.
 	CodeWebhookSecretMissing = deliveries.CodeWebhookSecretMissing
