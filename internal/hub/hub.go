@@ -187,8 +187,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 		Pricer: h.Billing, Notifier: jobNotifier{secrets: h.WebhookSecrets}, Instance: h.Dispatch.Instance(),
 		MaxHosts: cfg.JobMaxHosts, OutputTTL: cfg.JobOutputTTL, ExpiryScale: cfg.JobExpiryScale, Log: log})
 	h.gw.SetJobs(h.Jobs)
-	sj := scheduleJobs{jobs: h.Jobs, secrets: h.WebhookSecrets, maxHosts: cfg.JobMaxHosts}
-	h.Schedules.SetJobs(sj, sj)
+	h.Schedules.SetJobs(scheduleValidator{h.Jobs}, h.Jobs)
 	h.Terminals = terminals.New(terminals.Config{
 		Instance: h.Dispatch.Instance(), Coord: h.coord, Log: log, Hosts: h.Hosts, Audit: h.store.Audit, TicketTTL: cfg.TerminalTicketTTL,
 		Logins: logins{accounts: h.Accounts, admins: h.Admins},
