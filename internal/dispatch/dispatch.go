@@ -24,6 +24,9 @@ import (
 const (
 	CodeHostOffline  = "host_offline"
 	CodeAgentTimeout = "agent_timeout"
+	// CodeAgentDisconnected: the agent's connection closed while a
+	// command was out, so it may or may not have run; never retried.
+	CodeAgentDisconnected = "agent_disconnected"
 )
 
 // Presence timing: the holder renews every PresenceRefresh; a crashed
@@ -63,6 +66,9 @@ type Dispatcher struct {
 	conns   map[string]held                     // host id → connection
 	waiters map[string]chan agentproto.Response // command id → local waiter
 	routed  map[string]chan routed              // request id → remote waiter
+	// inflight is, per connection, the commands written to it and not yet
+	// answered: each closes its channel when the connection goes.
+	inflight map[Conn]map[string]chan struct{}
 }
 
 // held is a connection and when it registered; a drop names a time and
@@ -94,6 +100,8 @@ func New(instance string, c Coordination, log *slog.Logger) *Dispatcher {
 		conns:   map[string]held{},
 		waiters: map[string]chan agentproto.Response{},
 		routed:  map[string]chan routed{},
+
+		inflight: map[Conn]map[string]chan struct{}{},
 	}
 }
 
@@ -250,6 +258,7 @@ func (d *Dispatcher) Register(ctx context.Context, hostID string, c Conn) error 
 
 // Unregister forgets c if it is still hostID's connection here, and
 // returns once its presence is withdrawn (or that failed, which is logged).
+// Commands still out on c end at once with agent_disconnected.
 func (d *Dispatcher) Unregister(hostID string, c Conn) {
 	d.mu.Lock()
 	cur, ok := d.conns[hostID]
@@ -257,6 +266,10 @@ func (d *Dispatcher) Unregister(hostID string, c Conn) {
 	if mine {
 		delete(d.conns, hostID)
 	}
+	for _, lost := range d.inflight[c] {
+		close(lost)
+	}
+	delete(d.inflight, c)
 	d.mu.Unlock()
 	if mine {
 		_, _ = d.clears.Do([]string{hostID})
@@ -412,6 +425,10 @@ func timedOut() error {
 	return apperr.New(CodeAgentTimeout, "the agent did not answer in time")
 }
 
+func disconnected() error {
+	return apperr.New(CodeAgentDisconnected, "the agent's connection closed before it answered; the command may or may not have run")
+}
+
 // SendVia carries out op over c, a connection this instance holds, like
 // Send does for a local agent. It is for commands bound to one connection,
 // such as a resize of a stream on it: should the agent reconnect, the
@@ -428,12 +445,25 @@ func (d *Dispatcher) sendLocal(ctx context.Context, c Conn, op string, args json
 		return agentproto.Response{}, err
 	}
 	w := make(chan agentproto.Response, 1)
+	lost := make(chan struct{})
 	d.mu.Lock()
 	d.waiters[id] = w
+	out := d.inflight[c]
+	if out == nil {
+		out = map[string]chan struct{}{}
+		d.inflight[c] = out
+	}
+	out[id] = lost
 	d.mu.Unlock()
 	defer func() {
 		d.mu.Lock()
 		delete(d.waiters, id)
+		if out := d.inflight[c]; out != nil {
+			delete(out, id)
+			if len(out) == 0 {
+				delete(d.inflight, c)
+			}
+		}
 		d.mu.Unlock()
 	}()
 	if err := c.WriteMessage(msg); err != nil {
@@ -444,6 +474,13 @@ func (d *Dispatcher) sendLocal(ctx context.Context, c Conn, op string, args json
 	select {
 	case r := <-w:
 		return r, nil
+	case <-lost:
+		select { // an answer that came with the close still counts
+		case r := <-w:
+			return r, nil
+		default:
+			return agentproto.Response{}, disconnected()
+		}
 	case <-t.C:
 		return agentproto.Response{}, timedOut()
 	case <-ctx.Done():
@@ -475,6 +512,8 @@ func (d *Dispatcher) sendRemote(ctx context.Context, owner, hostID, op string, a
 			return r.Resp, nil
 		case CodeHostOffline:
 			return agentproto.Response{}, offline()
+		case CodeAgentDisconnected:
+			return agentproto.Response{}, disconnected()
 		default:
 			return agentproto.Response{}, timedOut()
 		}

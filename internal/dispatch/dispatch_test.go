@@ -101,6 +101,48 @@ func TestSendLocalRemoteOfflineTimeout(t *testing.T) {
 	}
 }
 
+// TestDroppedLinkEndsCommandsAtOnce: a command out on a connection that
+// closes ends with agent_disconnected when the connection goes, not at its
+// timeout, on the holding instance and through another.
+func TestDroppedLinkEndsCommandsAtOnce(t *testing.T) {
+	c := inproc.New()
+	t.Cleanup(func() { c.Close() })
+	a, b := startDispatcher(t, c, "a"), startDispatcher(t, c, "b")
+	ctx := context.Background()
+	for name, d := range map[string]*Dispatcher{"local": a, "remote": b} {
+		agent := &fakeAgent{d: a}
+		agent.silent.Store(true)
+		if err := a.Register(ctx, "h1", agent); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() {
+			_, err := d.Send(ctx, "h1", "agent.ping", nil, time.Hour)
+			done <- err
+		}()
+		eventually.True(t, 5*time.Second, "the command is out", func() bool { return a.outstanding(agent) == 1 })
+		a.Unregister("h1", agent)
+		select {
+		case err := <-done:
+			if apperr.Code(err) != CodeAgentDisconnected {
+				t.Errorf("%s: %v, want agent_disconnected", name, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: the command outlived its connection", name)
+		}
+		if n := a.outstanding(agent); n != 0 {
+			t.Errorf("%s: %d commands still tracked on the closed connection", name, n)
+		}
+	}
+}
+
+// outstanding is how many commands are out on c (for tests).
+func (d *Dispatcher) outstanding(c Conn) int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.inflight[c])
+}
+
 func TestDisconnectReachesTheHoldingInstance(t *testing.T) {
 	c := inproc.New()
 	t.Cleanup(func() { c.Close() })

@@ -119,6 +119,7 @@ var statusByCode = withOperationFailures(map[string]int{
 	billing.CodeNotRefundable:         409,
 	billing.CodeRefundExceedsBalance:  409,
 	dispatch.CodeAgentTimeout:         504,
+	dispatch.CodeAgentDisconnected:    502,
 })
 
 // withOperationFailures adds to statuses the codes package operations

@@ -16,6 +16,7 @@ import (
 
 	"hostgate/internal/billing"
 	"hostgate/internal/deliveries"
+	"hostgate/internal/dispatch"
 )
 
 // Error codes of the jobs API.
@@ -38,7 +39,7 @@ const (
 	ErrHostBanned        = "host_banned"
 	ErrHostDeleted       = "host_deleted"
 	ErrInsufficient      = billing.CodeInsufficientBalance
-	ErrAgentDisconnected = "agent_disconnected"
+	ErrAgentDisconnected = dispatch.CodeAgentDisconnected
 )
 
 // JobState is where a job is.
