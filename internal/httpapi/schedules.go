@@ -52,18 +52,18 @@ func (ScheduleJobRequest) Schema(huma.Registry) *huma.Schema {
 
 // Schedule is a schedule as the API shows it.
 type Schedule struct {
-	ID        string     `json:"id"`
-	Name      string     `json:"name"`
+	ID        string             `json:"id"`
+	Name      string             `json:"name"`
 	Job       ScheduleJobRequest `json:"job"`
-	At        *time.Time `json:"at" nullable:"true" doc:"The one-off time; null for a cron schedule"`
-	Cron      *string    `json:"cron" nullable:"true" doc:"Five cron fields; null for a one-off schedule"`
-	Timezone  string     `json:"timezone" doc:"IANA time zone of the cron fields"`
-	Paused    bool       `json:"paused"`
-	NextRunAt *time.Time `json:"next_run_at" nullable:"true" doc:"When it fires next; null when paused"`
-	LastRunAt *time.Time `json:"last_run_at" nullable:"true"`
-	LastJobID *string    `json:"last_job_id" nullable:"true" doc:"The job its latest successful run started"`
-	CreatedAt time.Time  `json:"created_at"`
-	UpdatedAt time.Time  `json:"updated_at"`
+	At        *time.Time         `json:"at" nullable:"true" doc:"The one-off time; null for a cron schedule"`
+	Cron      *string            `json:"cron" nullable:"true" doc:"Five cron fields; null for a one-off schedule"`
+	Timezone  string             `json:"timezone" doc:"IANA time zone of the cron fields"`
+	Paused    bool               `json:"paused"`
+	NextRunAt *time.Time         `json:"next_run_at" nullable:"true" doc:"When it fires next; null when paused"`
+	LastRunAt *time.Time         `json:"last_run_at" nullable:"true"`
+	LastJobID *string            `json:"last_job_id" nullable:"true" doc:"The job its latest successful run started"`
+	CreatedAt time.Time          `json:"created_at"`
+	UpdatedAt time.Time          `json:"updated_at"`
 }
 
 func scheduleOf(sc schedules.Schedule) Schedule {
@@ -89,23 +89,23 @@ type ScheduleRun struct {
 
 type scheduleIn struct {
 	Body struct {
-		Name     string     `json:"name" maxLength:"400" doc:"1 to 100 characters"`
+		Name     string             `json:"name" maxLength:"400" doc:"1 to 100 characters"`
 		Job      ScheduleJobRequest `json:"job"`
-		At       *time.Time `json:"at,omitempty" required:"false" nullable:"true" doc:"RFC 3339; exactly one of at and cron"`
-		Cron     *string    `json:"cron,omitempty" required:"false" nullable:"true" maxLength:"200" doc:"Five fields: minute hour day-of-month month day-of-week"`
-		Timezone string     `json:"timezone,omitempty" required:"false" maxLength:"64" doc:"IANA name, default UTC"`
-		Paused   bool       `json:"paused,omitempty" required:"false"`
+		At       *time.Time         `json:"at,omitempty" required:"false" nullable:"true" doc:"RFC 3339; exactly one of at and cron"`
+		Cron     *string            `json:"cron,omitempty" required:"false" nullable:"true" maxLength:"200" doc:"Five fields: minute hour day-of-month month day-of-week"`
+		Timezone string             `json:"timezone,omitempty" required:"false" maxLength:"64" doc:"IANA name, default UTC"`
+		Paused   bool               `json:"paused,omitempty" required:"false"`
 	}
 }
 
 type schedulePatchIn struct {
 	ScheduleIDParam
 	Body struct {
-		Name     *string    `json:"name,omitempty" required:"false" maxLength:"400"`
+		Name     *string            `json:"name,omitempty" required:"false" maxLength:"400"`
 		Job      ScheduleJobRequest `json:"job,omitempty" required:"false"`
-		At       *time.Time `json:"at,omitempty" required:"false" doc:"Replaces the timing with this one-off time"`
-		Cron     *string    `json:"cron,omitempty" required:"false" maxLength:"200" doc:"Replaces the timing with this cron expression"`
-		Timezone *string    `json:"timezone,omitempty" required:"false" maxLength:"64"`
+		At       *time.Time         `json:"at,omitempty" required:"false" doc:"Replaces the timing with this one-off time"`
+		Cron     *string            `json:"cron,omitempty" required:"false" maxLength:"200" doc:"Replaces the timing with this cron expression"`
+		Timezone *string            `json:"timezone,omitempty" required:"false" maxLength:"64"`
 	}
 }
 
