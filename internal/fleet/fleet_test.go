@@ -60,6 +60,11 @@ func TestFleetAgainstARealHub(t *testing.T) {
 			t.Fatalf("read %s: %+v %v", c.HostID, r, err)
 		}
 		r, err = h.Dispatch.Send(t.Context(), c.HostID, "process.shell", nil, 5*time.Second)
+		var sh agentproto.ShellResult
+		if err != nil || !r.OK || json.Unmarshal(r.Result, &sh) != nil || sh.Stdout != "hi\n" || sh.ExitCode != 0 {
+			t.Fatalf("shell (a job bench's echo hi) %s: %+v %v", c.HostID, r, err)
+		}
+		r, err = h.Dispatch.Send(t.Context(), c.HostID, "service.ctl", nil, 5*time.Second)
 		if err != nil || r.OK || r.Error == nil || r.Error.Code != agentproto.CodeUnknownOp {
 			t.Fatalf("unsupported op %s: %+v %v", c.HostID, r, err)
 		}

@@ -135,3 +135,16 @@ func TestOutcome(t *testing.T) {
 		t.Fatalf("internal %+v", o.run)
 	}
 }
+
+func TestDecodeRequest(t *testing.T) {
+	r, err := DecodeRequest(json.RawMessage(`{"name":"n","target":{"tags":["env=prod"]},"operation":{"controls":8192,"path":"/bin/sh","data":{"args":"-c true"}},"offline":"queue","waves":{"size":2}}`))
+	if err != nil || r.Name != "n" || r.Target.Tags[0] != "env=prod" || r.Operation.Controls != 8192 || string(r.Operation.Data) != `{"args":"-c true"}` ||
+		r.Offline != OfflineQueue || r.Waves.Size != 2 {
+		t.Fatalf("decoded %+v %v", r, err)
+	}
+	for _, bad := range []string{`{"dry_run":true}`, `{"name":5}`, `nope`} {
+		if _, err := DecodeRequest(json.RawMessage(bad)); apperr.Code(err) != apperr.CodeInvalidBody {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+}

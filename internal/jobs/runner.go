@@ -27,6 +27,13 @@ const (
 	// hosts do not hold back online ones.
 	candidatesExtra = 200
 	flushMax        = 256
+	// gatherFor is how long the recorder waits for more answers after
+	// the first before it writes them.
+	gatherFor = 2 * time.Millisecond
+	// claimShare: a driver claims once a fifth of a job's concurrency is
+	// free (or nothing runs), not for each slot freed: fewer, larger
+	// units of work.
+	claimShare = 5
 )
 
 // outcome is a run's end as its sender learned it.
@@ -227,7 +234,7 @@ func (s *Service) nextWave(ctx context.Context, id string) error {
 // and claimed queued→running. Only then are they sent.
 func (s *Service) claim(ctx context.Context, snap Job) error {
 	slots := snap.Spec.Concurrency - snap.Totals.Running
-	if slots <= 0 {
+	if slots <= 0 || (snap.Totals.Running > 0 && slots < snap.Spec.Concurrency/claimShare && slots < snap.Totals.Queued) {
 		// A wave with a run still running is not done.
 		return nil
 	}
@@ -455,15 +462,19 @@ func (s *Service) record(ctx context.Context) {
 			cancel()
 			return
 		}
+		// Answers of one claim arrive together: a moment's wait lets
+		// them share the unit of work (and the claim that follows).
+		gather := time.NewTimer(gatherFor)
 	more:
 		for len(batch) < flushMax {
 			select {
 			case o := <-s.res:
 				batch = append(batch, o)
-			default:
+			case <-gather.C:
 				break more
 			}
 		}
+		gather.Stop()
 		s.flush(ctx, batch)
 	}
 }

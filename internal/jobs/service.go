@@ -153,13 +153,8 @@ func (s *Service) create(ctx context.Context, c Creator, r Request, retryOf stri
 	if err != nil {
 		return Created{}, err
 	}
-	if r.NotifyURL != "" {
-		if s.cfg.Notifier == nil {
-			return Created{}, apperr.New(CodeWebhookSecretMissing, "set a webhook secret (POST /v1/api/webhook-secret/rotate) before asking for notify_url")
-		}
-		if err := s.cfg.Notifier.CheckSecret(ctx, c.UserID); err != nil {
-			return Created{}, err
-		}
+	if err := s.checkNotify(ctx, c.UserID, r.NotifyURL); err != nil {
+		return Created{}, err
 	}
 	hostIDs, err := s.cfg.Targets.Select(ctx, c.UserID, r.Target, s.cfg.MaxHosts)
 	if err != nil {
@@ -203,6 +198,17 @@ func (s *Service) create(ctx context.Context, c Creator, r Request, retryOf stri
 	}
 	s.wake()
 	return Created{Job: &j}, nil
+}
+
+// checkNotify refuses a notify_url while the user has no webhook secret.
+func (s *Service) checkNotify(ctx context.Context, userID, url string) error {
+	if url == "" {
+		return nil
+	}
+	if s.cfg.Notifier == nil {
+		return apperr.New(CodeWebhookSecretMissing, "set a webhook secret (POST /v1/api/webhook-secret/rotate) before asking for notify_url")
+	}
+	return s.cfg.Notifier.CheckSecret(ctx, userID)
 }
 
 func newID() string {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -361,6 +362,37 @@ func TestHostConnectedFreeWhenNothingWaits(t *testing.T) {
 		j := waitFinished(t, s, w.user, c.Job.ID)
 		if j.Totals.Succeeded != 1 || cs.wakes.Load() == 0 {
 			t.Fatalf("job %+v, wakes %d", j.Totals, cs.wakes.Load())
+		}
+	})
+}
+
+// TestScheduled: a schedule's job is checked without its target and
+// started for its owner with the schedule's id.
+func TestScheduled(t *testing.T) {
+	engines(t, func(t *testing.T, w *world) {
+		w.fund(t, 100000)
+		s := w.service("a", nil, nil)
+		run(t, s)
+		ctx := t.Context()
+		if err := s.ValidateScheduled(ctx, w.user, json.RawMessage(`{"target":{"tags":["env=prod"]},"operation":{"controls":8192,"path":"/bin/sh","data":{"args":"-c true"}}}`)); err != nil {
+			t.Fatalf("valid job: %v", err)
+		}
+		for raw, code := range map[string]string{
+			`{"target":{"tags":["x"]},"operation":{"controls":0}}`:                                         "invalid_body",
+			`{"target":{"tags":["x"]},"operation":{"controls":1,"path":"/"},"notify_url":"https://e.com"}`: jobs.CodeWebhookSecretMissing,
+			`{"target":{},"operation":{"controls":1,"path":"/"}}`:                                          "invalid_body",
+		} {
+			if err := s.ValidateScheduled(ctx, w.user, json.RawMessage(raw)); err == nil || !strings.Contains(err.Error(), code) {
+				t.Errorf("%s: %v, want %s", raw, err, code)
+			}
+		}
+		id, err := s.StartScheduled(ctx, w.user, "sched-1", json.RawMessage(`{"target":{"host_ids":["`+w.hosts[0]+`"]},"operation":{"controls":8192,"path":"/bin/sh","data":{"args":"-c true"}}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		j := waitFinished(t, s, w.user, id)
+		if v := j.View(); v.ScheduleID == nil || *v.ScheduleID != "sched-1" || j.Totals.Succeeded != 1 || len(v.Target.HostIDs) != 1 {
+			t.Fatalf("scheduled job %+v", v)
 		}
 	})
 }
