@@ -186,6 +186,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 	h.Jobs = jobs.NewService(jobs.Config{Store: h.store.Jobs, Targets: jobTargets{hosts: h.Hosts}, Dispatch: h.Dispatch,
 		Pricer: h.Billing, Instance: h.Dispatch.Instance(), MaxHosts: cfg.JobMaxHosts, OutputTTL: cfg.JobOutputTTL, ExpiryScale: cfg.JobExpiryScale, Log: log})
 	h.gw.SetJobs(h.Jobs)
+	h.Schedules.SetJobs(scheduleJobs{h.Jobs}, h.Jobs)
 	h.Terminals = terminals.New(terminals.Config{
 		Instance: h.Dispatch.Instance(), Coord: h.coord, Log: log, Hosts: h.Hosts, Audit: h.store.Audit, TicketTTL: cfg.TerminalTicketTTL,
 		Logins: logins{accounts: h.Accounts, admins: h.Admins},

@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"encoding/json"
 
 	"hostgate/internal/hosts"
 	"hostgate/internal/jobs"
@@ -18,6 +19,14 @@ type jobTargets struct{ hosts *hosts.Service }
 // whole); the ids come back in the hosts' creation order.
 func (t jobTargets) Select(ctx context.Context, owner string, sel jobs.Target, max int) ([]string, error) {
 	return t.hosts.Select(ctx, owner, hosts.Selector{HostIDs: sel.HostIDs, Tags: sel.Tags, FilterID: sel.FilterID}, max)
+}
+
+// scheduleJobs is the schedules' Validator: the jobs' check of a
+// schedule's job (its target is resolved at each run).
+type scheduleJobs struct{ jobs *jobs.Service }
+
+func (s scheduleJobs) ValidateJob(ctx context.Context, owner string, job json.RawMessage) error {
+	return s.jobs.ValidateScheduled(ctx, owner, job)
 }
 
 // operationsAndJobs is httpapi's Operations: the single-host operations
