@@ -216,9 +216,9 @@ func jobsConsoleFlow(t *testing.T, scaled bool) {
 	b.Type("schedule-name", "e2e every five")
 	b.Type("schedule-cron", "*/5 * * * *")
 	b.ClickSel(tid("job-target-kind") + ` input[value="tags"]`)
-	b.TypeSel(tid("job-target-tags")+` input`, "env=e2e")
-	b.run(5*time.Second, "enter the tag", chromedp.KeyEvent(kb.Enter))
+	b.Choose("job-target-tags", "env=e2e")
 	b.run(5*time.Second, "close the dropdown", chromedp.KeyEvent(kb.Escape))
+	b.Poll(5*time.Second, "the tag target", `(document.querySelector('[data-testid="job-target-tags"]')?.textContent ?? '').includes('env=e2e')`, "")
 	b.Type("job-command", "uptime")
 	b.Shot("schedule-new")
 	b.Click("schedule-submit")
@@ -231,7 +231,8 @@ func jobsConsoleFlow(t *testing.T, scaled bool) {
 	b.Shot("schedules")
 	b.Click("schedule-history")
 	b.WaitVisible("schedule-runs-table", 10*time.Second)
-	b.run(5*time.Second, "close the history", chromedp.KeyEvent(kb.Escape))
+	b.ClickSel(".ant-modal-close")
+	b.Poll(10*time.Second, "the history closed", `!document.querySelector('[data-testid="schedule-runs-table"]')`, "")
 	step("created, paused and resumed a schedule")
 
 	// 8. The same pages in Chinese.
