@@ -20,7 +20,8 @@ import (
 // on the tag from the list, read the dry-run preview (host count, the most
 // it can cost), confirm, and watch the results arrive host by host with
 // their output; then run a failing command on a selection (one connected
-// host, one offline), see it fail and skip, and retry the failed host.
+// host, one offline), see it fail and skip, and retry the failed host;
+// create a schedule, pause and resume it and open its history.
 // Screenshots at 1366×800 and 390×844, in English and Chinese.
 func TestJobsConsole(t *testing.T) {
 	chromiumPath(t)
@@ -206,14 +207,35 @@ func jobsConsoleFlow(t *testing.T, scaled bool) {
 	b.Choose("jobs-state-filter", "Finished")
 	b.Poll(10*time.Second, "the state filter in the URL", `location.search.includes('state=finished')`, `location.search`)
 	b.Shot("jobs")
+
+	// 7. A schedule: every five minutes, on the tag; pause, resume, history.
 	b.Open("/schedules")
 	b.WaitVisible("schedules-table", 15*time.Second)
-	b.Shot("schedules")
-	b.Open("/schedules/new")
-	b.WaitVisible("schedule-cron", 15*time.Second)
+	b.Click("schedule-create")
+	b.WaitPath(`^/schedules/new$`, 10*time.Second)
+	b.Type("schedule-name", "e2e every five")
+	b.Type("schedule-cron", "*/5 * * * *")
+	b.ClickSel(tid("job-target-kind") + ` input[value="tags"]`)
+	b.Choose("job-target-tags", "env=e2e")
+	b.run(5*time.Second, "close the dropdown", chromedp.KeyEvent(kb.Escape))
+	b.Poll(5*time.Second, "the tag target", `(document.querySelector('[data-testid="job-target-tags"]')?.textContent ?? '').includes('env=e2e')`, "")
+	b.Type("job-command", "uptime")
 	b.Shot("schedule-new")
+	b.Click("schedule-submit")
+	b.WaitPath(`^/schedules$`, 15*time.Second)
+	b.Poll(15*time.Second, "the schedule's row with its next run", rowCount("schedule-row")+` === 1 && !!document.querySelector('[data-testid="schedule-next"]')`, rowCount("schedule-row"))
+	b.Click("schedule-pause")
+	b.WaitAttr(tid("schedule-row"), "data-paused", "true", 10*time.Second)
+	b.Click("schedule-resume")
+	b.WaitAttr(tid("schedule-row"), "data-paused", "false", 10*time.Second)
+	b.Shot("schedules")
+	b.Click("schedule-history")
+	b.WaitVisible("schedule-runs-table", 10*time.Second)
+	b.ClickSel(".ant-modal-close")
+	b.Poll(10*time.Second, "the history closed", `!document.querySelector('[data-testid="schedule-runs-table"]')`, "")
+	step("created, paused and resumed a schedule")
 
-	// 7. The same pages in Chinese.
+	// 8. The same pages in Chinese.
 	b.Click("lang-switch")
 	b.Poll(10*time.Second, "<html lang=zh-CN>", `document.documentElement.lang === 'zh-CN'`, `document.documentElement.lang`)
 	b.Open(firstJob)
@@ -228,5 +250,8 @@ func jobsConsoleFlow(t *testing.T, scaled bool) {
 	b.Open("/jobs")
 	b.Poll(15*time.Second, "three jobs", rowCount("job-row")+` === 3`, rowCount("job-row"))
 	b.Shot("jobs-zh")
+	b.Open("/schedules")
+	b.WaitVisible("schedule-row", 15*time.Second)
+	b.Shot("schedules-zh")
 	step("screenshots in Chinese")
 }
