@@ -69,9 +69,7 @@ func (s *Server) adminListVersions(ctx context.Context, in *listVersionsIn) (*pa
 	if err != nil {
 		return nil, err
 	}
-	items := make([]AdminVersion, len(res.Items))
-	for i, v := range res.Items {
-		items[i] = AdminVersion{Version: v, HostCount: counts[v.Version]}
-	}
-	return &pagedOut[AdminVersion]{Body: paging.Result[AdminVersion]{Items: items, Total: res.Total, Limit: res.Limit, Offset: res.Offset}}, nil
+	return &pagedOut[AdminVersion]{Body: paging.Map(res, func(v versions.Version) AdminVersion {
+		return AdminVersion{Version: v, HostCount: counts[v.Version]}
+	})}, nil
 }

@@ -66,11 +66,7 @@ func (s *Server) adminUserBillingEvents(ctx context.Context, in *userPageIn) (*p
 	if err != nil {
 		return nil, err
 	}
-	items := make([]BillingEvent, len(res.Items))
-	for i, e := range res.Items {
-		items[i] = billingEventOf(e)
-	}
-	return &pagedOut[BillingEvent]{Body: paging.Result[BillingEvent]{Items: items, Total: res.Total, Limit: res.Limit, Offset: res.Offset}}, nil
+	return &pagedOut[BillingEvent]{Body: paging.Map(res, billingEventOf)}, nil
 }
 
 type adminKeysOut struct {

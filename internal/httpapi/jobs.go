@@ -203,11 +203,7 @@ func (s *Server) listJobs(ctx context.Context, in *listJobsIn) (*pagedOut[jobs.J
 	if err != nil {
 		return nil, err
 	}
-	items := make([]jobs.JobView, len(res.Items))
-	for i, j := range res.Items {
-		items[i] = j.View()
-	}
-	return &pagedOut[jobs.JobView]{Body: paging.Result[jobs.JobView]{Items: items, Total: res.Total, Limit: res.Limit, Offset: res.Offset}}, nil
+	return &pagedOut[jobs.JobView]{Body: paging.Map(res, jobs.Job.View)}, nil
 }
 
 func (s *Server) getJob(ctx context.Context, in *JobIDParam) (*jobOut, error) {
@@ -245,11 +241,7 @@ func (s *Server) jobResults(ctx context.Context, in *resultsIn) (*pagedOut[jobs.
 	if err != nil {
 		return nil, err
 	}
-	items := make([]jobs.RunResult, len(res.Items))
-	for i, r := range res.Items {
-		items[i] = r.Result()
-	}
-	return &pagedOut[jobs.RunResult]{Body: paging.Result[jobs.RunResult]{Items: items, Total: res.Total, Limit: res.Limit, Offset: res.Offset}}, nil
+	return &pagedOut[jobs.RunResult]{Body: paging.Map(res, jobs.Run.Result)}, nil
 }
 
 func (s *Server) jobOutput(ctx context.Context, in *outputIn) (*outputOut, error) {

@@ -115,11 +115,7 @@ func (s *Server) listRecharges(ctx context.Context, in *rechargesIn) (*pagedOut[
 }
 
 func rechargePage(res paging.Result[billing.Recharge]) *pagedOut[Recharge] {
-	items := make([]Recharge, len(res.Items))
-	for i, r := range res.Items {
-		items[i] = rechargeOf(r)
-	}
-	return &pagedOut[Recharge]{Body: paging.Result[Recharge]{Items: items, Total: res.Total, Limit: res.Limit, Offset: res.Offset}}
+	return &pagedOut[Recharge]{Body: paging.Map(res, rechargeOf)}
 }
 
 // adminRechargesIn declares its parameters itself rather than embedding

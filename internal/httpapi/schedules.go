@@ -197,11 +197,7 @@ func (s *Server) listSchedules(ctx context.Context, in *schedulesPageIn) (*paged
 	if err != nil {
 		return nil, err
 	}
-	items := make([]Schedule, len(page.Items))
-	for i, sc := range page.Items {
-		items[i] = scheduleOf(sc)
-	}
-	return &pagedOut[Schedule]{Body: paging.NewResult(items, page.Total, in.page())}, nil
+	return &pagedOut[Schedule]{Body: paging.Map(page, scheduleOf)}, nil
 }
 
 func (s *Server) getSchedule(ctx context.Context, in *ScheduleIDParam) (*scheduleOut, error) {
@@ -237,14 +233,13 @@ func (s *Server) scheduleRuns(ctx context.Context, in *scheduleRunsIn) (*pagedOu
 	if err != nil {
 		return nil, err
 	}
-	items := make([]ScheduleRun, len(page.Items))
-	for i, r := range page.Items {
-		items[i] = ScheduleRun{At: r.At, FiredAt: r.FiredAt, Error: r.Error, Message: r.Message}
+	return &pagedOut[ScheduleRun]{Body: paging.Map(page, func(r schedules.Run) ScheduleRun {
+		out := ScheduleRun{At: r.At, FiredAt: r.FiredAt, Error: r.Error, Message: r.Message}
 		if r.JobID != "" {
-			items[i].JobID = &r.JobID
+			out.JobID = &r.JobID
 		}
-	}
-	return &pagedOut[ScheduleRun]{Body: paging.NewResult(items, page.Total, in.page())}, nil
+		return out
+	})}, nil
 }
 
 func answerSchedule(sc schedules.Schedule, err error) (*scheduleOut, error) {

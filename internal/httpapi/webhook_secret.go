@@ -91,11 +91,7 @@ func (s *Server) listUserDeliveries(ctx context.Context, in *userDeliveriesIn) (
 	if err != nil {
 		return nil, err
 	}
-	items := make([]DeliveryRow, len(page.Items))
-	for i, d := range page.Items {
-		items[i] = deliveryRow(d)
-	}
-	return &pagedOut[DeliveryRow]{Body: paging.NewResult(items, page.Total, in.page())}, nil
+	return &pagedOut[DeliveryRow]{Body: paging.Map(page, deliveryRow)}, nil
 }
 
 func (s *Server) retryUserDelivery(ctx context.Context, in *userDeliveryIn) (*deliveryOut, error) {

@@ -68,3 +68,13 @@ func Sorts(fields []string) []string {
 	}
 	return out
 }
+
+// Map is r with each item turned by f: the page a transport shows of a
+// page the domain read.
+func Map[T, U any](r Result[T], f func(T) U) Result[U] {
+	items := make([]U, len(r.Items))
+	for i, v := range r.Items {
+		items[i] = f(v)
+	}
+	return Result[U]{Items: items, Total: r.Total, Limit: r.Limit, Offset: r.Offset}
+}
