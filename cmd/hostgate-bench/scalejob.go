@@ -156,6 +156,13 @@ func (b *bench) scaleJob(ctx context.Context, be *backend, hubs []*hubProc, file
 		idle = 30 * time.Second // liveness and metrics come in cycles of up to 90 s
 	}
 	loads := make([]*hubLoad, k)
+	defer func() { // the samplers of a window a failure left open
+		for i, l := range loads {
+			if l != nil {
+				l.end(hubs[i])
+			}
+		}
+	}()
 	for i, h := range hubs {
 		loads[i] = startLoad(h)
 	}
@@ -175,6 +182,7 @@ func (b *bench) scaleJob(ctx context.Context, be *backend, hubs []*hubProc, file
 	floorKey := func(what string) string { return "scale job floor " + what }
 	for i, h := range hubs {
 		avg, _, rss := loads[i].end(h)
+		loads[i] = nil
 		b.floors[floorKey(fmt.Sprintf("cpu %d", i))] = avg * 100
 		b.floors[floorKey(fmt.Sprintf("rss %d", i))] = float64(rss) / 1024
 	}
@@ -197,9 +205,6 @@ func (b *bench) scaleJob(ctx context.Context, be *backend, hubs []*hubProc, file
 	// Creating resolves the tag and records a run per host in one unit of
 	// work: seconds at 100,000 hosts, more than set-up calls are given.
 	if err := callClient(&http.Client{Timeout: 10 * time.Minute}, "POST", hubs[0].url+"/v1/api/jobs", acct.key, body, &job); err != nil {
-		for i, h := range hubs {
-			loads[i].end(h)
-		}
 		return nil, err
 	}
 	created := time.Since(pgStart.at)
@@ -224,6 +229,7 @@ func (b *bench) scaleJob(ctx context.Context, be *backend, hubs []*hubProc, file
 	avgs, peaks, rsss := make([]float64, k), make([]float64, k), make([]int64, k)
 	for i, h := range hubs {
 		avgs[i], peaks[i], rsss[i] = loads[i].end(h)
+		loads[i] = nil
 	}
 	if err != nil {
 		return nil, err
