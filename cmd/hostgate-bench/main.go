@@ -3,7 +3,7 @@
 // measured in the same run (docs/performance.md):
 //
 //	go run ./cmd/hostgate-bench [-run floor,api,cross,webhook,terminal,hostlist,search,tags,fleet,scale,jobs] [-d 3s] [-pg]
-//	    [-fleet 1000,5000,19000] [-scale-agents 100000] [-scale-hubs 6] [-profile dir]
+//	    [-fleet 1000,5000,19000] [-scale-agents 100000] [-scale-hubs 6] [-scale-job-concurrency 50] [-profile dir]
 package main
 
 import (
@@ -55,6 +55,8 @@ type bench struct {
 	logName string
 	// scaleAgents simulated agents on scaleHubs instances: the scale-out scenario.
 	scaleAgents, scaleHubs int
+	// scaleJobConcurrency is the concurrency of the scale-out scenario's job.
+	scaleJobConcurrency int
 	// profile, when set, is a directory for CPU profiles of the hub taken
 	// during the client API scenarios.
 	profile string
@@ -78,12 +80,13 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fleetSizes := fs.String("fleet", "1000,5000,19000", "idle fleet sizes on one hub (up to 19000 on this machine); the hub restarts under the last")
 	scaleAgents := fs.Int("scale-agents", 100000, "agents of the scale-out scenario")
 	scaleHubs := fs.Int("scale-hubs", 6, "hub instances of the scale-out scenario")
+	scaleJobConc := fs.Int("scale-job-concurrency", 50, "concurrency of the scale-out scenario's job over the whole fleet (1..1000)")
 	profile := fs.String("profile", "", "directory for hub CPU profiles taken during the client API scenarios")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	b := &bench{dur: *dur, pg: *pg, floors: map[string]float64{}, out: out, profile: *profile,
-		scaleAgents: *scaleAgents, scaleHubs: *scaleHubs}
+		scaleAgents: *scaleAgents, scaleHubs: *scaleHubs, scaleJobConcurrency: *scaleJobConc}
 	for _, s := range strings.Split(*fleetSizes, ",") {
 		if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil && n > 0 {
 			b.fleet = append(b.fleet, n)

@@ -53,8 +53,9 @@ func (b *bench) newAccount(h *hubProc) (account, error) {
 // share of the fleet (one simulator process per instance). It measures
 // the time for the whole fleet to connect and the hubs' memory per agent,
 // sends charged commands through every instance to agents on every
-// instance, then restarts one instance under its share of the fleet and
-// times the reconnect storm.
+// instance, runs one job of echo hi over the whole fleet (scalejob.go),
+// then restarts one instance under its share of the fleet and times the
+// reconnect storm.
 func (b *bench) scaleOutScenario(ctx context.Context) error {
 	if !b.pg {
 		fmt.Fprintln(os.Stderr, "  scale-out: skipped (needs -pg)")
@@ -76,6 +77,7 @@ func (b *bench) scaleOutScenario(ctx context.Context) error {
 	files := make([]string, k)
 	for i := range k {
 		envs[i] = hubEnv(be, freeAddr())
+		envs[i]["HOSTGATE_JOB_MAX_HOSTS"] = fmt.Sprint(max(100000, n)) // the job step targets the whole fleet
 		files[i] = filepath.Join(b.work, fmt.Sprintf("scale-%d.jsonl", i))
 	}
 	first, err := b.startHubAt(ctx, envs[0])
@@ -125,7 +127,7 @@ func (b *bench) scaleOutScenario(ctx context.Context) error {
 		}
 	}()
 	for i := range k {
-		if fleets[i], err = b.startFleet(ctx, files[i], 30*time.Minute, "--ramp", "1000"); err != nil {
+		if fleets[i], err = b.startFleet(ctx, files[i], 90*time.Minute, "--ramp", "1000"); err != nil {
 			return err
 		}
 	}
@@ -149,6 +151,12 @@ func (b *bench) scaleOutScenario(ctx context.Context) error {
 	b.add(row{scenario: label, backend: be.name, metric: "commands answered, any hub to any agent", value: 100 * float64(ok) / float64(total), unit: "%"})
 	b.add(row{scenario: label, backend: be.name, metric: "command p50 (sequential, read file)", value: ms(lat), unit: "ms", floor: "floor_ws p50"})
 
+	// One job of echo hi over the whole fleet (issue 26 item 8).
+	problem, err := b.scaleJob(ctx, be, hubs, files, acct, lat)
+	if err != nil {
+		return err
+	}
+
 	// The reconnect storm: one instance restarts under its share.
 	last := k - 1
 	var st storm
@@ -157,7 +165,7 @@ func (b *bench) scaleOutScenario(ctx context.Context) error {
 		return err
 	}
 	b.addStorm(fmt.Sprintf("reconnect storm: 1 of %d hubs restarted, %d agents", k, n/k), be.name, st)
-	return nil
+	return problem
 }
 
 // routeAcross sends a charged file read through every hub to agents held
