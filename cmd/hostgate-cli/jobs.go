@@ -265,9 +265,14 @@ func (a *app) jobsShow(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	return a.showJob(ctx, id, a.client.GetJob)
+}
+
+// showJob prints the job that call answers for id, as JSON or details.
+func (a *app) showJob(ctx context.Context, id string, call func(context.Context, string) (hostgate.Job, error)) error {
 	cctx, cancel := a.callCtx(ctx, 0)
 	defer cancel()
-	j, err := a.client.GetJob(cctx, id)
+	j, err := call(cctx, id)
 	if err != nil {
 		return err
 	}
@@ -301,16 +306,7 @@ func (a *app) jobsCancel(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	cctx, cancel := a.callCtx(ctx, 0)
-	defer cancel()
-	j, err := a.client.CancelJob(cctx, id)
-	if err != nil {
-		return err
-	}
-	if a.json {
-		return a.printJSON(j)
-	}
-	return a.jobDetails(j)
+	return a.showJob(ctx, id, a.client.CancelJob)
 }
 
 func (a *app) jobsRetry(ctx context.Context, args []string) error {

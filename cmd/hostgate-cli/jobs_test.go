@@ -38,8 +38,6 @@ func jobObject(state string, succeeded, failed, running int, final bool) map[str
 	return j
 }
 
-func exitCode(n int) *int { return &n }
-
 func withJobs(t *testing.T, f *fakeHub, jf *jobsFake) {
 	jf.bodies = map[string]map[string]any{}
 	f.set(func() {

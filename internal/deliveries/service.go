@@ -61,19 +61,26 @@ func (s *Service) Retry(ctx context.Context, userID, hostID, deliveryID string) 
 	if err != nil {
 		return Delivery{}, err
 	}
-	d, err := s.store.RetryDelivery(ctx, id, deliveryID, s.now().UTC())
-	switch {
-	case errors.Is(err, ErrNotFound):
-		return Delivery{}, apperr.NotFound("delivery")
-	case errors.Is(err, ErrNotDead):
-		return Delivery{}, apperr.New(CodeDeliveryNotDead, "only a dead_letter delivery can be retried")
-	case err != nil:
-		return Delivery{}, err
+	return retried(s.wake)(s.store.RetryDelivery(ctx, id, deliveryID, s.now().UTC()))
+}
+
+// retried turns the store's answer to a manual retry into the client's
+// and, when a delivery was revived, wakes the worker.
+func retried(wake interface{ Wake() }) func(Delivery, error) (Delivery, error) {
+	return func(d Delivery, err error) (Delivery, error) {
+		switch {
+		case errors.Is(err, ErrNotFound):
+			return Delivery{}, apperr.NotFound("delivery")
+		case errors.Is(err, ErrNotDead):
+			return Delivery{}, apperr.New(CodeDeliveryNotDead, "only a dead_letter delivery can be retried")
+		case err != nil:
+			return Delivery{}, err
+		}
+		if wake != nil {
+			wake.Wake()
+		}
+		return d, nil
 	}
-	if s.wake != nil {
-		s.wake.Wake()
-	}
-	return d, nil
 }
 
 // UserService is a user's history of user-level deliveries (job.finished)
@@ -102,17 +109,5 @@ func (s *UserService) ListUserDeliveries(ctx context.Context, userID string, p p
 // RetryUserDelivery revives userID's dead_letter user-level delivery id;
 // another user's is not_found, one in any other state delivery_not_dead.
 func (s *UserService) RetryUserDelivery(ctx context.Context, userID, id string) (Delivery, error) {
-	d, err := s.store.RetryUserDelivery(ctx, userID, id, s.now().UTC())
-	switch {
-	case errors.Is(err, ErrNotFound):
-		return Delivery{}, apperr.NotFound("delivery")
-	case errors.Is(err, ErrNotDead):
-		return Delivery{}, apperr.New(CodeDeliveryNotDead, "only a dead_letter delivery can be retried")
-	case err != nil:
-		return Delivery{}, err
-	}
-	if s.wake != nil {
-		s.wake.Wake()
-	}
-	return d, nil
+	return retried(s.wake)(s.store.RetryUserDelivery(ctx, userID, id, s.now().UTC()))
 }
