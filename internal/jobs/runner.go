@@ -250,7 +250,8 @@ func (s *Service) claim(ctx context.Context, snap Job) error {
 		}
 		return nil
 	}
-	on, err := s.cfg.Dispatch.OnlineMany(ctx, hostsOf(cands))
+	hosts := hostsOf(cands)
+	on, err := s.cfg.Dispatch.OnlineMany(ctx, hosts)
 	if err != nil {
 		return err
 	}
@@ -262,7 +263,7 @@ func (s *Service) claim(ctx context.Context, snap Job) error {
 			return true, nil
 		}
 		free := j.Spec.Concurrency - j.Totals.Running
-		states, err := tx.HostStates(ctx, hostsOf(cands))
+		states, err := tx.HostStates(ctx, hosts)
 		if err != nil {
 			return false, err
 		}
@@ -302,28 +303,34 @@ func (s *Service) claim(ctx context.Context, snap Job) error {
 			return false, err
 		}
 		deadline := now.Add(j.Spec.Timeout() + sendMargin)
-		for i, r := range take {
-			if errors.Is(charged[i].Err, billing.ErrInsufficient) {
-				if err := s.end(ctx, tx, j, r, RunQueued, RunSkipped, ErrInsufficient, "the balance was too low for this run"); err != nil {
-					return false, err
-				}
-				j.Stop(StopInsufficientBalance)
-				return true, s.endQueued(ctx, tx, j, RunSkipped, ErrInsufficient, "the job stopped: the balance was too low")
-			}
+		// The runs charged before the first refused charge (all of them
+		// when none was refused) start.
+		k := 0
+		for ; k < len(take) && !errors.Is(charged[k].Err, billing.ErrInsufficient); k++ {
+			r := &take[k]
 			r.State, r.ClaimedBy, r.DeadlineAt, r.StartedAt = RunRunning, s.cfg.Instance, &deadline, &now
-			r.Charged = charged[i].Units
-			ok, err := tx.StartRun(ctx, r)
-			if err != nil {
+			r.Charged = charged[k].Units
+			j.Charged += r.Charged
+		}
+		// One conditional update claims them all, in the unit of work
+		// of their charges.
+		n, err := tx.StartRuns(ctx, take[:k])
+		if err != nil {
+			return false, err
+		}
+		if n != k {
+			// Another driver claimed one; this unit of work rolls
+			// back with its charges.
+			return false, errClaimLost
+		}
+		j.Totals.Move(RunQueued, RunRunning, k)
+		started = take[:k]
+		if k < len(take) {
+			if err := s.end(ctx, tx, j, take[k], RunQueued, RunSkipped, ErrInsufficient, "the balance was too low for this run"); err != nil {
 				return false, err
 			}
-			if !ok {
-				// Another driver claimed it; this unit of work rolls
-				// back with its charges.
-				return false, errClaimLost
-			}
-			j.Totals.Move(RunQueued, RunRunning, 1)
-			j.Charged += r.Charged
-			started = append(started, r)
+			j.Stop(StopInsufficientBalance)
+			return true, s.endQueued(ctx, tx, j, RunSkipped, ErrInsufficient, "the job stopped: the balance was too low")
 		}
 		return true, nil
 	})
@@ -504,21 +511,34 @@ func (s *Service) write(ctx context.Context, os []outcome) error {
 	slices.Sort(ids)
 	var errs []error
 	for _, id := range ids {
+		batch := byJob[id]
+		runs := make([]Run, len(batch))
+		for i, o := range batch {
+			runs[i] = o.run
+		}
 		errs = append(errs, s.inTx(ctx, id, func(tx Tx, j *Job) (bool, error) {
-			for _, o := range byJob[id] {
-				ok, err := tx.EndRun(ctx, o.run, RunRunning)
-				if err != nil {
-					return false, err
+			// One conditional update ends them all; only the runs it
+			// moved are counted and keep an output.
+			moved, err := tx.EndRuns(ctx, runs, RunRunning)
+			if err != nil {
+				return false, err
+			}
+			var only map[string]bool
+			if len(moved) != len(batch) {
+				only = make(map[string]bool, len(moved))
+				for _, id := range moved {
+					only[id] = true
 				}
-				if !ok {
+			}
+			outs := make([]Output, 0, len(moved))
+			for _, o := range batch {
+				if only != nil && !only[o.run.ID] {
 					continue
 				}
 				j.Totals.Move(RunRunning, o.run.State, 1)
-				if err := tx.InsertOutput(ctx, o.out); err != nil {
-					return false, err
-				}
+				outs = append(outs, o.out)
 			}
-			return true, nil
+			return true, tx.InsertOutputs(ctx, outs)
 		}))
 	}
 	return errors.Join(errs...)

@@ -72,9 +72,15 @@ type Tx interface {
 	// StartRun moves a queued run to running with r's claim, deadline,
 	// charge and start; false when it was not queued.
 	StartRun(ctx context.Context, r Run) (bool, error)
+	// StartRuns is StartRun for many runs in one statement: it moves
+	// those of runs that are queued and returns how many it moved.
+	StartRuns(ctx context.Context, runs []Run) (int, error)
 	// EndRun moves a run from from to r's final state with its outcome;
 	// false when it was not in from.
 	EndRun(ctx context.Context, r Run, from RunState) (bool, error)
+	// EndRuns is EndRun for many runs in one statement: it returns the
+	// ids of the runs it moved (those that were in from).
+	EndRuns(ctx context.Context, runs []Run, from RunState) ([]string, error)
 	// EndQueued moves every queued run of a job to state with code and
 	// message, and returns how many.
 	EndQueued(ctx context.Context, jobID string, to RunState, code, message string, at time.Time) (int, error)
@@ -85,6 +91,8 @@ type Tx interface {
 	Park(ctx context.Context, runIDs []string) error
 	// InsertOutput keeps a run's whole output.
 	InsertOutput(ctx context.Context, o Output) error
+	// InsertOutputs keeps many runs' outputs in one statement.
+	InsertOutputs(ctx context.Context, os []Output) error
 	// Billing is the billing unit of work on the same transaction, so a
 	// run's charge commits with its claim.
 	Billing() billing.Tx

@@ -227,6 +227,118 @@ func (t jobsTx) EndRun(ctx context.Context, r jobs.Run, from jobs.RunState) (boo
 	return ok, nil
 }
 
+// queryBatchIDs is execBatch for a body that returns one text column (an
+// UPDATE … RETURNING id): the ids of every chunk.
+func (d *DB) queryBatchIDs(ctx context.Context, tx *sql.Tx, what string, cols []column, rows [][]any, body string) ([]string, error) {
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.name
+	}
+	head := "WITH v(" + strings.Join(names, ", ") + ") AS ("
+	var ids []string
+	query := func(q string, args []any) error {
+		rs, err := tx.QueryContext(ctx, q, args...)
+		if err != nil {
+			return d.errorf(what, err)
+		}
+		defer rs.Close()
+		for rs.Next() {
+			var id string
+			if err := rs.Scan(&id); err != nil {
+				return d.errorf(what, err)
+			}
+			ids = append(ids, id)
+		}
+		if err := rs.Err(); err != nil {
+			return d.errorf(what, err)
+		}
+		return nil
+	}
+	if d.dialect.ArrayParams {
+		arrays := make([]string, len(cols))
+		args := make([]any, len(cols))
+		for i, c := range cols {
+			arrays[i] = fmt.Sprintf("$%d::%s[]", i+1, c.pgType)
+			col := make([]any, len(rows))
+			for j, r := range rows {
+				col[j] = r[i]
+			}
+			args[i] = col
+		}
+		return ids, query(head+"SELECT * FROM unnest("+strings.Join(arrays, ", ")+")) "+body, args)
+	}
+	row := "(?" + strings.Repeat(", ?", len(cols)-1) + ")"
+	args := make([]any, 0, min(len(rows), valuesRows)*len(cols))
+	for len(rows) > 0 {
+		n := min(len(rows), valuesRows)
+		args = args[:0]
+		for _, r := range rows[:n] {
+			args = append(args, r...)
+		}
+		if err := query(head+"VALUES "+row+strings.Repeat(", "+row, n-1)+") "+body, args); err != nil {
+			return nil, err
+		}
+		rows = rows[n:]
+	}
+	return ids, nil
+}
+
+var startColumns = []column{{"rid", "text"}, {"rclaimed", "text"}, {"rdeadline", "timestamptz"}, {"rcharged", "bigint"},
+	{"rstarted", "timestamptz"}}
+
+// StartRuns implements jobs.Tx: one conditional update (per chunk of
+// SQLite's VALUES) whose RETURNING counts the runs it moved.
+func (t jobsTx) StartRuns(ctx context.Context, runs []jobs.Run) (int, error) {
+	if len(runs) == 0 {
+		return 0, nil
+	}
+	d := t.d
+	rows := make([][]any, len(runs))
+	for i, r := range runs {
+		rows[i] = []any{r.ID, r.ClaimedBy, d.nullTimeArg(r.DeadlineAt), int64(r.Charged), d.nullTimeArg(r.StartedAt)}
+	}
+	ids, err := d.queryBatchIDs(ctx, t.tx.tx, "start runs", startColumns, rows,
+		`UPDATE job_runs SET state = 'running', waiting = 0, claimed_by = v.rclaimed, deadline_at = v.rdeadline,
+		 charged = v.rcharged, started_at = v.rstarted FROM v WHERE job_runs.id = v.rid AND job_runs.state = 'queued'
+		 RETURNING job_runs.id`)
+	return len(ids), err
+}
+
+var endColumns = []column{{"rid", "text"}, {"rfrom", "text"}, {"rstate", "text"}, {"rexit", "bigint"}, {"rstdout", "text"},
+	{"rstderr", "text"}, {"rtruncated", "bigint"}, {"rerror", "text"}, {"rmessage", "text"}, {"rfinished", "timestamptz"}}
+
+// EndRuns implements jobs.Tx.
+func (t jobsTx) EndRuns(ctx context.Context, runs []jobs.Run, from jobs.RunState) ([]string, error) {
+	if len(runs) == 0 {
+		return nil, nil
+	}
+	d := t.d
+	rows := make([][]any, len(runs))
+	for i, r := range runs {
+		rows[i] = []any{r.ID, string(from), string(r.State), nullInt(r.ExitCode), r.Stdout, r.Stderr, b2i(r.Truncated), r.Error,
+			r.Message, d.nullTimeArg(r.FinishedAt)}
+	}
+	return d.queryBatchIDs(ctx, t.tx.tx, "end runs", endColumns, rows,
+		`UPDATE job_runs SET state = v.rstate, waiting = 0, exit_code = v.rexit, stdout = v.rstdout, stderr = v.rstderr,
+		 truncated = v.rtruncated, error = v.rerror, message = v.rmessage, finished_at = v.rfinished
+		 FROM v WHERE job_runs.id = v.rid AND job_runs.state = v.rfrom RETURNING job_runs.id`)
+}
+
+var outputColumns = []column{{"run_id", "text"}, {"job_id", "text"}, {"host_id", "text"}, {"exit_code", "bigint"},
+	{"stdout", "text"}, {"stderr", "text"}, {"result", "text"}, {"expires_at", "timestamptz"}}
+
+// InsertOutputs implements jobs.Tx.
+func (t jobsTx) InsertOutputs(ctx context.Context, os []jobs.Output) error {
+	d := t.d
+	rows := make([][]any, len(os))
+	for i, o := range os {
+		rows[i] = []any{o.RunID, o.JobID, o.HostID, nullInt(o.ExitCode), o.Stdout, o.Stderr, string(o.Result), d.timeArg(o.ExpiresAt)}
+	}
+	return d.execBatch(ctx, t.tx.tx, "insert outputs", outputColumns, rows,
+		`INSERT INTO job_outputs (run_id, job_id, host_id, exit_code, stdout, stderr, result, expires_at)
+		 SELECT run_id, job_id, host_id, exit_code, stdout, stderr, result, expires_at FROM v`)
+}
+
 // EndQueued implements jobs.Tx.
 func (t jobsTx) EndQueued(ctx context.Context, jobID string, to jobs.RunState, code, message string, at time.Time) (int, error) {
 	d := t.d

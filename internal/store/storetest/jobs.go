@@ -3,6 +3,7 @@ package storetest
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -19,6 +20,7 @@ var jobTests = []test{
 	{"Lease", testJobLease},
 	{"WaitingAndWake", testJobWaiting},
 	{"EndQueuedOverdueOutputs", testJobEnds},
+	{"BatchStartEndOutputs", testJobBatch},
 }
 
 // newJob stores a job of owner over hosts (two waves of two) and returns it.
@@ -275,3 +277,68 @@ func testJobEnds(t *testing.T, s store.Store) {
 		t.Fatalf("expired runs %+v", rs)
 	}
 }
+
+// testJobBatch: StartRuns moves only queued runs (a run claimed already
+// is not counted, the claim's at-most-once), EndRuns only those in from
+// with their outcomes, InsertOutputs keeps every output.
+func testJobBatch(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	ann := owner(t, s, "ann@example.com")
+	hs := jobHosts(t, s, ann, 3)
+	j, runs := newJob(t, s, ann, hs)
+	deadline := t0.Add(time.Minute)
+	for i := range runs {
+		runs[i].State, runs[i].ClaimedBy, runs[i].DeadlineAt, runs[i].StartedAt, runs[i].Charged = jobs.RunRunning, "i1", &deadline, &t0, 3
+	}
+	must(t, "StartRuns", s.Jobs.Tx(ctx, func(tx jobs.Tx) error {
+		if n, err := tx.StartRuns(ctx, runs[:2]); err != nil || n != 2 {
+			return errors.Join(err, errLost)
+		}
+		if n, err := tx.StartRuns(ctx, runs); err != nil || n != 1 {
+			return errors.Join(err, fmt.Errorf("restarted %d runs", n))
+		}
+		return nil
+	}))
+	page, _, err := s.Jobs.ListRuns(ctx, j.ID, jobs.RunRunning, paging.Page{Limit: 10})
+	must(t, "ListRuns", err)
+	if len(page) != 3 || page[0].ClaimedBy != "i1" || page[0].Charged != 3 || page[0].DeadlineAt == nil || !near(*page[0].DeadlineAt, deadline) ||
+		page[0].StartedAt == nil || !near(*page[0].StartedAt, t0) {
+		t.Fatalf("started runs %+v", page)
+	}
+	code, fin := 2, deadline
+	ends := []jobs.Run{runs[0], runs[1]}
+	ends[0].State, ends[0].ExitCode, ends[0].Stdout, ends[0].Truncated, ends[0].FinishedAt = jobs.RunSucceeded, &code, "hi", true, &fin
+	ends[1].State, ends[1].Error, ends[1].Message, ends[1].FinishedAt = jobs.RunFailed, "agent_timeout", "late", &fin
+	must(t, "EndRuns", s.Jobs.Tx(ctx, func(tx jobs.Tx) error {
+		moved, err := tx.EndRuns(ctx, ends, jobs.RunRunning)
+		if err != nil || len(moved) != 2 {
+			return errors.Join(err, fmt.Errorf("moved %v", moved))
+		}
+		if moved, err := tx.EndRuns(ctx, append(ends, runs[2]), jobs.RunRunning); err != nil || len(moved) != 1 || moved[0] != runs[2].ID {
+			return errors.Join(err, fmt.Errorf("ended again %v", moved))
+		}
+		return tx.InsertOutputs(ctx, []jobs.Output{
+			{RunID: runs[0].ID, JobID: j.ID, HostID: hs[0], ExitCode: &code, Stdout: "hi", Result: json.RawMessage(`{"x":1}`), ExpiresAt: t0.Add(time.Hour)},
+			{RunID: runs[1].ID, JobID: j.ID, HostID: hs[1], ExpiresAt: t0.Add(time.Hour)},
+		})
+	}))
+	page, _, err = s.Jobs.ListRuns(ctx, j.ID, "", paging.Page{Limit: 10})
+	must(t, "ListRuns", err)
+	if len(page) != 3 || page[0].State != jobs.RunSucceeded || page[0].ExitCode == nil || *page[0].ExitCode != 2 || page[0].Stdout != "hi" ||
+		!page[0].Truncated || page[1].State != jobs.RunFailed || page[1].Error != "agent_timeout" || page[1].ExitCode != nil ||
+		page[1].FinishedAt == nil || !near(*page[1].FinishedAt, fin) || page[2].State != jobs.RunRunning {
+		t.Fatalf("ended runs %+v", page)
+	}
+	o, err := s.Jobs.GetOutput(ctx, j.ID, hs[0], t0)
+	must(t, "GetOutput", err)
+	if *o.ExitCode != 2 || o.Stdout != "hi" || string(o.Result) != `{"x":1}` {
+		t.Fatalf("output %+v", o)
+	}
+	if o, err := s.Jobs.GetOutput(ctx, j.ID, hs[1], t0); err != nil || o.ExitCode != nil {
+		t.Fatalf("output %+v %v", o, err)
+	}
+}
+
+// near: a stored time is the time given, to the microsecond both engines
+// keep.
+func near(a, b time.Time) bool { return a.Sub(b).Abs() < time.Microsecond }
