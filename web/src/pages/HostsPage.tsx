@@ -2,7 +2,7 @@ import { MinusOutlined, PlayCircleOutlined, PlusOutlined, TagsOutlined } from '@
 import { Badge, Button, Flex, Select, Tag, Typography } from 'antd';
 import type { ColumnsType, TablePaginationConfig } from 'antd/es/table';
 import type { SorterResult } from 'antd/es/table/interface';
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import type { HostListItem } from '../api/types';
 import { useHosts } from '../hooks/hosts';
@@ -32,6 +32,7 @@ import { EditTagsDialog } from '../features/tags/EditTagsDialog';
 import { BulkTagsDialog } from '../features/tags/BulkTagsDialog';
 import { SavedFilters } from '../features/tags/SavedFilters';
 import { CreateHostDialog } from './CreateHostDialog';
+import { useSearchBox } from '../lib/useSearchBox';
 
 /** Every criterion of the list, unset: what "clear filters" applies. */
 const NO_CRITERIA: Partial<HostListParams> = {
@@ -52,6 +53,8 @@ const STATUS_COLOR: Record<string, string> = {
   banned: 'red',
 };
 
+const readHostQ = (sp: URLSearchParams) => hostParamsFromSearch(sp).q;
+
 export default function HostsPage() {
   const { t } = useI18n();
   const fmt = useFormat();
@@ -63,14 +66,6 @@ export default function HostsPage() {
   const [editing, setEditing] = useState<{ id: string; name: string; tags: Tags } | null>(null);
   const [bulk, setBulk] = useState<'add' | 'remove' | null>(null);
   const [selected, setSelected] = useState<string[]>([]);
-  const [q, setQ] = useState(params.q ?? '');
-  // The URL changed under the search box (back button, a nav link): follow it.
-  const [urlQ, setUrlQ] = useState(params.q);
-  if (urlQ !== params.q) {
-    setUrlQ(params.q);
-    if ((params.q ?? '') !== q.trim()) setQ(params.q ?? '');
-  }
-
   // Changes merge into the URL as it is when they apply (not as this render
   // saw it), so a late search debounce cannot undo a newer filter change.
   const update = useCallback(
@@ -80,15 +75,11 @@ export default function HostsPage() {
   );
 
   // Typing searches after a short pause; the URL follows.
-  const typed = q.trim();
-  useEffect(() => {
-    const id = setTimeout(() => {
-      // Read the address bar as it is now; navigate only when the search changed.
-      if ((hostParamsFromSearch(new URLSearchParams(window.location.search)).q ?? '') === typed) return;
-      update({ q: typed || undefined, filter: undefined, offset: 0 });
-    }, 300);
-    return () => clearTimeout(id);
-  }, [typed, update]);
+  const applyQ = useCallback(
+    (typed: string | undefined) => update({ q: typed, filter: undefined, offset: 0 }),
+    [update],
+  );
+  const { text: q, setText: setQ } = useSearchBox(params.q, readHostQ, applyQ);
 
   // A criterion changed by hand: the list no longer shows a saved filter as it was saved.
   const narrow = (p: Partial<HostListParams>) => update({ ...p, filter: undefined, offset: 0 });

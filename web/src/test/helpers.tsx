@@ -4,13 +4,24 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { App as AntApp } from 'antd';
 import { act } from 'react';
-import { createRoot } from 'react-dom/client';
+import { createRoot, type Root } from 'react-dom/client';
 import { createMemoryRouter, RouterProvider, type RouteObject } from 'react-router';
-import { vi } from 'vitest';
+import { afterEach, vi } from 'vitest';
 import { createQueryClient } from '../app/queryClient';
 import { I18nProvider, type Lang, type Messages } from '../i18n';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
+// Pages mounted by a test are unmounted after it, so their timers (antd's
+// form debounce, a list's search pause) are cleared and never fire after the
+// test file's window is gone.
+const mounted: { root: Root; el: HTMLElement }[] = [];
+afterEach(() => {
+  for (const m of mounted.splice(0)) {
+    act(() => m.root.unmount());
+    m.el.remove();
+  }
+});
 
 /** A JSON response with `status`. */
 export function json(status: number, body: unknown): Response {
@@ -47,8 +58,10 @@ export function mountRoutes(routes: RouteObject[], entry: string, catalogs?: Rec
   const router = createMemoryRouter(routes, { initialEntries: [entry] });
   const el = document.createElement('div');
   document.body.appendChild(el);
+  const root = createRoot(el);
+  mounted.push({ root, el });
   act(() =>
-    createRoot(el).render(
+    root.render(
       <QueryClientProvider client={createQueryClient()}>
         <I18nProvider catalogs={catalogs}>
           <AntApp>

@@ -2,12 +2,12 @@
 // the URL, every change writes the URL (replace, so typing does not stack
 // history entries; a link or the back button restores the list), and the
 // search box's text reaches the URL after a pause.
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback } from 'react';
 import { useSearchParams } from 'react-router';
+import { useSearchBox } from '../../../lib/useSearchBox';
 import { applyChange, stateFromSearch, stateToSearch, type ListSpec, type ListState } from './listQuery';
 
-/** How long typing pauses before the search applies. */
-export const SEARCH_DEBOUNCE_MS = 300;
+export { SEARCH_DEBOUNCE_MS } from '../../../lib/useSearchBox';
 
 type Change = Parameters<typeof applyChange>[1];
 
@@ -22,29 +22,16 @@ export function useListState(spec: ListSpec) {
     [setSp, spec],
   );
 
-  // The search box's text; follows the URL when the URL changes under it.
-  const [text, setText] = useState(state.q ?? '');
-  const [urlQ, setUrlQ] = useState(state.q);
-  if (urlQ !== state.q) {
-    setUrlQ(state.q);
-    if ((state.q ?? '') !== text.trim()) setText(state.q ?? '');
-  }
-  const typed = text.trim();
-  useEffect(() => {
-    const id = setTimeout(() => {
-      const now = stateFromSearch(spec, new URLSearchParams(window.location.search));
-      if ((now.q ?? '') === typed) return;
-      update({ q: typed || undefined });
-    }, SEARCH_DEBOUNCE_MS);
-    return () => clearTimeout(id);
-  }, [typed, update, spec]);
+  const readQ = useCallback((cur: URLSearchParams) => stateFromSearch(spec, cur).q, [spec]);
+  const applyQ = useCallback((q: string | undefined) => update({ q }), [update]);
+  const { text, setText } = useSearchBox(state.q, readQ, applyQ);
 
   const searchNow = useCallback(
     (v: string) => {
       setText(v);
       update({ q: v.trim() || undefined });
     },
-    [update],
+    [update, setText],
   );
 
   return { state, update, text, setText, searchNow } satisfies {
