@@ -152,3 +152,134 @@ func TestJobsAcrossInstances(t *testing.T) {
 		t.Fatalf("job %+v", j)
 	}
 }
+
+type e2eScheduleRun struct {
+	At      time.Time `json:"at"`
+	FiredAt time.Time `json:"fired_at"`
+	JobID   *string   `json:"job_id"`
+	Error   string    `json:"error"`
+}
+
+// scheduleRuns lists a schedule's history (newest first) through h.
+func scheduleRuns(t *testing.T, h *Hub, c Customer, id string) []e2eScheduleRun {
+	t.Helper()
+	var out struct{ Items []e2eScheduleRun }
+	if s := call(t, "GET", h.URL+"/v1/api/schedules/"+id+"/runs?limit=200", c.Key, nil, &out); s != 200 {
+		t.Fatalf("schedule runs: %d", s)
+	}
+	return out.Items
+}
+
+// scheduledJobs is the set of the customer's jobs started by schedule id.
+func scheduledJobs(t *testing.T, h *Hub, c Customer, id string) map[string]bool {
+	t.Helper()
+	var out struct {
+		Items []struct {
+			e2eJob
+			ScheduleID *string `json:"schedule_id"`
+		}
+	}
+	if s := call(t, "GET", h.URL+"/v1/api/jobs?limit=200", c.Key, nil, &out); s != 200 {
+		t.Fatalf("jobs: %d", s)
+	}
+	jobs := map[string]bool{}
+	for _, j := range out.Items {
+		if j.ScheduleID != nil && *j.ScheduleID == id {
+			jobs[j.ID] = true
+		}
+	}
+	return jobs
+}
+
+// TestSchedulesAcrossInstances: three hub processes on one PostgreSQL and
+// Redis, each looking for due schedules every 200 ms. A schedule for every
+// minute starts exactly one job a minute, whichever instance claims it; a
+// one-off starts once; after all three instances restart the minute
+// schedule goes on, still once a minute, and every run is charged once.
+func TestSchedulesAcrossInstances(t *testing.T) {
+	e := NewEnv(t, true)
+	e.env["HOSTGATE_SCHEDULE_INTERVAL"] = "200ms"
+	hubs := []*Hub{e.StartHub(), e.StartHub(), e.StartHub()}
+	c := NewCustomer(t, hubs[0])
+	c.Fund(hubs[0], 100)
+	cr := c.CreateHost(hubs[1], "scheduled")
+	e.StartAgent(cr, t.TempDir())
+	eventually.True(t, 30*time.Second, "agent connected", func() bool { return c.Connected(hubs[2], cr.HostID) })
+
+	var every, once struct{ ID string }
+	job := shellJob([]string{cr.HostID}, "echo hi")
+	if s := call(t, "POST", hubs[0].URL+"/v1/api/schedules", c.Key,
+		map[string]any{"name": "every minute", "cron": "* * * * *", "timezone": "UTC", "job": job}, &every); s != 201 {
+		t.Fatalf("create cron schedule: %d", s)
+	}
+	at := time.Now().Add(2 * time.Second).UTC().Format(time.RFC3339Nano)
+	if s := call(t, "POST", hubs[1].URL+"/v1/api/schedules", c.Key,
+		map[string]any{"name": "once", "at": at, "job": job}, &once); s != 201 {
+		t.Fatalf("create one-off schedule: %d", s)
+	}
+
+	// checkRuns waits for want runs of the minute schedule and checks each
+	// started one job, at a distinct minute, and no other job exists.
+	checkRuns := func(want int, what string) {
+		t.Helper()
+		var runs []e2eScheduleRun
+		eventually.True(t, 90*time.Second, what, func() bool {
+			runs = scheduleRuns(t, hubs[want%3], c, every.ID)
+			return len(runs) >= want
+		})
+		seen := map[time.Time]bool{}
+		for _, r := range runs {
+			if r.JobID == nil || r.Error != "" || r.At.Second() != 0 || seen[r.At] {
+				t.Fatalf("run %+v of %+v: want one job per minute", r, runs)
+			}
+			seen[r.At] = true
+		}
+		if jobs := scheduledJobs(t, hubs[0], c, every.ID); len(jobs) != len(runs) {
+			t.Fatalf("%d jobs for %d runs %+v", len(jobs), len(runs), runs)
+		}
+	}
+	checkRuns(1, "the first minute fires")
+	if runs := scheduleRuns(t, hubs[2], c, once.ID); len(runs) != 1 || runs[0].JobID == nil {
+		t.Fatalf("one-off runs %+v, want exactly one with a job", runs)
+	}
+
+	for i, h := range hubs {
+		hubs[i] = h.Restart()
+	}
+	checkRuns(2, "the minute after the restart fires")
+
+	// Paused, the schedule's history is final: every run claimed has started
+	// its job, each job ran its host once and was charged once, and the
+	// one-off's job too.
+	if s := call(t, "POST", hubs[0].URL+"/v1/api/schedules/"+every.ID+"/pause", c.Key, nil, nil); s != 200 {
+		t.Fatalf("pause: %d", s)
+	}
+	var runs []e2eScheduleRun
+	jobs := map[string]e2eJob{}
+	eventually.True(t, 60*time.Second, "every scheduled job ended", func() bool {
+		runs = scheduleRuns(t, hubs[0], c, every.ID)
+		for _, r := range append(runs, scheduleRuns(t, hubs[0], c, once.ID)...) {
+			if r.JobID == nil {
+				return false
+			}
+			var j e2eJob
+			call(t, "GET", hubs[0].URL+"/v1/api/jobs/"+*r.JobID, c.Key, nil, &j)
+			if j.FinishedAt == nil {
+				return false
+			}
+			jobs[j.ID] = j
+		}
+		return true
+	})
+	for _, j := range jobs {
+		if j.Totals["succeeded"] != 1 || j.Charged != 5 {
+			t.Fatalf("scheduled job %+v: want its one run succeeded, charged once", j)
+		}
+	}
+	if n := len(scheduledJobs(t, hubs[0], c, every.ID)); n != len(runs) {
+		t.Fatalf("%d jobs for %d runs", n, len(runs))
+	}
+	if n := chargesByHost(t, hubs[0], c)[cr.HostID]; n != len(runs)+1 {
+		t.Fatalf("%d charges for %d runs of the minute schedule and one one-off", n, len(runs))
+	}
+}

@@ -77,6 +77,8 @@ type Config struct {
 	JobOutputTTL time.Duration
 	// JobExpiryScale multiplies jobs' expires_in_s. Test-only.
 	JobExpiryScale float64
+	// ScheduleInterval is how often an instance looks for due schedules.
+	ScheduleInterval time.Duration
 	// TerminalTicketTTL is how long a terminal ticket may wait to be
 	// used; zero is terminals.TicketTTL. Test-only and not in the
 	// environment: hubtest shortens it to see a ticket expire.
@@ -249,6 +251,15 @@ var options = []option{
 				return fmt.Errorf("must be a number above 0 and at most 1")
 			}
 			c.JobExpiryScale = f
+			return nil
+		}},
+	{Name: "HOSTGATE_SCHEDULE_INTERVAL", Default: "5s", Doc: "How often each instance looks for due schedules (docs/jobs.md); a run starts at most this late. One indexed query per look.",
+		set: func(c *Config, v string) error {
+			d, err := time.ParseDuration(v)
+			if err != nil || d < 100*time.Millisecond || d > time.Minute {
+				return fmt.Errorf("must be a duration from 100ms to 1m")
+			}
+			c.ScheduleInterval = d
 			return nil
 		}},
 	{Name: "HOSTGATE_INSTALL_RATE_PER_MIN", Default: "10", Doc: "GET /install/{token}.ps1|.sh (one-line installer) requests one source address may send per minute (fixed window, shared by all hub instances); more get 429.",

@@ -353,7 +353,7 @@ func (h *Hub) background(ctx context.Context) (wait func(), err error) {
 	wg.Go(func() { h.Deliveries.Run(ctx) })
 	wg.Go(func() { _ = h.Jobs.Run(ctx) })
 	wg.Go(func() { h.Dashboard.Run(ctx, logErr("fleet sample")) })
-	wg.Go(func() { h.Schedules.Run(ctx, schedules.DefaultInterval, logErr("schedule firing")) })
+	wg.Go(func() { h.Schedules.Run(ctx, h.cfg.ScheduleInterval, logErr("schedule firing")) })
 	termReady := make(chan struct{})
 	wg.Go(func() {
 		if err := h.Terminals.Run(ctx, termReady); err != nil {
