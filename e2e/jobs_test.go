@@ -225,7 +225,11 @@ func TestSchedulesAcrossInstances(t *testing.T) {
 		var runs []e2eScheduleRun
 		eventually.True(t, 90*time.Second, what, func() bool {
 			runs = scheduleRuns(t, hubs[want%3], c, every.ID)
-			return len(runs) >= want
+			started := len(runs) >= want
+			for _, r := range runs { // the claim is recorded first, the job it starts next
+				started = started && (r.JobID != nil || r.Error != "")
+			}
+			return started
 		})
 		seen := map[time.Time]bool{}
 		for _, r := range runs {
@@ -273,7 +277,9 @@ func TestSchedulesAcrossInstances(t *testing.T) {
 	})
 	for _, j := range jobs {
 		if j.Totals["succeeded"] != 1 || j.Charged != 5 {
-			t.Fatalf("scheduled job %+v: want its one run succeeded, charged once", j)
+			var res struct{ Items []map[string]any }
+			call(t, "GET", hubs[0].URL+"/v1/api/jobs/"+j.ID+"/results", c.Key, nil, &res)
+			t.Fatalf("scheduled job %+v (results %v): want its one run succeeded, charged once", j, res.Items)
 		}
 	}
 	if n := len(scheduledJobs(t, hubs[0], c, every.ID)); n != len(runs) {

@@ -185,7 +185,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 	ops := operations.NewService(h.Hosts, h.Dispatch, h.Billing)
 	h.Jobs = jobs.NewService(jobs.Config{Store: h.store.Jobs, Targets: jobTargets{hosts: h.Hosts}, Dispatch: h.Dispatch,
 		Pricer: h.Billing, Notifier: jobNotifier{secrets: h.WebhookSecrets}, Instance: h.Dispatch.Instance(),
-		MaxHosts: cfg.JobMaxHosts, OutputTTL: cfg.JobOutputTTL, ExpiryScale: cfg.JobExpiryScale, Log: log})
+		MaxHosts: cfg.JobMaxHosts, OutputTTL: cfg.JobOutputTTL, ExpiryScale: cfg.JobExpiryScale, Drain: cfg.ShutdownGrace, Log: log})
 	h.gw.SetJobs(h.Jobs)
 	h.Schedules.SetJobs(scheduleValidator{h.Jobs}, h.Jobs)
 	h.Terminals = terminals.New(terminals.Config{
@@ -329,9 +329,15 @@ const AgentTokenTTL = 15 * time.Minute
 // webhook delivery worker, the dashboard's fleet sampler and the
 // schedules' firing loop. It returns once routing is subscribed, and a
 // function that waits for all to stop.
-func (h *Hub) background(ctx context.Context) (wait func(), err error) {
+//
+// The loops that take new work (jobs' claims, schedules' firing) stop when
+// intake ends; the rest (routing, agents, flushes) run until ctx ends.
+// drained waits for the first kind: the jobs' runs in flight have then
+// been answered or given up (jobs.Config.Drain).
+func (h *Hub) background(ctx, intake context.Context) (drained, wait func(), err error) {
 	ctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
+	intake, cancelIntake := context.WithCancel(intake)
+	var wg, intakeWG sync.WaitGroup
 	ready := make(chan struct{})
 	errc := make(chan error, 3)
 	logErr := func(what string) func(error) {
@@ -351,9 +357,9 @@ func (h *Hub) background(ctx context.Context) (wait func(), err error) {
 	wg.Go(func() { periodic.Run(ctx, time.Minute, h.l1gate.PruneNonces, logErr("l1 nonce prune")) })
 	wg.Go(func() { periodic.Run(ctx, 5*time.Minute, h.pruneLockouts, logErr("login lockout prune")) })
 	wg.Go(func() { h.Deliveries.Run(ctx) })
-	wg.Go(func() { _ = h.Jobs.Run(ctx) })
+	intakeWG.Go(func() { _ = h.Jobs.Run(intake) })
 	wg.Go(func() { h.Dashboard.Run(ctx, logErr("fleet sample")) })
-	wg.Go(func() { h.Schedules.Run(ctx, h.cfg.ScheduleInterval, logErr("schedule firing")) })
+	intakeWG.Go(func() { h.Schedules.Run(intake, h.cfg.ScheduleInterval, logErr("schedule firing")) })
 	termReady := make(chan struct{})
 	wg.Go(func() {
 		if err := h.Terminals.Run(ctx, termReady); err != nil {
@@ -370,12 +376,15 @@ func (h *Hub) background(ctx context.Context) (wait func(), err error) {
 		select {
 		case <-r:
 		case err := <-errc:
+			cancelIntake()
+			intakeWG.Wait()
 			cancel()
 			wg.Wait()
-			return nil, fmt.Errorf("start routing: %w", err)
+			return nil, nil, fmt.Errorf("start routing: %w", err)
 		}
 	}
-	return func() { wg.Wait(); cancel() }, nil
+	drained = func() { intakeWG.Wait(); cancelIntake() }
+	return drained, func() { drained(); cancel(); wg.Wait() }, nil
 }
 
 // pruneLockouts deletes login counts and locks that have run out.
@@ -389,14 +398,19 @@ func (h *Hub) pruneLockouts(ctx context.Context) error {
 
 // Serve answers HTTP on ln until ctx ends, then lets requests in flight
 // finish for the shutdown grace period.
+//
+// The stop is ordered: new work ends at once (new connections, job claims,
+// schedules), requests and job runs in flight get the grace, and only then
+// are the agents let go and routing stopped, so that what was in flight
+// can still reach its agent, here or on another instance.
 func (h *Hub) Serve(ctx context.Context, ln net.Listener) error {
-	bgCtx, stop := context.WithCancel(ctx)
-	wait, err := h.background(bgCtx)
+	bgCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	drained, wait, err := h.background(bgCtx, ctx)
 	if err != nil {
 		stop()
 		return err
 	}
-	defer func() { stop(); wait() }()
+	defer func() { drained(); stop(); wait() }()
 	h.publishFirstVersion(ctx)
 	srv := &http.Server{
 		Handler:           h.server,

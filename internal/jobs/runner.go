@@ -46,9 +46,17 @@ type outcome struct {
 // jobs, releases their waves, claims and charges their runs and sends them,
 // records results in batches and sweeps interrupted runs and old outputs.
 // Several instances run it at once; each job is driven by one at a time.
+//
+// When ctx ends the instance claims nothing more, but the runs it has
+// sent go on for up to Drain and their results are recorded: a rolling
+// restart does not turn runs in flight into interrupted ones. The caller
+// keeps the dispatcher running until Run returns.
 func (s *Service) Run(ctx context.Context) error {
+	work, stopSends := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopSends()
+	sent := make(chan struct{}) // closed once no send is left
 	done := make(chan struct{})
-	go func() { defer close(done); s.record(ctx) }()
+	go func() { defer close(done); s.record(context.WithoutCancel(ctx), sent) }()
 	t := time.NewTicker(s.cfg.Tick)
 	defer t.Stop()
 	lastSweep := time.Time{}
@@ -59,12 +67,15 @@ func (s *Service) Run(ctx context.Context) error {
 				s.cfg.Log.WarnContext(ctx, "jobs sweep failed", "err", err)
 			}
 		}
-		if err := s.tick(ctx); err != nil && ctx.Err() == nil {
+		if err := s.tick(ctx, work); err != nil && ctx.Err() == nil {
 			s.cfg.Log.WarnContext(ctx, "jobs tick failed", "err", err)
 		}
 		select {
 		case <-ctx.Done():
+			s.drain()
+			stopSends() // sends still unanswered give up; their runs stay running
 			s.sends.Wait()
+			close(sent)
 			<-done
 			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 			defer cancel()
@@ -76,11 +87,28 @@ func (s *Service) Run(ctx context.Context) error {
 	}
 }
 
+// drain waits up to Drain for the sends in flight to end.
+func (s *Service) drain() {
+	idle := make(chan struct{})
+	go func() { s.sends.Wait(); close(idle) }()
+	t := time.NewTimer(s.cfg.Drain)
+	defer t.Stop()
+	select {
+	case <-idle:
+	case <-t.C:
+		s.mu.Lock()
+		n := len(s.live)
+		s.mu.Unlock()
+		s.cfg.Log.Warn("stopping with job runs unanswered; they end interrupted", "runs", n, "drain", s.cfg.Drain.String())
+	}
+}
+
 // tick drives every job this instance holds or can take. The leases are
 // taken and renewed (one write) and the waiting flag refreshed at most
 // every quarter lease or Tick; in between, a poke (results recorded, a job
-// created) drives the jobs already held, reading each job row.
-func (s *Service) tick(ctx context.Context) error {
+// created) drives the jobs already held, reading each job row. Runs are
+// sent under work, which outlives ctx by the drain.
+func (s *Service) tick(ctx, work context.Context) error {
 	now := s.now().UTC()
 	var jobs []Job
 	if now.Sub(s.leasedAt) >= min(s.cfg.Lease/4, s.cfg.Tick) || s.leasedAt.IsZero() {
@@ -111,7 +139,7 @@ func (s *Service) tick(ctx context.Context) error {
 		if j.FinishedAt != nil {
 			continue
 		}
-		if err := s.drive(ctx, j); err != nil {
+		if err := s.drive(ctx, work, j); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -138,7 +166,7 @@ func (s *Service) inTx(ctx context.Context, id string, fn func(tx Tx, j *Job) (b
 }
 
 // drive moves one job on: expiry, the end, waiting hosts, waves, claims.
-func (s *Service) drive(ctx context.Context, j Job) error {
+func (s *Service) drive(ctx, work context.Context, j Job) error {
 	now := s.now().UTC()
 	switch {
 	case j.Totals.Queued > 0 && !now.Before(j.ExpiresAt):
@@ -155,7 +183,7 @@ func (s *Service) drive(ctx context.Context, j Job) error {
 			return err
 		}
 	}
-	return s.claim(ctx, j)
+	return s.claim(ctx, work, j)
 }
 
 // recheckWaiting wakes, every recheckWaiting, the waiting runs of a job
@@ -232,7 +260,7 @@ func (s *Service) nextWave(ctx context.Context, id string) error {
 // allows: in one unit of work each run is checked (host banned or
 // deleted: skipped), offline ones skipped or parked, and the rest charged
 // and claimed queued→running. Only then are they sent.
-func (s *Service) claim(ctx context.Context, snap Job) error {
+func (s *Service) claim(ctx, work context.Context, snap Job) error {
 	slots := snap.Spec.Concurrency - snap.Totals.Running
 	if slots <= 0 || (snap.Totals.Running > 0 && slots < snap.Spec.Concurrency/claimShare && slots < snap.Totals.Queued) {
 		// A wave with a run still running is not done.
@@ -341,7 +369,7 @@ func (s *Service) claim(ctx context.Context, snap Job) error {
 		return err
 	}
 	for _, r := range started {
-		s.send(ctx, spec, r)
+		s.send(work, spec, r)
 	}
 	return nil
 }
@@ -446,14 +474,15 @@ func errMessage(err error) string {
 // record writes the senders' outcomes in batches, one unit of work per
 // job: the outcomes that arrive while one batch is written go together in
 // the next, so a lone result is written at once and a busy job pays one
-// commit for many.
-func (s *Service) record(ctx context.Context) {
+// commit for many. It returns once sent is closed (no sender is left) and
+// what they handed over is written.
+func (s *Service) record(ctx context.Context, sent <-chan struct{}) {
 	for {
 		var batch []outcome
 		select {
 		case o := <-s.res:
 			batch = append(batch, o)
-		case <-ctx.Done():
+		case <-sent:
 			// Whatever the senders handed over before the end.
 			for {
 				select {
@@ -464,7 +493,7 @@ func (s *Service) record(ctx context.Context) {
 				}
 				break
 			}
-			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			fctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			s.flush(fctx, batch)
 			cancel()
 			return

@@ -67,6 +67,11 @@ type Config struct {
 	// (default 10 s); Grace how long after its deadline a running run is
 	// taken as interrupted (default 30 s).
 	Tick, Lease, Grace time.Duration
+	// Drain is how long a stopping instance lets the runs it has sent
+	// finish and records their results (default 15 s; the hub passes its
+	// shutdown grace). A run still unanswered then is left running and
+	// ends interrupted.
+	Drain time.Duration
 	// ExpiryScale multiplies expires_in_s (default 1). Test-only: it lets
 	// a test see a queued run expire in seconds.
 	ExpiryScale float64
@@ -108,6 +113,9 @@ func NewService(cfg Config) *Service {
 	}
 	if cfg.Grace <= 0 {
 		cfg.Grace = 30 * time.Second
+	}
+	if cfg.Drain <= 0 {
+		cfg.Drain = 15 * time.Second
 	}
 	if cfg.ExpiryScale <= 0 || cfg.ExpiryScale > 1 {
 		cfg.ExpiryScale = 1

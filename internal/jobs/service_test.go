@@ -173,8 +173,12 @@ func (n *notifier) JobFinished(_ context.Context, userID, url string, v jobs.Job
 }
 
 func (w *world) service(instance string, n jobs.Notifier, clock func() time.Time) *jobs.Service {
+	return w.serviceDraining(instance, n, clock, 200*time.Millisecond)
+}
+
+func (w *world) serviceDraining(instance string, n jobs.Notifier, clock func() time.Time, drain time.Duration) *jobs.Service {
 	return jobs.NewService(jobs.Config{Store: w.st.Jobs, Targets: ids{}, Dispatch: w.disp, Pricer: price{}, Notifier: n,
-		Instance: instance, Tick: 10 * time.Millisecond, Lease: 300 * time.Millisecond, Now: clock,
+		Instance: instance, Tick: 10 * time.Millisecond, Lease: 300 * time.Millisecond, Now: clock, Drain: drain,
 		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))})
 }
 
@@ -278,6 +282,38 @@ func TestInterruptedNeverResent(t *testing.T) {
 		if sends, _, _ := w.disp.counts(); sends != 1 || j.Totals.Failed != 1 || res.Items[0].Error != jobs.ErrInterrupted ||
 			res.Items[0].Charged != 5000 || w.balance(t) != 95000 {
 			t.Fatalf("%d sends, job %+v, run %+v, balance %d", sends, j.Totals, res.Items[0], w.balance(t))
+		}
+	})
+}
+
+// TestStopDrainsRunsInFlight: an instance told to stop while a run is
+// out claims nothing more, waits for the run's answer and records it, so a
+// rolling restart ends the run succeeded, not interrupted; the queued runs
+// stay queued for another instance, which finishes the job.
+func TestStopDrainsRunsInFlight(t *testing.T) {
+	engines(t, func(t *testing.T, w *world) {
+		w.fund(t, 100000)
+		w.disp.delay = 700 * time.Millisecond
+		a := w.serviceDraining("a", nil, nil, 10*time.Second)
+		stopA := run(t, a)
+		c, err := a.Create(t.Context(), jobs.Creator{UserID: w.user}, jobs.Request{Target: jobs.Target{HostIDs: w.hosts[:2]}, Operation: shell(), Concurrency: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		eventually.True(t, 10*time.Second, "first run sent", func() bool { n, _, _ := w.disp.counts(); return n == 1 })
+		stopA()
+		j, err := a.Get(t.Context(), w.user, c.Job.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sends, _, _ := w.disp.counts(); sends != 1 || j.Totals.Succeeded != 1 || j.Totals.Running != 0 || j.Totals.Queued != 1 {
+			t.Fatalf("after the stop: %d sends, totals %+v; want the run in flight succeeded and the other still queued", sends, j.Totals)
+		}
+		w.disp.delay = 0
+		run(t, w.service("b", nil, nil))
+		j = waitFinished(t, a, w.user, c.Job.ID)
+		if sends, _, per := w.disp.counts(); sends != 2 || j.Totals.Succeeded != 2 || j.Charged != 10000 || per[w.hosts[0]] != 1 || per[w.hosts[1]] != 1 {
+			t.Fatalf("%d sends %v, job %+v charged %d", sends, per, j.Totals, j.Charged)
 		}
 	})
 }
