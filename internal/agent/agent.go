@@ -578,6 +578,8 @@ func (a *Agent) builtin(s *session, op string) (Handler, bool) {
 		return s.resizeTerminal, true
 	case opSettingsUpdate:
 		return nil, true // served by command itself
+	case agentproto.OpL1Nonce:
+		return a.l1Nonce, true
 	}
 	return nil, false
 }

@@ -51,6 +51,62 @@ func (n *loggedNonces) AddNonce(ctx context.Context, scope, nonce string, now, u
 	return added, err
 }
 
+// l1ClockMargin is added to how long a nonce is kept, for the error of
+// the measured hub clock offset (a welcome's round trip at most).
+const l1ClockMargin = 5 * time.Second
+
+// nonceUntil is until which the agent keeps a nonce whose message every
+// receiver refuses from expiry on (l1.Request.NonceExpiry), on the agent's
+// clock. The hub compares expiry with its own clock, so when the hub's
+// clock is behind the agent's the nonce is kept that much longer (plus
+// l1ClockMargin): a message the hub may still accept is never forgotten
+// here, in either order of the two receivers. Whole seconds, as the file
+// stores them.
+func (a *Agent) nonceUntil(expiry time.Time) time.Time {
+	behind := -time.Duration(a.skewMs.Load()) * time.Millisecond // hub clock behind the agent's
+	ext := max(behind, 0) + l1ClockMargin
+	return expiry.Add(ext + time.Second - 1).Truncate(time.Second)
+}
+
+// sharedNonces is the replay memory of the host's L1 messages on this
+// agent, shared by the local listener and the nonces the hub records
+// (l1Nonce): the state directory's file, with each nonce kept as long as
+// either receiver may accept its message (nonceUntil).
+type sharedNonces struct{ a *Agent }
+
+func (n sharedNonces) AddNonce(ctx context.Context, scope, nonce string, now, until time.Time) (bool, error) {
+	return n.a.nonces.AddNonce(ctx, scope, nonce, now, n.a.nonceUntil(until))
+}
+
+// l1Nonce serves agentproto.OpL1Nonce: the hub accepted an L1 message on
+// /gateway and asks, before it charges and sends the message's control,
+// whether this agent's listener (or an earlier /gateway request) already
+// used its nonce. The nonce is recorded, synced to disk, under the scope
+// the listener checks for the message's bid; Recorded is false when it
+// was already there, and the hub then refuses the message. A nonce that
+// cannot be stored is an error: the hub carries nothing out, as the
+// listener refuses a request whose nonce it cannot store.
+func (a *Agent) l1Nonce(ctx context.Context, raw json.RawMessage) (any, error) {
+	n, err := agentproto.DecodeL1Nonce(raw)
+	if err != nil {
+		return nil, err
+	}
+	if err := l1.ValidateNonce(n.Nonce); err != nil {
+		return nil, agentproto.ArgsError("%v", err)
+	}
+	added, err := sharedNonces{a}.AddNonce(ctx, l1local.Scope(n.BID), n.Nonce, time.Now(), time.Unix(n.ExpiresAt, 0))
+	switch {
+	case errors.Is(err, l1.ErrNoncesFull):
+		return nil, cmdError(agentproto.CodeFailed, "the agent's L1 nonce memory is full")
+	case err != nil:
+		return nil, cmdError(agentproto.CodeFailed, "the agent cannot record the L1 nonce") // logged by loggedNonces
+	}
+	if !added {
+		a.log.Info("L1 message refused: its nonce was already used on this host", "via", "hub")
+	}
+	return agentproto.L1NonceResult{Recorded: added}, nil
+}
+
 // l1ExecLimit bounds one control carried out for the local listener.
 const l1ExecLimit = 10 * time.Minute
 
@@ -170,7 +226,7 @@ func (a *Agent) startL1(ctx context.Context, wg *sync.WaitGroup) *l1Run {
 	if a.s.L1Listen == L1ListenOff {
 		return r
 	}
-	srv := l1local.New(l1local.Config{Codec: codec, Nonces: a.nonces, Exec: a.execL1, Done: r.controlDone,
+	srv := l1local.New(l1local.Config{Codec: codec, Nonces: sharedNonces{a}, Exec: a.execL1, Done: r.controlDone,
 		Log: a.log.With("component", "l1local")})
 	if err := srv.Listen(a.s.L1Listen); err != nil {
 		a.log.Warn("L1 listener not started", "addr", a.s.L1Listen, "err", err)

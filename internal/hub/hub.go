@@ -208,7 +208,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 			return ops.Charge(ctx, p.ID, p.APIKeyID, hostID, billing.RuleShellSession)
 		},
 	})
-	h.l1gate = l1gate.New(h.store.L1Gate, keys, ops, h.coord, cfg.L1RatePerMin, log)
+	h.l1gate = l1gate.New(h.store.L1Gate, keys, ops, h.Dispatch, h.coord, cfg.L1RatePerMin, log)
 	h.server = httpapi.New(httpapi.Config{
 		Accounts: h.Accounts, Admins: adminConsole{Service: h.Admins, audit: h.store.Audit, dashboard: h.Dashboard},
 		APIKeys: h.APIKeys, Hosts: h.Hosts, Billing: h.Billing, Operations: operationsAndJobs{Service: ops, jobs: h.Jobs}, Terminals: h.Terminals,

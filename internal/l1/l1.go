@@ -90,6 +90,10 @@ func (r Request) validate() error {
 	return validateNonce(r.Nonce)
 }
 
+// ValidateNonce checks a nonce's syntax: MinNonceLen…MaxNonceLen
+// characters of [A-Za-z0-9_-].
+func ValidateNonce(n string) error { return validateNonce(n) }
+
 func validateNonce(n string) error {
 	if len(n) < MinNonceLen || len(n) > MaxNonceLen {
 		return fmt.Errorf("l1: nonce must be %d…%d characters, got %d", MinNonceLen, MaxNonceLen, len(n))

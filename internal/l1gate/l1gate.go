@@ -1,13 +1,15 @@
 // Package l1gate serves the hub's legacy L1 entry, POST /gateway?bid=<bid>:
 // it rate-limits each source address, finds the host whose secret key
-// decodes the message, refuses replays, and carries out the legacy control
+// decodes the message, refuses replays (its own nonces, in the database,
+// and those of the agent's local listener, by recording the nonce on the
+// agent before anything is charged), and carries out the legacy control
 // through package operations, charged to the host's owner like the client
 // API route of the same control. docs/l1.md §7 describes it for clients.
 //
 // The message's encryption with the host's secret key is the only
 // credential. Every refusal before a request is carried out (unknown bid,
-// wrong key, bad body, stale ts, replayed nonce, banned host, suspended
-// owner) is the one answer l1.Invalid(), with the same HTTP status and
+// wrong key, bad body, stale ts, replayed nonce, a nonce the agent already
+// holds, banned host, suspended owner) is the one answer l1.Invalid(), with the same HTTP status and
 // after comparable work, so the answer tells a sender without the key
 // nothing: not which bids exist, not what was wrong.
 package l1gate
@@ -19,6 +21,7 @@ import (
 	"log/slog"
 	"time"
 
+	"hostgate/internal/agentproto"
 	"hostgate/internal/coord"
 	"hostgate/internal/hosts"
 	"hostgate/internal/l1"
@@ -62,6 +65,13 @@ type Runner interface {
 	Run(ctx context.Context, c operations.Call) (json.RawMessage, error)
 }
 
+// Agents sends a command to a host's agent (dispatch.Dispatcher): the
+// gateway records each accepted message's nonce on the agent
+// (agentproto.OpL1Nonce) before it carries the message out.
+type Agents interface {
+	Send(ctx context.Context, hostID, op string, args json.RawMessage, timeout time.Duration) (agentproto.Response, error)
+}
+
 // DefaultRatePerMinute is how many requests one source address may send
 // per minute when the hub's configuration does not say.
 const DefaultRatePerMinute = 60
@@ -74,6 +84,7 @@ type Service struct {
 	store Store
 	keys  Opener
 	ops   Runner
+	agent Agents
 	rate  coord.Limiter // per source address
 	log   *slog.Logger
 	now   func() time.Time
@@ -90,13 +101,14 @@ type Counter interface {
 
 // New returns the gateway service. ratePerMinute bounds the requests of
 // one source address per minute (a fixed window kept in coordination, so
-// it holds across hub instances).
-func New(st Store, keys Opener, ops Runner, c Counter, ratePerMinute int, log *slog.Logger) *Service {
+// it holds across hub instances). agents reaches the hosts' agents, to
+// share each message's nonce with the agent's local listener.
+func New(st Store, keys Opener, ops Runner, agents Agents, c Counter, ratePerMinute int, log *slog.Logger) *Service {
 	dummy, err := l1.NewCodec(0, "l1gate-dummy-key-never-matches!!")
 	if err != nil {
 		panic(err) // a 32-character constant: cannot happen
 	}
-	return &Service{store: st, keys: keys, ops: ops,
+	return &Service{store: st, keys: keys, ops: ops, agent: agents,
 		rate: coord.Limiter{Coord: c, Prefix: "l1gate:rate:", Limit: int64(ratePerMinute), Window: rateWindow}, log: log, now: time.Now, dummy: dummy}
 }
 

@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -66,15 +67,66 @@ func (r *fakeRunner) Run(_ context.Context, c operations.Call) (json.RawMessage,
 	return r.result, r.err
 }
 
+// fakeAgents is the hosts' agents as the gateway reaches them: OpL1Nonce
+// records the nonce in one memory per agent (as l1local.Scope would scope
+// it), unless err or resp says otherwise.
+type fakeAgents struct {
+	mu     sync.Mutex
+	nonces *l1.MemoryNonces
+	sent   []agentproto.L1Nonce
+	resp   *agentproto.Response // answered instead of recording, when set
+	err    error
+}
+
+func newAgents() *fakeAgents { return &fakeAgents{nonces: l1.NewMemoryNonces(1000)} }
+
+func (f *fakeAgents) Send(ctx context.Context, hostID, op string, args json.RawMessage, _ time.Duration) (agentproto.Response, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if op != agentproto.OpL1Nonce {
+		return agentproto.Response{}, fmt.Errorf("unexpected op %s", op)
+	}
+	n, err := agentproto.DecodeL1Nonce(args)
+	if err != nil {
+		return agentproto.Response{}, err
+	}
+	f.sent = append(f.sent, n)
+	if f.err != nil {
+		return agentproto.Response{}, f.err
+	}
+	if f.resp != nil {
+		return *f.resp, nil
+	}
+	added, err := f.nonces.AddNonce(ctx, hostID+"/"+strconv.FormatInt(n.BID, 10), n.Nonce, time.Now(), time.Unix(n.ExpiresAt, 0))
+	if err != nil {
+		return agentproto.Response{}, err
+	}
+	res, _ := json.Marshal(agentproto.L1NonceResult{Recorded: added})
+	return agentproto.Response{OK: true, Result: res}, nil
+}
+
+// holds records nonce on hostID's agent as its local listener would.
+func (f *fakeAgents) holds(t *testing.T, hostID string, b int64, r l1.Request) {
+	t.Helper()
+	if _, err := f.nonces.AddNonce(context.Background(), hostID+"/"+strconv.FormatInt(b, 10), r.Nonce, time.Now(), r.NonceExpiry()); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func candidate(host, user, key string) Candidate {
 	return Candidate{HostID: host, UserID: user, Status: hosts.StatusOnline, OwnerActive: true, SecretSealed: []byte(key)}
 }
 
 func newService(t *testing.T, st fakeStore, run Runner, rate int) *Service {
 	t.Helper()
+	return newServiceWith(t, st, run, newAgents(), rate)
+}
+
+func newServiceWith(t *testing.T, st fakeStore, run Runner, agents Agents, rate int) *Service {
+	t.Helper()
 	c := inproc.New()
 	t.Cleanup(func() { c.Close() })
-	return New(withNonces(st), plainKeys{}, run, c, rate, slog.New(slog.DiscardHandler))
+	return New(withNonces(st), plainKeys{}, run, agents, c, rate, slog.New(slog.DiscardHandler))
 }
 
 func encode(t *testing.T, b int64, key string, r l1.Request) string {
@@ -309,7 +361,7 @@ func TestGatewayLogsReasonNotSecrets(t *testing.T) {
 	var buf bytes.Buffer
 	c := inproc.New()
 	t.Cleanup(func() { c.Close() })
-	s := New(withNonces(fakeStore{bid: {candidate("h1", "u1", keyA)}}), plainKeys{}, &fakeRunner{}, c, 100,
+	s := New(withNonces(fakeStore{bid: {candidate("h1", "u1", keyA)}}), plainKeys{}, &fakeRunner{}, newAgents(), c, 100,
 		slog.New(slog.NewTextHandler(&buf, nil)))
 	wrong := encode(t, bid, keyB, readReq(time.Now()))
 	serve(s, "198.51.100.7", bid, wrong)
@@ -351,7 +403,7 @@ func TestPruneNoncesIsBounded(t *testing.T) {
 		st := &pruneStore{memStore: withNonces(fakeStore{}), full: c.full}
 		c2 := inproc.New()
 		t.Cleanup(func() { c2.Close() })
-		s := New(st, plainKeys{}, &fakeRunner{}, c2, 1, slog.New(slog.DiscardHandler))
+		s := New(st, plainKeys{}, &fakeRunner{}, newAgents(), c2, 1, slog.New(slog.DiscardHandler))
 		if err := s.PruneNonces(context.Background()); err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package l1gate
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"hostgate/internal/agentproto"
 	"hostgate/internal/apperr"
 	"hostgate/internal/hosts"
 	"hostgate/internal/l1"
@@ -38,7 +40,8 @@ func (s *Service) Serve(ctx context.Context, ip, bidParam string, body io.Reader
 		raw = nil // an aborted or oversized body decodes as nothing, like any bad one
 	}
 	now := s.now() // one clock for the ts window and the nonce's expiry
-	c, req, reason, err := s.decode(ctx, bidParam, raw, now)
+	bid := parseBID(bidParam)
+	c, req, reason, err := s.decode(ctx, bid, raw, now)
 	if err != nil {
 		s.log.ErrorContext(ctx, "l1 gateway: find host", "client_ip", ip, "err", err)
 		return http.StatusServiceUnavailable, unavailable
@@ -54,7 +57,17 @@ func (s *Service) Serve(ctx context.Context, ip, bidParam string, body io.Reader
 		s.refuse(ctx, ip, reason)
 		return http.StatusOK, l1.Invalid()
 	}
-	return http.StatusOK, s.run(ctx, ip, c, req)
+	return http.StatusOK, s.run(ctx, ip, bid, c, req)
+}
+
+// parseBID is the bid query parameter, or 0 when it is not a positive
+// integer (no host has it).
+func parseBID(param string) int64 {
+	bid, err := strconv.ParseInt(param, 10, 64)
+	if err != nil || bid <= 0 {
+		return 0
+	}
+	return bid
 }
 
 // limit counts the request against ip's window and answers when it is
@@ -87,10 +100,9 @@ func (s *Service) refuse(ctx context.Context, ip, reason string) {
 // costs one decode per host with the bid and at least one: an unknown bid
 // looks like a wrong key. A stored key that cannot be used is logged as
 // the server fault it is and counts as a key that did not decode.
-func (s *Service) decode(ctx context.Context, bidParam string, body []byte, now time.Time) (Candidate, l1.Request, string, error) {
-	bid, perr := strconv.ParseInt(bidParam, 10, 64)
+func (s *Service) decode(ctx context.Context, bid int64, body []byte, now time.Time) (Candidate, l1.Request, string, error) {
 	var cands []Candidate
-	if perr == nil && bid > 0 {
+	if bid > 0 {
 		var err error
 		if cands, err = s.store.HostsByBID(ctx, bid); err != nil {
 			return Candidate{}, l1.Request{}, "", err
@@ -144,11 +156,15 @@ func (s *Service) admit(ctx context.Context, c Candidate, req l1.Request, now ti
 // run carries out a decoded request as the owner's raw control call: every
 // control goes to operations.Run as POST …/controls/raw would send it, so
 // UPLOAD_FILE answers "not_implemented: …" and a value the agent does not
-// carry out "unsupported_control: …".
-func (s *Service) run(ctx context.Context, ip string, c Candidate, req l1.Request) l1.Response {
-	res, err := s.ops.Run(ctx, operations.Call{
-		UserID: c.UserID, HostID: c.HostID, Controls: req.Control, Path: req.Args.Path, Data: req.Args.Data,
-	})
+// carry out "unsupported_control: …". A message whose nonce the agent
+// already holds is refused like any replay (l1.Invalid()), before anything
+// is charged.
+func (s *Service) run(ctx context.Context, ip string, bid int64, c Candidate, req l1.Request) l1.Response {
+	res, err := s.carryOut(ctx, bid, c, req)
+	if errors.Is(err, errAgentReplayed) {
+		s.refuse(ctx, ip, "replayed_on_agent")
+		return l1.Invalid()
+	}
 	if err != nil {
 		code := apperr.Code(err)
 		s.failed(ctx, ip, c, req, code)
@@ -160,6 +176,60 @@ func (s *Service) run(ctx context.Context, ip string, c Candidate, req l1.Reques
 	}
 	s.log.InfoContext(ctx, "l1 gateway call", "client_ip", ip, "host_id", c.HostID, "control", req.Control)
 	return l1.OK(res)
+}
+
+// carryOut shares the nonce with the agent, then runs the call. A call
+// that operations.Prepare refuses (bad arguments, UPLOAD_FILE) is refused
+// by Run the same way before it reaches the agent or is charged, so its
+// nonce is not sent: it is not carried out anywhere.
+func (s *Service) carryOut(ctx context.Context, bid int64, c Candidate, req l1.Request) (json.RawMessage, error) {
+	if _, err := operations.Prepare("", req.Control, req.Args.Path, req.Args.Data); err == nil {
+		if err := s.shareNonce(ctx, bid, c, req); err != nil {
+			return nil, err
+		}
+	}
+	return s.ops.Run(ctx, operations.Call{
+		UserID: c.UserID, HostID: c.HostID, Controls: req.Control, Path: req.Args.Path, Data: req.Args.Data,
+	})
+}
+
+// errAgentReplayed: the agent already holds the message's nonce (its local
+// listener carried the same frame out, or refused it), so the message is
+// a replay there.
+var errAgentReplayed = errors.New("l1 gateway: the agent already holds the nonce")
+
+// shareTimeout bounds the agent's answer to OpL1Nonce: one synced append.
+const shareTimeout = 10 * time.Second
+
+// shareNonce records req's nonce on the host's agent, in the memory its
+// local listener checks (docs/l1.md §3), before the call is charged and
+// sent. errAgentReplayed when the agent already holds it; the dispatch
+// error (host_offline, agent_timeout, …) or the agent's failure when it
+// could not be recorded, so that nothing is carried out or charged
+// without it. An agent older than the operation (unknown_op) cannot
+// share its nonces: the call goes on, refused only by the hub's own
+// memory (logged).
+func (s *Service) shareNonce(ctx context.Context, bid int64, c Candidate, req l1.Request) error {
+	args, err := json.Marshal(agentproto.L1Nonce{BID: bid, Nonce: req.Nonce, ExpiresAt: req.NonceExpiry().Unix()})
+	if err != nil {
+		return err
+	}
+	resp, err := s.agent.Send(ctx, c.HostID, agentproto.OpL1Nonce, args, shareTimeout)
+	switch {
+	case err != nil:
+		return err
+	case resp.Error != nil && resp.Error.Code == agentproto.CodeUnknownOp:
+		s.log.InfoContext(ctx, "l1 gateway: the agent is too old to share L1 nonces; its local listener may carry this message out again",
+			"host_id", c.HostID)
+		return nil
+	case !resp.OK || resp.Error != nil:
+		return operations.AgentFailure(resp.Error)
+	}
+	var r agentproto.L1NonceResult
+	if err := json.Unmarshal(resp.Result, &r); err != nil || !r.Recorded {
+		return errAgentReplayed
+	}
+	return nil
 }
 
 func (s *Service) failed(ctx context.Context, ip string, c Candidate, req l1.Request, code string) {

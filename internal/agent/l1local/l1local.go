@@ -59,7 +59,7 @@ type Config struct {
 // Server answers L1 requests for one host. Create it with New.
 type Server struct {
 	cfg    Config
-	scope  string // the replay scope: the host's bid
+	scope  string // the replay scope: Scope of the host's bid
 	bidArg string
 	limit  *limiter
 	log    *slog.Logger
@@ -87,9 +87,16 @@ func New(cfg Config) *Server {
 		log = slog.New(slog.DiscardHandler)
 	}
 	bid := strconv.FormatInt(cfg.Codec.BID(), 10)
-	return &Server{cfg: cfg, scope: "agent:" + bid, bidArg: bid, log: log,
+	return &Server{cfg: cfg, scope: Scope(cfg.Codec.BID()), bidArg: bid, log: log,
 		limit: newLimiter(cfg.Rate, cfg.Burst, cfg.now)}
 }
+
+// Scope is the replay scope of bid's messages in the agent's nonce store:
+// the listener checks its requests' nonces under it, and the agent records
+// there the nonces of the messages the hub carries out for it
+// (agentproto.OpL1Nonce), so that either receiver refuses what the other
+// carried out.
+func Scope(bid int64) string { return "agent:" + strconv.FormatInt(bid, 10) }
 
 // Handler is the server's routes: POST Path, and 404 for anything else.
 func (s *Server) Handler() http.Handler {
