@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"strings"
 	"syscall"
 )
 
@@ -95,6 +96,11 @@ func tlsReason(err error) string {
 		return ReasonTLSUntrusted
 	}
 	if _, ok := errors.AsType[tls.RecordHeaderError](err); ok {
+		return ReasonTLSNotTLS
+	}
+	// net/http turns a RecordHeaderError whose bytes look like HTTP into
+	// a plain error with this text.
+	if strings.Contains(err.Error(), "server gave HTTP response to HTTPS client") {
 		return ReasonTLSNotTLS
 	}
 	if _, ok := errors.AsType[tls.AlertError](err); ok {
