@@ -12,6 +12,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/signal"
 	"runtime"
@@ -58,6 +59,8 @@ type env struct {
 	// stderrTerminal reports whether stderr is a terminal (jobs --follow
 	// then rewrites its count line in place); nil: not one.
 	stderrTerminal func() bool
+	// httpClient, if set, makes the calls (tests); nil: the SDK's.
+	httpClient *http.Client
 }
 
 func (e env) stderrIsTerminal() bool { return e.stderrTerminal != nil && e.stderrTerminal() }
@@ -180,7 +183,14 @@ func run(ctx context.Context, args []string, e env) int {
 	if err != nil {
 		return a.fail(ctx, err)
 	}
-	a.client = hostgate.New(cfg.url, cfg.key, hostgate.WithChargeHook(a.charged.note))
+	if plainHTTP(cfg.url) {
+		fmt.Fprintf(e.stderr, "hostgate-cli: warning: the hub connection is not encrypted (http://); the API key goes in clear text to %s; use https:// outside tests\n", hubHost(cfg.url))
+	}
+	opts := []hostgate.Option{hostgate.WithChargeHook(a.charged.note)}
+	if e.httpClient != nil {
+		opts = append(opts, hostgate.WithHTTPClient(e.httpClient))
+	}
+	a.client = hostgate.New(cfg.url, cfg.key, opts...)
 	err = h(a, ctx, rest)
 	// What the command cost, before any error: the error stays the last
 	// line, as scripts read it (docs/cli.md).

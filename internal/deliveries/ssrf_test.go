@@ -174,7 +174,8 @@ func TestClientRefusesNamesResolvingToEmbeddedIPv4(t *testing.T) {
 }
 
 // fakeResolver answers every AAAA question with addr and every other
-// question with no records, over an in-memory connection.
+// question with no records, over an in-memory connection; with an invalid
+// addr it knows no name at all.
 func fakeResolver(addr netip.Addr) *net.Resolver {
 	return &net.Resolver{PreferGo: true, Dial: func(context.Context, string, string) (net.Conn, error) {
 		client, server := net.Pipe()
@@ -196,7 +197,7 @@ func fakeResolver(addr netip.Addr) *net.Resolver {
 				end += 5 // root label, type, class
 				qtype := binary.BigEndian.Uint16(q[end-4:])
 				msg := append([]byte{q[0], q[1], 0x81, 0x80, 0, 1, 0, 0, 0, 0, 0, 0}, q[12:end]...)
-				if qtype == 28 { // AAAA
+				if qtype == 28 && addr.IsValid() { // AAAA
 					msg[7] = 1
 					msg = append(msg, 0xc0, 12, 0, 28, 0, 1, 0, 0, 0, 60, 0, 16)
 					msg = append(msg, addr.AsSlice()...)

@@ -2,12 +2,10 @@ package deliveries
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"sync"
 	"time"
 
@@ -145,7 +143,7 @@ type Observer interface {
 // deliver makes one attempt at d and records it.
 func (w *Worker) deliver(ctx context.Context, d Delivery) {
 	start := w.Now()
-	status, why := w.send(ctx, d)
+	status, why, cause := w.send(ctx, d)
 	sched, err := webhooks.ScheduleFor(d.Format)
 	if err != nil {
 		sched = webhooks.Schedule{} // dead at once: never retry a bad row forever
@@ -165,29 +163,37 @@ func (w *Worker) deliver(ctx context.Context, d Delivery) {
 		now := w.Now()
 		w.Observer.DeliveryAttempt(string(r.Status), now.Sub(start), now.Sub(d.CreatedAt))
 	}
-	w.Log.Info("webhook delivery attempt", "delivery_id", d.ID, "host_id", d.HostID,
-		"status", r.Status, "http_status", status, "attempt", d.Attempts+1, "err", r.Error)
+	attrs := []any{"delivery_id", d.ID, "host_id", d.HostID, "user_id", d.UserID,
+		"status", r.Status, "http_status", status, "attempt", d.Attempts + 1, "err", r.Error}
+	if cause != nil {
+		// The detail the tenant is not shown (last_error): resolver,
+		// resolved and internal addresses, the error chain.
+		attrs = append(attrs, "cause", logDetail(cause))
+	}
+	w.Log.Info("webhook delivery attempt", attrs...)
 }
 
 // send posts d once: the receiver's status code, and why it failed ("" on
-// a 2xx answer). The error text never holds a secret or the target URL.
-func (w *Worker) send(ctx context.Context, d Delivery) (int, string) {
+// a 2xx answer), in the words of Reason, which the tenant sees; cause is
+// the error itself, for the hub's log. Neither holds a secret or the
+// target URL.
+func (w *Worker) send(ctx context.Context, d Delivery) (status int, why string, cause error) {
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
 	req, why := w.request(ctx, d)
 	if req == nil {
-		return 0, why
+		return 0, why, nil
 	}
 	resp, err := w.client.Do(req)
 	if err != nil {
-		return 0, describe(err)
+		return 0, Reason(err), err
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10)) // lets the connection be reused
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return resp.StatusCode, fmt.Sprintf("receiver answered %d", resp.StatusCode)
+		return resp.StatusCode, fmt.Sprintf("receiver answered %d", resp.StatusCode), nil
 	}
-	return resp.StatusCode, ""
+	return resp.StatusCode, "", nil
 }
 
 // request builds the attempt at d: a host's L1 change in its format, or
@@ -216,25 +222,6 @@ func (w *Worker) request(ctx context.Context, d Delivery) (*http.Request, string
 		return nil, "cannot build the request"
 	}
 	return req, ""
-}
-
-// describe is a short reason for a failed request, without the URL (which
-// url.Error repeats and a customer may have put a token in).
-func describe(err error) string {
-	var refused *RefusedError
-	switch {
-	case errors.As(err, &refused):
-		return refused.Error()
-	case errors.Is(err, context.DeadlineExceeded):
-		return "timeout: no answer within 5s"
-	}
-	if ue, ok := errors.AsType[*url.Error](err); ok {
-		if ue.Timeout() {
-			return "timeout: no answer within 5s"
-		}
-		err = ue.Err
-	}
-	return "request failed: " + err.Error()
 }
 
 // orDefault is v, or def when v is not positive.

@@ -1,13 +1,17 @@
 package deliveries_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -21,6 +25,7 @@ import (
 	"hostgate/internal/eventually"
 	"hostgate/internal/hosts"
 	"hostgate/internal/keyring"
+	"hostgate/internal/paging"
 	"hostgate/internal/pgtest"
 	"hostgate/internal/store"
 	"hostgate/internal/store/postgres"
@@ -394,7 +399,7 @@ func TestRefusesEmbeddedPrivateTargets(t *testing.T) {
 		}
 		d := e.get(t, h, id)
 		if d.Status != deliveries.StatusRetrying || d.Attempts != 1 || d.HTTPStatus != nil ||
-			d.LastError != "target refused: 64:ff9b::7f00:1 embeds 127.0.0.1, a loopback address" {
+			d.LastError != deliveries.ReasonNotPublic {
 			t.Errorf("after a refused attempt: status %q attempts %d http %v error %q", d.Status, d.Attempts, d.HTTPStatus, d.LastError)
 		}
 	})
@@ -412,11 +417,104 @@ func TestRefusesPrivateTargets(t *testing.T) {
 		}
 		d := e.get(t, h, id)
 		if d.Status != deliveries.StatusRetrying || d.Attempts != 1 || d.HTTPStatus != nil ||
-			d.LastError != "target refused: 127.0.0.1 is a loopback address" {
+			d.LastError != deliveries.ReasonNotPublic {
 			t.Errorf("after a refused attempt: status %q attempts %d http %v error %q", d.Status, d.Attempts, d.HTTPStatus, d.LastError)
 		}
 		if n := rc.hitsOf(id); n != 0 {
 			t.Errorf("receiver got %d requests, want none", n)
 		}
 	})
+}
+
+// TestLastErrorHidesTheHubsNetwork: when a name does not resolve, or
+// resolves to an internal address, the last_error stored and served for
+// a host's delivery and for a user-level one (job.finished) says what
+// failed without the resolver's address or the address a name resolved
+// to; the hub's log keeps that detail, with the delivery id.
+func TestLastErrorHidesTheHubsNetwork(t *testing.T) {
+	engines(t, func(t *testing.T, e *env) {
+		const userSecret = "whsec_hidden"
+		cases := []struct {
+			name, target string
+			aaaa         netip.Addr
+			want         string
+			logged       string // in the log line's cause
+		}{
+			{"unknown name", "http://0x7f.example.test./h", netip.Addr{}, deliveries.ReasonNameNotFound, "no such host"},
+			{"internal address", "http://intranet.example.test./h", netip.MustParseAddr("fd12:3456::7"), deliveries.ReasonNotPublic, "fd12:3456::7"},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				var logs bytes.Buffer
+				w := e.worker("i1")
+				w.AllowPrivate = false
+				w.Client = deliveries.NewClientResolving(c.aaaa)
+				w.Log = slog.New(slog.NewTextHandler(&syncWriter{w: &logs}, nil))
+				h := e.host(t)
+				hostDelivery := e.queue(t, h, c.target, 0)
+				userDelivery := e.userEvent(t, c.target, userSecret)
+				if _, err := w.RunOnce(t.Context()); err != nil {
+					t.Fatal(err)
+				}
+				served, err := deliveries.NewService(e.s.Deliveries, func(context.Context, string, string) (string, error) { return h, nil }, w).
+					List(t.Context(), e.user, h, 10)
+				if err != nil || len(served) != 1 {
+					t.Fatalf("served host deliveries: %v, %v", served, err)
+				}
+				userPage, err := deliveries.NewUserService(e.s.Deliveries, w).ListUserDeliveries(t.Context(), e.user, paging.Page{Limit: 200})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var servedUser deliveries.Delivery
+				for _, d := range userPage.Items {
+					if d.ID == userDelivery {
+						servedUser = d
+					}
+				}
+				for _, d := range []deliveries.Delivery{e.get(t, h, hostDelivery), served[0], e.userGet(t, userDelivery), servedUser} {
+					if d.Status != deliveries.StatusRetrying || d.LastError != c.want {
+						t.Errorf("delivery %s: status %q last_error %q, want retrying %q", d.ID, d.Status, d.LastError, c.want)
+					}
+					if addr := anyAddress.FindString(d.LastError); addr != "" {
+						t.Errorf("delivery %s: last_error %q holds the address %q", d.ID, d.LastError, addr)
+					}
+				}
+				for _, id := range []string{hostDelivery, userDelivery} {
+					line := logLineOf(logs.String(), id)
+					if !strings.Contains(line, c.logged) {
+						t.Errorf("log of delivery %s = %q, want the detail %q", id, line, c.logged)
+					}
+					if strings.Contains(line, userSecret) || strings.Contains(line, secret(1)) {
+						t.Errorf("log of delivery %s holds a secret: %q", id, line)
+					}
+				}
+			})
+		}
+	})
+}
+
+// anyAddress matches an IPv4 address, an IPv6 address (two colons with hex
+// digits around them) or a host:port.
+var anyAddress = regexp.MustCompile(`\d+\.\d+\.\d+\.\d+|[0-9a-fA-F]*:[0-9a-fA-F]*:|:\d+\b`)
+
+// logLineOf is the line of log that names delivery id, or "".
+func logLineOf(log, id string) string {
+	for line := range strings.Lines(log) {
+		if strings.Contains(line, "delivery_id="+id) {
+			return line
+		}
+	}
+	return ""
+}
+
+// syncWriter serializes the worker's parallel log writes.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }

@@ -68,5 +68,14 @@ func TestBillingModeNeedsStepUp(t *testing.T) {
 		if n := modeChanges(); n != 1 {
 			t.Fatalf("%d audit rows after a reused token and a bad mode, want 1", n)
 		}
+		// Another admin's failed attempt leaves the token to its owner,
+		// who can use it once.
+		otherTok := stepUpToken(t, h, other)
+		setMode(t, h, fin, otherTok, "charging").Want(t, 403, "step_up_required")
+		setMode(t, h, other, otherTok, "charging").Want(t, 200, "")
+		setMode(t, h, other, otherTok, "free").Want(t, 403, "step_up_required")
+		if n := modeChanges(); n != 2 {
+			t.Fatalf("%d audit rows, want 2", n)
+		}
 	})
 }
