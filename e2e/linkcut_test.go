@@ -1,0 +1,396 @@
+//go:build linux
+
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/lxzan/gws"
+
+	"hostgate/internal/eventually"
+	hostgate "hostgate/sdk/go"
+)
+
+// TestLinkCut cuts the agent's link while a command runs through the API
+// and a terminal is open on a browser-style WebSocket, with real hub and
+// agent processes: the proxy between them closed (both ends, and then
+// only the agent's, leaving the hub a silent half-dead link), and the
+// agent killed with SIGKILL. Each time the command answers 502
+// agent_disconnected and the terminal ends cleanly (an exit message with
+// a reason, then close 1000) within seconds, never at a deadline; the
+// host reads offline; once the agent is back, commands and terminals work
+// again. The measured times are logged.
+func TestLinkCut(t *testing.T) {
+	t.Setenv("SHELL", "/bin/sh")
+	e := NewEnv(t, false)
+	h := e.StartHub()
+	cust := NewCustomer(t, h)
+	cust.Fund(h, 100)
+	creds := cust.CreateHost(h, "linkcut")
+	p := startLinkProxy(t, h.addr)
+	viaProxy := creds
+	viaProxy.WSURL = strings.Replace(creds.WSURL, h.addr, p.addr(), 1)
+	if viaProxy.WSURL == creds.WSURL {
+		t.Fatalf("ws_url %q does not name the hub's address %s", creds.WSURL, h.addr)
+	}
+	state := t.TempDir()
+	agent := e.StartAgent(viaProxy, state)
+	eventually.True(t, 15*time.Second, "agent connected", func() bool { return cust.Connected(h, creds.HostID) })
+	api := hostgate.New(h.URL, cust.Key)
+
+	cases := []struct {
+		name string
+		cut  func()
+		// offline: the host must read offline after the cut (the agent
+		// cannot come back until back() runs).
+		offline bool
+		back    func()
+	}{
+		{name: "proxy closed", cut: p.cut, offline: true, back: p.up},
+		{name: "half-dead link", cut: p.halfDead},
+		{name: "agent SIGKILL", cut: func() { _ = agent.cmd.Process.Kill() }, offline: true, back: func() {
+			<-agent.done // reaped: its cleanup's Stop has nothing left to do
+			agent = e.StartAgent(viaProxy, state)
+		}},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			sleepAPI, sleepTerm := fmt.Sprintf("30.%d1", i), fmt.Sprintf("40.%d1", i)
+			t.Cleanup(func() { killSleeps(sleepAPI, sleepTerm) })
+
+			// An open terminal running a command of its own.
+			term := openWSTerm(t, h, cust, creds.HostID)
+			term.send(t, "echo re''ady\n")
+			term.waitOutput(t, "ready")
+			term.send(t, "sleep "+sleepTerm+"\n")
+			eventually.True(t, 15*time.Second, "the terminal's sleep running", func() bool { return sleeping(sleepTerm) })
+
+			// A command through the API, in flight on the agent.
+			type answer struct {
+				err error
+				at  time.Time
+			}
+			answered := make(chan answer, 1)
+			go func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+				defer cancel()
+				_, err := api.Shell(ctx, creds.HostID, "sleep", sleepAPI, 60)
+				answered <- answer{err, time.Now()}
+			}()
+			eventually.True(t, 15*time.Second, "the API's sleep running", func() bool { return sleeping(sleepAPI) })
+
+			cut := time.Now()
+			c.cut()
+
+			var a answer
+			select {
+			case a = <-answered:
+			case <-time.After(time.Minute):
+				t.Fatal("the API call did not answer within a minute of the cut")
+			}
+			apiAfter := a.at.Sub(cut)
+			if e, ok := errors.AsType[*hostgate.Error](a.err); !ok || e.Status != 502 || e.Code != "agent_disconnected" || e.Message == "" {
+				t.Fatalf("API call after the cut: %v, want 502 agent_disconnected", a.err)
+			}
+			termAfter, exit, code := term.end(t)
+			if code != 1000 || exit == nil || exit["type"] != "exit" || exit["reason"] == nil || exit["reason"] == "" {
+				t.Fatalf("terminal end: close %d after %v, want an exit message with a reason, then close 1000", code, exit)
+			}
+			t.Logf("%s: API answered 502 agent_disconnected %v after the cut; terminal got %v and close %d %v after it",
+				c.name, apiAfter.Round(time.Millisecond), exit, code, termAfter.Sub(cut).Round(time.Millisecond))
+			// Seconds, not a deadline: the command's own is 75 s.
+			if apiAfter > 15*time.Second || termAfter.Sub(cut) > 15*time.Second {
+				t.Fatalf("answers came %v and %v after the cut, want within 15 s", apiAfter, termAfter.Sub(cut))
+			}
+
+			if c.offline {
+				eventually.True(t, 15*time.Second, "host offline", func() bool { return !cust.Connected(h, creds.HostID) })
+				t.Logf("%s: host offline %v after the cut", c.name, time.Since(cut).Round(time.Millisecond))
+				if s := cust.Ping(h, creds.HostID); s != 409 {
+					t.Fatalf("ping while offline: %d, want 409 host_offline", s)
+				}
+				c.back()
+			}
+			back := time.Now()
+			eventually.True(t, 30*time.Second, "agent back", func() bool {
+				return cust.Connected(h, creds.HostID) && cust.Ping(h, creds.HostID) == 200
+			})
+			t.Logf("%s: commands work again %v after the link returned", c.name, time.Since(back).Round(time.Millisecond))
+			res, err := api.Shell(t.Context(), creds.HostID, "sh", "-c 'echo again'", 10)
+			if err != nil || strings.TrimSpace(res.Stdout) != "again" || res.ExitCode != 0 {
+				t.Fatalf("command after the link returned: %+v, %v", res, err)
+			}
+			again := openWSTerm(t, h, cust, creds.HostID)
+			again.send(t, "echo ag''ain; exit 4\n")
+			again.waitOutput(t, "again")
+			if _, exit, code := again.end(t); code != 1000 || exit == nil || exit["exit_code"] != 4.0 {
+				t.Fatalf("terminal after the link returned: exit %v, close %d", exit, code)
+			}
+		})
+	}
+}
+
+// linkProxy forwards TCP connections to a target address, for the agent's
+// link to the hub, and cuts them on demand.
+type linkProxy struct {
+	t      *testing.T
+	ln     net.Listener
+	target string
+
+	mu    sync.Mutex
+	down  bool // refuse new connections (close them at once)
+	pairs []*linkPair
+}
+
+// linkPair is one forwarded connection.
+type linkPair struct {
+	agent, hub net.Conn
+	mu         sync.Mutex
+	silent     bool // the agent's end is gone; the hub's stays open and hears nothing
+}
+
+func startLinkProxy(t *testing.T, target string) *linkProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &linkProxy{t: t, ln: ln, target: target}
+	go p.serve()
+	t.Cleanup(func() {
+		_ = ln.Close()
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		for _, pr := range p.pairs {
+			_ = pr.agent.Close()
+			_ = pr.hub.Close()
+		}
+	})
+	return p
+}
+
+func (p *linkProxy) addr() string { return p.ln.Addr().String() }
+
+func (p *linkProxy) serve() {
+	for {
+		a, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		p.mu.Lock()
+		down := p.down
+		p.mu.Unlock()
+		if down {
+			_ = a.Close()
+			continue
+		}
+		h, err := net.Dial("tcp", p.target)
+		if err != nil {
+			_ = a.Close()
+			continue
+		}
+		pr := &linkPair{agent: a, hub: h}
+		p.mu.Lock()
+		p.pairs = append(p.pairs, pr)
+		p.mu.Unlock()
+		go pr.agentToHub()
+		go pr.hubToAgent()
+	}
+}
+
+// agentToHub forwards the agent's bytes; when the agent's end goes, the
+// hub's end is closed too, unless the link was made silent.
+func (pr *linkPair) agentToHub() {
+	_, _ = io.Copy(pr.hub, pr.agent)
+	pr.mu.Lock()
+	silent := pr.silent
+	pr.mu.Unlock()
+	if !silent {
+		_ = pr.hub.Close()
+	}
+}
+
+// hubToAgent forwards the hub's bytes, or swallows them once the link is
+// silent, until the hub's end closes.
+func (pr *linkPair) hubToAgent() {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := pr.hub.Read(buf)
+		pr.mu.Lock()
+		silent := pr.silent
+		pr.mu.Unlock()
+		if n > 0 && !silent {
+			_, _ = pr.agent.Write(buf[:n])
+		}
+		if err != nil {
+			_ = pr.agent.Close()
+			return
+		}
+	}
+}
+
+// cut closes every connection, both ends, and refuses new ones until up.
+func (p *linkProxy) cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.down = true
+	for _, pr := range p.pairs {
+		_ = pr.agent.Close()
+		_ = pr.hub.Close()
+	}
+	p.pairs = nil
+}
+
+// up forwards new connections again.
+func (p *linkProxy) up() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.down = false
+}
+
+// halfDead closes the agent's end of every connection and leaves the
+// hub's end open and silent, as a NAT or a peer that vanished without a
+// FIN would; new connections are forwarded.
+func (p *linkProxy) halfDead() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, pr := range p.pairs {
+		pr.mu.Lock()
+		pr.silent = true
+		pr.mu.Unlock()
+		_ = pr.agent.Close()
+	}
+}
+
+// sleeping reports whether a process `sleep arg` is running.
+func sleeping(arg string) bool { return len(sleepPIDs(arg)) > 0 }
+
+func sleepPIDs(arg string) []int {
+	want := []byte("sleep\x00" + arg + "\x00")
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	var pids []int
+	for _, d := range dirs {
+		b, err := os.ReadFile(d + "/cmdline")
+		if err != nil || !bytes.HasSuffix(b, want) {
+			continue
+		}
+		if pid, err := strconv.Atoi(filepath.Base(d)); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// killSleeps ends the sleeps a case left behind (an agent killed with
+// SIGKILL leaves its children).
+func killSleeps(args ...string) {
+	for _, a := range args {
+		for _, pid := range sleepPIDs(a) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// wsTerm is a terminal WebSocket as the browser console opens it.
+type wsTerm struct {
+	gws.BuiltinEventHandler
+	conn *gws.Conn
+
+	mu       sync.Mutex
+	out      strings.Builder
+	controls []map[string]any
+	code     uint16
+	endedAt  time.Time
+	closed   chan struct{}
+}
+
+func openWSTerm(t *testing.T, h *Hub, c Customer, hostID string) *wsTerm {
+	t.Helper()
+	var tk struct{ Ticket string }
+	if s := call(t, "POST", h.URL+"/v1/user/hosts/"+hostID+"/terminal/ticket", c.Token, nil, &tk); s != 200 {
+		t.Fatalf("terminal ticket: %d", s)
+	}
+	w := &wsTerm{closed: make(chan struct{})}
+	url := "ws://" + h.addr + "/v1/user/hosts/" + hostID + "/terminal/ws?ticket=" + tk.Ticket
+	conn, _, err := gws.NewClient(w, &gws.ClientOption{Addr: url})
+	if err != nil {
+		t.Fatalf("terminal socket: %v", err)
+	}
+	w.conn = conn
+	go conn.ReadLoop()
+	t.Cleanup(func() { _ = conn.NetConn().Close() })
+	return w
+}
+
+func (w *wsTerm) OnMessage(_ *gws.Conn, m *gws.Message) {
+	defer m.Close()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch m.Opcode {
+	case gws.OpcodeBinary:
+		w.out.Write(m.Bytes())
+	case gws.OpcodeText:
+		var c map[string]any
+		_ = json.Unmarshal(m.Bytes(), &c)
+		w.controls = append(w.controls, c)
+	}
+}
+
+func (w *wsTerm) OnClose(_ *gws.Conn, err error) {
+	w.mu.Lock()
+	if ce, ok := errors.AsType[*gws.CloseError](err); ok {
+		w.code = ce.Code
+	}
+	w.endedAt = time.Now()
+	w.mu.Unlock()
+	close(w.closed)
+}
+
+func (w *wsTerm) send(t *testing.T, s string) {
+	t.Helper()
+	if err := w.conn.WriteMessage(gws.OpcodeBinary, []byte(s)); err != nil {
+		t.Fatalf("terminal input: %v", err)
+	}
+}
+
+func (w *wsTerm) waitOutput(t *testing.T, s string) {
+	t.Helper()
+	eventually.True(t, 15*time.Second, "terminal output "+s, func() bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return strings.Contains(w.out.String(), s)
+	})
+}
+
+// end waits for the socket's close and returns when it came, the last
+// control message before it and the close code.
+func (w *wsTerm) end(t *testing.T) (at time.Time, last map[string]any, code uint16) {
+	t.Helper()
+	select {
+	case <-w.closed:
+	case <-time.After(time.Minute):
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		t.Fatalf("the terminal socket did not end within a minute; output %q", w.out.String())
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if n := len(w.controls); n > 0 {
+		last = w.controls[n-1]
+	}
+	return w.endedAt, last, w.code
+}
