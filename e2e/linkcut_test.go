@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -27,13 +26,15 @@ import (
 
 // TestLinkCut cuts the agent's link while a command runs through the API
 // and a terminal is open on a browser-style WebSocket, with real hub and
-// agent processes: the proxy between them closed (both ends, and then
-// only the agent's, leaving the hub a silent half-dead link), and the
-// agent killed with SIGKILL. Each time the command answers 502
-// agent_disconnected and the terminal ends cleanly (an exit message with
-// a reason, then close 1000) within seconds, never at a deadline; the
-// host reads offline; once the agent is back, commands and terminals work
-// again. The measured times are logged.
+// agent processes: the proxy between them closed (both ends; then only
+// the agent's, leaving the hub a half-dead link until the agent's new
+// connection replaces it), the link made silent both ways with both ends
+// open, and the agent killed with SIGKILL. The command answers 502
+// agent_disconnected within seconds (504 agent_timeout at its deadline
+// on the silent link), the terminal ends cleanly (an exit message with a
+// reason, then close 1000), the host reads offline while the agent cannot
+// return, and once it is back commands and terminals work again. The
+// measured times are logged.
 func TestLinkCut(t *testing.T) {
 	t.Setenv("SHELL", "/bin/sh")
 	e := NewEnv(t, false)
@@ -52,6 +53,9 @@ func TestLinkCut(t *testing.T) {
 	eventually.True(t, 15*time.Second, "agent connected", func() bool { return cust.Connected(h, creds.HostID) })
 	api := hostgate.New(h.URL, cust.Key)
 
+	// The hub's read deadline: three heartbeat intervals of silence.
+	const deadline = 75 * time.Second
+	disconnected := apiEnd{502, "agent_disconnected", 0, 15 * time.Second}
 	cases := []struct {
 		name string
 		cut  func()
@@ -59,13 +63,21 @@ func TestLinkCut(t *testing.T) {
 		// cannot come back until back() runs).
 		offline bool
 		back    func()
+		// The API's answer; the terminal's end within termWithin.
+		api        apiEnd
+		termWithin time.Duration
 	}{
-		{name: "proxy closed", cut: p.cut, offline: true, back: p.up},
-		{name: "half-dead link", cut: p.halfDead},
+		{name: "proxy closed", cut: p.cut, offline: true, back: p.up, api: disconnected, termWithin: 15 * time.Second},
+		{name: "half-dead link", cut: p.halfDead, api: disconnected, termWithin: 15 * time.Second},
+		// Both ends open, nothing passes: the command answers at its
+		// deadline (timeout_s 5 + 15 s), the terminal once a side's read
+		// deadline has passed.
+		{name: "silent link", cut: p.silence, api: apiEnd{504, "agent_timeout", 5, 25 * time.Second},
+			termWithin: deadline + 10*time.Second},
 		{name: "agent SIGKILL", cut: func() { _ = agent.cmd.Process.Kill() }, offline: true, back: func() {
 			<-agent.done // reaped: its cleanup's Stop has nothing left to do
 			agent = e.StartAgent(viaProxy, state)
-		}},
+		}, api: disconnected, termWithin: 15 * time.Second},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -88,7 +100,11 @@ func TestLinkCut(t *testing.T) {
 			go func() {
 				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 				defer cancel()
-				_, err := api.Shell(ctx, creds.HostID, "sleep", sleepAPI, 60)
+				timeoutS := 60
+				if c.api.timeoutS > 0 {
+					timeoutS = c.api.timeoutS
+				}
+				_, err := api.Shell(ctx, creds.HostID, "sleep", sleepAPI, timeoutS)
 				answered <- answer{err, time.Now()}
 			}()
 			eventually.True(t, 15*time.Second, "the API's sleep running", func() bool { return sleeping(sleepAPI) })
@@ -99,22 +115,23 @@ func TestLinkCut(t *testing.T) {
 			var a answer
 			select {
 			case a = <-answered:
-			case <-time.After(time.Minute):
-				t.Fatal("the API call did not answer within a minute of the cut")
+			case <-time.After(2 * time.Minute):
+				t.Fatal("the API call did not answer within two minutes of the cut")
 			}
 			apiAfter := a.at.Sub(cut)
-			if e, ok := errors.AsType[*hostgate.Error](a.err); !ok || e.Status != 502 || e.Code != "agent_disconnected" || e.Message == "" {
-				t.Fatalf("API call after the cut: %v, want 502 agent_disconnected", a.err)
+			if e, ok := errors.AsType[*hostgate.Error](a.err); !ok || e.Status != c.api.status || e.Code != c.api.code || e.Message == "" {
+				t.Fatalf("API call after the cut: %v, want %d %s", a.err, c.api.status, c.api.code)
 			}
 			termAfter, exit, code := term.end(t)
 			if code != 1000 || exit == nil || exit["type"] != "exit" || exit["reason"] == nil || exit["reason"] == "" {
 				t.Fatalf("terminal end: close %d after %v, want an exit message with a reason, then close 1000", code, exit)
 			}
-			t.Logf("%s: API answered 502 agent_disconnected %v after the cut; terminal got %v and close %d %v after it",
-				c.name, apiAfter.Round(time.Millisecond), exit, code, termAfter.Sub(cut).Round(time.Millisecond))
-			// Seconds, not a deadline: the command's own is 75 s.
-			if apiAfter > 15*time.Second || termAfter.Sub(cut) > 15*time.Second {
-				t.Fatalf("answers came %v and %v after the cut, want within 15 s", apiAfter, termAfter.Sub(cut))
+			t.Logf("%s: API answered %d %s %v after the cut; terminal got %v and close %d %v after it",
+				c.name, c.api.status, c.api.code, apiAfter.Round(time.Millisecond), exit, code, termAfter.Sub(cut).Round(time.Millisecond))
+			// 502 within seconds, not at the command's deadline (75 s);
+			// 504 at the deadline, never later.
+			if apiAfter > c.api.within || termAfter.Sub(cut) > c.termWithin {
+				t.Fatalf("answers came %v and %v after the cut, want within %v and %v", apiAfter, termAfter.Sub(cut), c.api.within, c.termWithin)
 			}
 
 			if c.offline {
@@ -126,7 +143,9 @@ func TestLinkCut(t *testing.T) {
 				c.back()
 			}
 			back := time.Now()
-			eventually.True(t, 30*time.Second, "agent back", func() bool {
+			// On the silent link the agent finds out by its own read
+			// deadline, up to a heartbeat interval after the hub's.
+			eventually.True(t, time.Minute, "agent back", func() bool {
 				return cust.Connected(h, creds.HostID) && cust.Ping(h, creds.HostID) == 200
 			})
 			t.Logf("%s: commands work again %v after the link returned", c.name, time.Since(back).Round(time.Millisecond))
@@ -142,6 +161,16 @@ func TestLinkCut(t *testing.T) {
 			}
 		})
 	}
+}
+
+// apiEnd is how the API call in flight must answer a cut: status and
+// code, within that long of the cut; timeoutS is the command's timeout_s
+// (0 for 60).
+type apiEnd struct {
+	status   int
+	code     string
+	timeoutS int
+	within   time.Duration
 }
 
 // linkProxy forwards TCP connections to a target address, for the agent's
@@ -160,7 +189,13 @@ type linkProxy struct {
 type linkPair struct {
 	agent, hub net.Conn
 	mu         sync.Mutex
-	silent     bool // the agent's end is gone; the hub's stays open and hears nothing
+	silent     bool // nothing passes either way, and no end is closed for the other's
+}
+
+func (pr *linkPair) muted() bool {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	return pr.silent
 }
 
 func startLinkProxy(t *testing.T, target string) *linkProxy {
@@ -212,32 +247,23 @@ func (p *linkProxy) serve() {
 	}
 }
 
-// agentToHub forwards the agent's bytes; when the agent's end goes, the
-// hub's end is closed too, unless the link was made silent.
-func (pr *linkPair) agentToHub() {
-	_, _ = io.Copy(pr.hub, pr.agent)
-	pr.mu.Lock()
-	silent := pr.silent
-	pr.mu.Unlock()
-	if !silent {
-		_ = pr.hub.Close()
-	}
-}
+func (pr *linkPair) agentToHub() { pr.forward(pr.agent, pr.hub) }
+func (pr *linkPair) hubToAgent() { pr.forward(pr.hub, pr.agent) }
 
-// hubToAgent forwards the hub's bytes, or swallows them once the link is
-// silent, until the hub's end closes.
-func (pr *linkPair) hubToAgent() {
+// forward copies from one end to the other, or swallows what it reads
+// once the link is silent. When from closes, to is closed too, unless the
+// link is silent: then to stays open and hears nothing.
+func (pr *linkPair) forward(from, to net.Conn) {
 	buf := make([]byte, 32<<10)
 	for {
-		n, err := pr.hub.Read(buf)
-		pr.mu.Lock()
-		silent := pr.silent
-		pr.mu.Unlock()
-		if n > 0 && !silent {
-			_, _ = pr.agent.Write(buf[:n])
+		n, err := from.Read(buf)
+		if n > 0 && !pr.muted() {
+			_, _ = to.Write(buf[:n])
 		}
 		if err != nil {
-			_ = pr.agent.Close()
+			if !pr.muted() {
+				_ = to.Close()
+			}
 			return
 		}
 	}
@@ -273,6 +299,19 @@ func (p *linkProxy) halfDead() {
 		pr.silent = true
 		pr.mu.Unlock()
 		_ = pr.agent.Close()
+	}
+}
+
+// silence lets nothing through either way on every connection and closes
+// nothing, as a network that drops every packet would; new connections
+// are forwarded.
+func (p *linkProxy) silence() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, pr := range p.pairs {
+		pr.mu.Lock()
+		pr.silent = true
+		pr.mu.Unlock()
 	}
 }
 
@@ -382,10 +421,10 @@ func (w *wsTerm) end(t *testing.T) (at time.Time, last map[string]any, code uint
 	t.Helper()
 	select {
 	case <-w.closed:
-	case <-time.After(time.Minute):
+	case <-time.After(2 * time.Minute):
 		w.mu.Lock()
 		defer w.mu.Unlock()
-		t.Fatalf("the terminal socket did not end within a minute; output %q", w.out.String())
+		t.Fatalf("the terminal socket did not end within two minutes; output %q", w.out.String())
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
