@@ -433,3 +433,33 @@ func (w *wsTerm) end(t *testing.T) (at time.Time, last map[string]any, code uint
 	}
 	return w.endedAt, last, w.code
 }
+
+// TestTerminalLastLineBeforeTheEnd is the repeated check of the end of a
+// browser terminal (docs/terminal.md, "End of a session"): the shell's
+// last line arrives before the exit message and the close, also when keys
+// are typed while the shell exits (each then finds the terminal ended).
+func TestTerminalLastLineBeforeTheEnd(t *testing.T) {
+	t.Setenv("SHELL", "/bin/sh")
+	e := NewEnv(t, false)
+	h := e.StartHub()
+	cust := NewCustomer(t, h)
+	creds := cust.CreateHost(h, "last-line")
+	e.StartAgent(creds, t.TempDir())
+	eventually.True(t, 15*time.Second, "agent connected", func() bool { return cust.Connected(h, creds.HostID) })
+	for i := range 20 {
+		w := openWSTerm(t, h, cust, creds.HostID)
+		w.send(t, "echo h''i; exit 3\n")
+		for range 20 { // keys typed on, until the socket has ended
+			if w.conn.WriteMessage(gws.OpcodeBinary, []byte("x")) != nil {
+				break
+			}
+		}
+		_, exit, code := w.end(t)
+		w.mu.Lock()
+		out := w.out.String()
+		w.mu.Unlock()
+		if !strings.Contains(out, "hi\r\n") || code != 1000 || exit == nil || exit["exit_code"] != 3.0 {
+			t.Fatalf("session %d: output %q, exit %v, close %d; want the line hi, exit code 3, close 1000", i, out, exit, code)
+		}
+	}
+}
