@@ -300,7 +300,14 @@ func cliTerm(t *testing.T, env []string, id string) {
 		defer mu.Unlock()
 		t.Fatalf("term did not end; screen %q", screen.String())
 	}
-	eventually.True(t, 5*time.Second, "the last output", shown("\nhi\r\n"))
+	// The shell's last line. Not "\nhi": a line typed before the shell
+	// printed its prompt is echoed by the remote terminal at once, so the
+	// screen can read "exit 3\r\n# hi\r\n" (the prompt, then the output).
+	if !eventually.Within(5*time.Second, shown("hi\r\n")) {
+		mu.Lock()
+		defer mu.Unlock()
+		t.Fatalf("the last output is missing; screen %q", screen.String())
+	}
 	if cmd.ProcessState.ExitCode() != 3 {
 		mu.Lock()
 		defer mu.Unlock()

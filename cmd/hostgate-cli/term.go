@@ -49,6 +49,12 @@ func (a *app) term(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	// Resizes are watched before the size is read: a resize between the
+	// two would otherwise be lost (SIGWINCH is ignored until watched),
+	// and the remote terminal would keep the old size.
+	rctx, stopResize := context.WithCancel(ctx)
+	defer stopResize()
+	resized := con.Resized(rctx)
 	cols, rows, err := con.Size()
 	if err != nil {
 		cols, rows = 0, 0 // the hub's 80 × 24
@@ -65,7 +71,7 @@ func (a *app) term(ctx context.Context, args []string) error {
 		return fmt.Errorf("raw mode: %w", err)
 	}
 	defer restore()
-	code, reason, err := a.termLoop(ctx, s, con)
+	code, reason, err := a.termLoop(ctx, s, con, resized)
 	switch {
 	case err != nil:
 		return err
@@ -85,15 +91,16 @@ type termEnd struct {
 
 // termLoop copies the terminal's input to the session and its output to
 // the terminal, and passes on resizes, until the shell's output ends, the
-// detach key is typed, or ctx ends. Only output the shell has written
-// already is lost on the way out.
-func (a *app) termLoop(ctx context.Context, s *hostgate.ShellSession, con console) (code int, reason string, err error) {
+// detach key is typed, or ctx ends; resized signals the local terminal's
+// size changes. Only output the shell has written already is lost on the
+// way out.
+func (a *app) termLoop(ctx context.Context, s *hostgate.ShellSession, con console, resized <-chan struct{}) (code int, reason string, err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := make(chan termEnd, 2)
 	go a.termOutput(ctx, s, con.Out(), done)
 	go a.termInput(ctx, s, con.In(), done)
-	go a.termResize(ctx, s, con)
+	go a.termResize(ctx, s, con, resized)
 	var end termEnd
 	select {
 	case end = <-done:
@@ -188,8 +195,16 @@ func splitIncomplete(b []byte) (complete, rest []byte) {
 	return b, nil
 }
 
-func (a *app) termResize(ctx context.Context, s *hostgate.ShellSession, con console) {
-	for range con.Resized(ctx) {
+func (a *app) termResize(ctx context.Context, s *hostgate.ShellSession, con console, resized <-chan struct{}) {
+	for {
+		select {
+		case _, ok := <-resized:
+			if !ok {
+				return
+			}
+		case <-ctx.Done():
+			return
+		}
 		cols, rows, err := con.Size()
 		if err != nil {
 			continue

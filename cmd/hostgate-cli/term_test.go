@@ -24,6 +24,10 @@ type fakeConsole struct {
 	raw     bool
 	restore int
 	resized chan struct{}
+	// watched: Resized was called; resizeOnSize: Size reports a resize
+	// just after it read the size, which is lost unless watched, as a
+	// SIGWINCH nobody asked for is.
+	watched, resizeOnSize bool
 }
 
 func newFakeConsole() *fakeConsole {
@@ -31,11 +35,22 @@ func newFakeConsole() *fakeConsole {
 	return &fakeConsole{in: r, typing: w, resized: make(chan struct{}, 1)}
 }
 
-func (c *fakeConsole) IsTerminal() bool                  { return !c.notTTY }
-func (c *fakeConsole) Size() (cols, rows int, err error) { return 120, 40, nil }
-func (c *fakeConsole) In() io.Reader                     { return c.in }
-func (c *fakeConsole) Out() io.Writer                    { return c }
+func (c *fakeConsole) IsTerminal() bool { return !c.notTTY }
+func (c *fakeConsole) In() io.Reader    { return c.in }
+func (c *fakeConsole) Out() io.Writer   { return c }
+func (c *fakeConsole) Size() (cols, rows int, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.resizeOnSize && c.watched {
+		c.resizeOnSize = false
+		c.resized <- struct{}{}
+	}
+	return 120, 40, nil
+}
 func (c *fakeConsole) Resized(ctx context.Context) <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.watched = true
 	return c.resized
 }
 func (c *fakeConsole) MakeRaw() (func(), error) {
@@ -100,6 +115,35 @@ func TestCLITermExitStatus(t *testing.T) {
 	}
 	if f.resizes[0] != `{"cols":120,"rows":40}` || f.closed {
 		t.Fatalf("resizes %v closed %v", f.resizes, f.closed)
+	}
+}
+
+// TestCLITermKeepsAResizeDuringItsStart: a resize between term's start
+// and its first look at the size reaches the hub. It was lost when the
+// resizes were watched only after the session opened (SIGWINCH is ignored
+// until then): e2e TestCLI/term then waited in vain for the new size.
+func TestCLITermKeepsAResizeDuringItsStart(t *testing.T) {
+	f := newFakeHub(t)
+	con := newFakeConsole()
+	con.resizeOnSize = true
+	done := f.termCLI(t, con)
+	eventually.True(t, 10*time.Second, "the resize at the hub", func() bool {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return len(f.resizes) == 1
+	})
+	code := 0
+	f.mu.Lock()
+	f.termEnd = &code
+	f.mu.Unlock()
+	close(f.termOut)
+	if r := waitResult(t, done); r.code != 0 {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.resizes[0] != `{"cols":120,"rows":40}` {
+		t.Fatalf("resizes %v", f.resizes)
 	}
 }
 

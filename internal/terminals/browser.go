@@ -186,6 +186,8 @@ func (b *Browser) watch() {
 // Message handles a message from the browser — input (binary) or a
 // control message (text) — in order on the socket's read loop, so input
 // backs up into the browser's socket when the shell does not take it.
+// Input or a resize after the shell ended is dropped: only the pump ends
+// the socket then, once the output before the end has gone out.
 func (b *Browser) Message(binary bool, data []byte) {
 	var err error
 	if binary {
@@ -212,6 +214,10 @@ func (b *Browser) Message(binary bool, data []byte) {
 	}
 	switch {
 	case err == nil || b.ctx.Err() != nil:
+	case apperr.Is(err, CodeTerminalEnded):
+		// The shell has ended, but its last output may not have reached
+		// the browser yet: the pump sends it, then the exit message and
+		// the close. Ending the socket here would overtake that output.
 	case apperr.Is(err, apperr.CodeInvalidBody):
 		// A bad resize costs nothing but an error message.
 		e, _ := errors.AsType[*apperr.Error](err)
