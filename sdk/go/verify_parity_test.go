@@ -246,7 +246,7 @@ const fuzzBase = 1767268830
 // so inputs get past the signature check and reach the body's checks. The
 // request goes through JSON as it will to the drivers, so that all three
 // read the same strings (invalid UTF-8 becomes U+FFFD).
-func fuzzRequest(t testing.TB, sig, ts, event, delivery string, body []byte, secret string, delta int16, sign bool) verifyRequest {
+func fuzzRequest(t testing.TB, sig, ts, event, delivery string, body []byte, secret string, delta int32, sign bool) verifyRequest {
 	if sign {
 		sig = expandMAC(sig, secret, ts, body)
 	}
@@ -284,15 +284,15 @@ func FuzzVerifierParity(f *testing.F) {
 	bodyA := `{"event":"host.l1_config_updated","delivery_id":"d1","data":{"bid":1,"secret_key":"new","url":"u"}}`
 	bodyB := `{"event":"host.l1_config.updated","delivery_id":"wd_d1","after":{"bid":1,"secret_key":"new","report_url":"u"}}`
 	bodyJ := `{"id":"j1","type":"job.finished","created_at":"2026-01-05T10:00:00Z","data":{"id":"j1"}}`
-	f.Add("t=1767268830,v1={mac}", "1767268830", WebhookEventA, "d1", []byte(bodyA), "s", int16(0), true)
-	f.Add("sha256={mac}", "1767268830", WebhookEventB, "wd_d1", []byte(bodyB), "s", int16(-300), true)
-	f.Add("t=1767268830,v1={mac}", "1767268830", WebhookEventJobFinished, "j1", []byte(bodyJ), "whsec_x", int16(300), true)
-	f.Add("t=--5,v1={mac}", "--5", WebhookEventA, "d1", []byte(bodyA), "s", int16(0), true)
-	f.Add("sha256={mac}", "²", WebhookEventB, "wd_d1", []byte(bodyB), "s", int16(0), true)
-	f.Add("sha256={mac}", "1767268830", WebhookEventB, "d1", []byte(strings.ReplaceAll(bodyB, "wd_d1", "d1")), "s", int16(0), true)
-	f.Add("t=1767268830,v1={mac}", "1767268830", WebhookEventA, "d1", []byte(bodyA), "", int16(0), true)
+	f.Add("t=1767268830,v1={mac}", "1767268830", WebhookEventA, "d1", []byte(bodyA), "s", int32(0), true)
+	f.Add("sha256={mac}", "1767268830", WebhookEventB, "wd_d1", []byte(bodyB), "s", int32(-300), true)
+	f.Add("t=1767268830,v1={mac}", "1767268830", WebhookEventJobFinished, "j1", []byte(bodyJ), "whsec_x", int32(300), true)
+	f.Add("t=--5,v1={mac}", "--5", WebhookEventA, "d1", []byte(bodyA), "s", int32(0), true)
+	f.Add("sha256={mac}", "²", WebhookEventB, "wd_d1", []byte(bodyB), "s", int32(0), true)
+	f.Add("sha256={mac}", "1767268830", WebhookEventB, "d1", []byte(strings.ReplaceAll(bodyB, "wd_d1", "d1")), "s", int32(0), true)
+	f.Add("t=1767268830,v1={mac}", "1767268830", WebhookEventA, "d1", []byte(bodyA), "", int32(0), true)
 	procs := startVerifiers(f)
-	f.Fuzz(func(t *testing.T, sig, ts, event, delivery string, body []byte, secret string, delta int16, sign bool) {
+	f.Fuzz(func(t *testing.T, sig, ts, event, delivery string, body []byte, secret string, delta int32, sign bool) {
 		r := fuzzRequest(t, sig, ts, event, delivery, body, secret, delta, sign)
 		want := goVerdict(r)
 		for _, p := range procs {
