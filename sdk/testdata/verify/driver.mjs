@@ -1,4 +1,4 @@
-// The TypeScript column of FuzzVerifierParity (sdk/go/verify_parity_test.go):
+// The TypeScript column of FuzzVerifierParity (sdk/go/verifyparity/verify_parity_test.go):
 // reads one JSON request a line on stdin and answers one JSON line on stdout,
 // the verdict of verdict.mjs.
 import { createInterface } from 'node:readline';

@@ -1,4 +1,4 @@
-"""The Python column of FuzzVerifierParity (sdk/go/verify_parity_test.go).
+"""The Python column of FuzzVerifierParity (sdk/go/verifyparity/verify_parity_test.go).
 
 Reads one JSON request a line on stdin, {headers: [[name, value], ...],
 body_b64, secret, now}, and answers one JSON line on stdout: the verdict of

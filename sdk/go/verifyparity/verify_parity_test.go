@@ -1,4 +1,4 @@
-package hostgate
+package verifyparity
 
 import (
 	"bufio"
@@ -19,6 +19,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	hostgate "hostgate/sdk/go"
 )
 
 // The three SDKs' webhook verifiers give the same verdict for every input
@@ -27,7 +29,7 @@ import (
 // which feeds the same random inputs to this package and to one Python and
 // one Node process running the other two (sdk/testdata/verify/driver.*).
 
-const verifyCorpusDir = "../testdata/verify"
+const verifyCorpusDir = "../../testdata/verify"
 
 // verifyCase is one case of the corpus (sdk/testdata/verify/README.md).
 type verifyCase struct {
@@ -111,9 +113,9 @@ func goVerdict(r verifyRequest) (v verdict) {
 		h.Add(kv[0], kv[1])
 	}
 	body, _ := base64.StdEncoding.DecodeString(r.BodyB64)
-	ev, err := VerifyWebhook(h, body, r.Secret, WithClock(func() time.Time { return time.Unix(r.Now, 0) }))
+	ev, err := hostgate.VerifyWebhook(h, body, r.Secret, hostgate.WithClock(func() time.Time { return time.Unix(r.Now, 0) }))
 	if err != nil {
-		if ve, ok := errors.AsType[*WebhookVerificationError](err); ok {
+		if ve, ok := errors.AsType[*hostgate.WebhookVerificationError](err); ok {
 			return verdict{Verdict: ve.Reason}
 		}
 		return verdict{Verdict: "error", Error: err.Error()}
@@ -229,7 +231,7 @@ func skipOrFailSDK(t testing.TB, format string, args ...any) {
 // startVerifiers starts the Python and the Node driver, once for the whole
 // test or fuzz run (per fuzzing worker process).
 func startVerifiers(t testing.TB) []*verifierProcess {
-	if _, err := os.Stat("../typescript/dist/index.js"); err != nil {
+	if _, err := os.Stat("../../typescript/dist/index.js"); err != nil {
 		skipOrFailSDK(t, "the TypeScript SDK is not built: npm --prefix sdk/typescript ci && npm --prefix sdk/typescript run build")
 	}
 	return []*verifierProcess{
@@ -250,8 +252,8 @@ func fuzzRequest(t testing.TB, sig, ts, event, delivery string, body []byte, sec
 	if sign {
 		sig = expandMAC(sig, secret, ts, body)
 	}
-	r := verifyRequest{Headers: [][2]string{{HeaderWebhookEvent, event}, {HeaderWebhookDelivery, delivery},
-		{HeaderWebhookSignature, sig}, {HeaderWebhookTimestamp, ts}},
+	r := verifyRequest{Headers: [][2]string{{hostgate.HeaderWebhookEvent, event}, {hostgate.HeaderWebhookDelivery, delivery},
+		{hostgate.HeaderWebhookSignature, sig}, {hostgate.HeaderWebhookTimestamp, ts}},
 		BodyB64: base64.StdEncoding.EncodeToString(body), Secret: secret, Now: fuzzBase + int64(delta)}
 	b, err := json.Marshal(r)
 	if err != nil {
@@ -284,13 +286,13 @@ func FuzzVerifierParity(f *testing.F) {
 	bodyA := `{"event":"host.l1_config_updated","delivery_id":"d1","data":{"bid":1,"secret_key":"new","url":"u"}}`
 	bodyB := `{"event":"host.l1_config.updated","delivery_id":"wd_d1","after":{"bid":1,"secret_key":"new","report_url":"u"}}`
 	bodyJ := `{"id":"j1","type":"job.finished","created_at":"2026-01-05T10:00:00Z","data":{"id":"j1"}}`
-	f.Add("t=1767268830,v1={mac}", "1767268830", WebhookEventA, "d1", []byte(bodyA), "s", int32(0), true)
-	f.Add("sha256={mac}", "1767268830", WebhookEventB, "wd_d1", []byte(bodyB), "s", int32(-300), true)
-	f.Add("t=1767268830,v1={mac}", "1767268830", WebhookEventJobFinished, "j1", []byte(bodyJ), "whsec_x", int32(300), true)
-	f.Add("t=--5,v1={mac}", "--5", WebhookEventA, "d1", []byte(bodyA), "s", int32(0), true)
-	f.Add("sha256={mac}", "²", WebhookEventB, "wd_d1", []byte(bodyB), "s", int32(0), true)
-	f.Add("sha256={mac}", "1767268830", WebhookEventB, "d1", []byte(strings.ReplaceAll(bodyB, "wd_d1", "d1")), "s", int32(0), true)
-	f.Add("t=1767268830,v1={mac}", "1767268830", WebhookEventA, "d1", []byte(bodyA), "", int32(0), true)
+	f.Add("t=1767268830,v1={mac}", "1767268830", hostgate.WebhookEventA, "d1", []byte(bodyA), "s", int32(0), true)
+	f.Add("sha256={mac}", "1767268830", hostgate.WebhookEventB, "wd_d1", []byte(bodyB), "s", int32(-300), true)
+	f.Add("t=1767268830,v1={mac}", "1767268830", hostgate.WebhookEventJobFinished, "j1", []byte(bodyJ), "whsec_x", int32(300), true)
+	f.Add("t=--5,v1={mac}", "--5", hostgate.WebhookEventA, "d1", []byte(bodyA), "s", int32(0), true)
+	f.Add("sha256={mac}", "²", hostgate.WebhookEventB, "wd_d1", []byte(bodyB), "s", int32(0), true)
+	f.Add("sha256={mac}", "1767268830", hostgate.WebhookEventB, "d1", []byte(strings.ReplaceAll(bodyB, "wd_d1", "d1")), "s", int32(0), true)
+	f.Add("t=1767268830,v1={mac}", "1767268830", hostgate.WebhookEventA, "d1", []byte(bodyA), "", int32(0), true)
 	procs := startVerifiers(f)
 	f.Fuzz(func(t *testing.T, sig, ts, event, delivery string, body []byte, secret string, delta int32, sign bool) {
 		r := fuzzRequest(t, sig, ts, event, delivery, body, secret, delta, sign)
