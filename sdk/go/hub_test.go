@@ -130,4 +130,67 @@ func TestAgainstARealHub(t *testing.T) {
 			t.Fatalf("retry of a delivered row: %v", err)
 		}
 	})
+
+	t.Run("user-level deliveries", func(t *testing.T) {
+		type delivery struct {
+			header http.Header
+			body   []byte
+		}
+		got := make(chan delivery, 4)
+		recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			b, _ := io.ReadAll(r.Body)
+			got <- delivery{r.Header.Clone(), b}
+		}))
+		defer recv.Close()
+		ws, err := c.RotateWebhookSecret(ctx)
+		if err != nil || !strings.HasPrefix(ws.Secret, "whsec_") {
+			t.Fatalf("rotate: %+v %v", ws, err)
+		}
+		off, _, err := c.CreateHost(ctx, "no-agent", 0, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A job on a host without an agent: skipped at once, then job.finished.
+		job, err := c.CreateJob(ctx, JobRequest{Target: JobTarget{HostIDs: []string{off.ID}},
+			Operation: ShellOperation("/bin/sh", "-c true", 10), NotifyURL: recv.URL})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d delivery
+		select {
+		case d = <-got:
+		case <-time.After(20 * time.Second):
+			t.Fatal("no job.finished delivery")
+		}
+		ev, err := VerifyWebhook(d.header, d.body, ws.Secret)
+		if err != nil || ev.Event != WebhookEventJobFinished {
+			t.Fatalf("verify: %+v %v", ev, err)
+		}
+		if j, err := ev.Job(); err != nil || j.ID != job.ID {
+			t.Fatalf("the event's job %+v %v, want %s", j, err, job.ID)
+		}
+		var page Page[WebhookDelivery]
+		if !eventually.Within(10*time.Second, func() bool {
+			page, err = c.ListUserWebhookDeliveries(ctx, 10, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return len(page.Items) == 1 && page.Items[0].Status == "success"
+		}) {
+			t.Fatalf("user deliveries: %+v", page)
+		}
+		row := page.Items[0]
+		if row.ID != ev.DeliveryID || row.EventType != WebhookEventJobFinished || page.Total != 1 || page.Limit != 10 || row.Attempts != 1 {
+			t.Fatalf("row %+v of page %+v, want delivery %s", row, page, ev.DeliveryID)
+		}
+		if p, err := c.ListUserWebhookDeliveries(ctx, 10, 1); err != nil || len(p.Items) != 0 || p.Total != 1 || p.Offset != 1 {
+			t.Fatalf("second page: %+v %v", p, err)
+		}
+		if _, err := c.RetryUserWebhookDelivery(ctx, row.ID); ErrorCode(err) != "delivery_not_dead" {
+			t.Fatalf("retry of a delivered row: %v", err)
+		}
+		if _, err := c.RetryUserWebhookDelivery(ctx, "6f1c2a9e-8d4b-4e3a-9c51-2b7f0d8e4a13"); !IsNotFound(err) {
+			t.Fatalf("retry of an unknown delivery: %v", err)
+		}
+	})
 }

@@ -108,6 +108,9 @@ func TestJobRequests(t *testing.T) {
 		{func() error { _, err := c.ScheduleRuns(ctx, "s1", 3, 0); return err }, `GET /v1/api/schedules/s1/runs?limit=3`},
 		{func() error { _, err := c.GetWebhookSecret(ctx); return err }, `GET /v1/api/webhook-secret`},
 		{func() error { _, err := c.RotateWebhookSecret(ctx); return err }, `POST /v1/api/webhook-secret/rotate`},
+		{func() error { _, err := c.ListUserWebhookDeliveries(ctx, 5, 10); return err }, `GET /v1/api/webhook-deliveries?limit=5&offset=10`},
+		{func() error { _, err := c.ListUserWebhookDeliveries(ctx, 0, 0); return err }, `GET /v1/api/webhook-deliveries`},
+		{func() error { _, err := c.RetryUserWebhookDelivery(ctx, "d/1"); return err }, `POST /v1/api/webhook-deliveries/d%2F1/retry`},
 	}
 	for _, tc := range cases {
 		if err := tc.call(); err != nil {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Receiving the hub's signed webhook deliveries (docs/webhooks.md,
@@ -136,12 +137,18 @@ func webhookMAC(secret string, t int64, body []byte) []byte {
 // is recognised by a "sha256=" signature (with X-Gateway-Timestamp), Format
 // A by "t=...,v1=..." (parts in any order, unknown parts ignored, any v1 may
 // match). body must be the raw bytes as received.
+//
+// The Python and TypeScript SDKs give the same verdict for every input
+// (docs/webhooks.md, "Receivers"; the corpus sdk/testdata/verify and
+// FuzzVerifierParity check it): header values lose spaces and tabs at both
+// ends; a timestamp is 1 to 18 ASCII digits; a MAC is 64 hex digits; the
+// body is UTF-8 JSON nested at most 64 deep.
 func VerifyWebhook(header http.Header, body []byte, secret string, opts ...VerifyOption) (*WebhookEvent, error) {
 	cfg := verifyConfig{tolerance: DefaultWebhookTolerance, now: time.Now}
 	for _, o := range opts {
 		o(&cfg)
 	}
-	sig := strings.TrimSpace(header.Get(HeaderWebhookSignature))
+	sig := trimOWS(header.Get(HeaderWebhookSignature))
 	if sig == "" {
 		return nil, refuse("malformed", "no %s header", HeaderWebhookSignature)
 	}
@@ -155,8 +162,7 @@ func VerifyWebhook(header http.Header, body []byte, secret string, opts ...Verif
 		urlField   string
 	)
 	if hexSig, ok := strings.CutPrefix(sig, "sha256="); ok {
-		t, err = strconv.ParseInt(strings.TrimSpace(header.Get(HeaderWebhookTimestamp)), 10, 64)
-		if err != nil {
+		if t, ok = parseUnixSeconds(trimOWS(header.Get(HeaderWebhookTimestamp))); !ok {
 			return nil, refuse("malformed", "%s is not unix seconds", HeaderWebhookTimestamp)
 		}
 		sigs, format, event, newSection, urlField = []string{hexSig}, "B", WebhookEventB, "after", "report_url"
@@ -172,8 +178,7 @@ func VerifyWebhook(header http.Header, body []byte, secret string, opts ...Verif
 	want := webhookMAC(secret, t, body)
 	matched := false
 	for _, s := range sigs {
-		got, _ := hex.DecodeString(s)
-		if hmac.Equal(got, want) {
+		if got, ok := decodeMAC(s); ok && hmac.Equal(got, want) {
 			matched = true
 		}
 	}
@@ -185,6 +190,12 @@ func VerifyWebhook(header http.Header, body []byte, secret string, opts ...Verif
 		return nil, refuse("stale", "signed at %d, %s from now", t, d.Round(time.Second))
 	}
 
+	if !utf8.Valid(body) {
+		return nil, refuse("malformed", "body is not UTF-8")
+	}
+	if jsonTooDeep(body, maxWebhookDepth) {
+		return nil, refuse("malformed", "body nests deeper than %d", maxWebhookDepth)
+	}
 	var doc map[string]json.RawMessage
 	if err := json.Unmarshal(body, &doc); err != nil {
 		return nil, refuse("malformed", "body: %v", err)
@@ -207,23 +218,87 @@ func VerifyWebhook(header http.Header, body []byte, secret string, opts ...Verif
 	if format == "B" && !strings.HasPrefix(did, "wd_") {
 		return nil, refuse("malformed", "delivery_id lacks the wd_ prefix")
 	}
-	var cfgNew struct {
-		BID       int64  `json:"bid"`
-		SecretKey string `json:"secret_key"`
+	// The new configuration: absent or null carries no secret; anything
+	// but an object, or a secret_key neither a string nor null, is
+	// refused. bid and the URL are read when they have their types.
+	var section map[string]json.RawMessage
+	if raw, ok := doc[newSection]; ok && json.Unmarshal(raw, &section) != nil {
+		return nil, refuse("malformed", "%s is not an object", newSection)
 	}
-	var urls map[string]json.RawMessage
-	if raw, ok := doc[newSection]; ok {
-		if json.Unmarshal(raw, &cfgNew) != nil || json.Unmarshal(raw, &urls) != nil {
-			return nil, refuse("malformed", "%s is not the new configuration", newSection)
-		}
+	var (
+		newKey, u string
+		bid       int64
+	)
+	if raw, ok := section["secret_key"]; ok && string(raw) != "null" && json.Unmarshal(raw, &newKey) != nil {
+		return nil, refuse("malformed", "%s.secret_key is not a string", newSection)
 	}
-	var u string
-	_ = json.Unmarshal(urls[urlField], &u)
+	_ = json.Unmarshal(section["bid"], &bid)
+	_ = json.Unmarshal(section[urlField], &u)
 	return &WebhookEvent{
 		Format: format, Event: event, DeliveryID: did, HostID: hostID,
-		NewSecretKey: cfgNew.SecretKey, BID: cfgNew.BID, URL: u,
+		NewSecretKey: newKey, BID: bid, URL: u,
 		Timestamp: signed, Body: append(json.RawMessage(nil), body...),
 	}, nil
+}
+
+// maxWebhookDepth is how deep a delivery's JSON may nest (the hub's nest
+// a few levels deep); the three SDKs refuse deeper bodies alike.
+const maxWebhookDepth = 64
+
+// jsonTooDeep says whether body nests arrays and objects deeper than max
+// (exact for valid JSON; the decoder refuses anything else anyway).
+func jsonTooDeep(body []byte, max int) bool {
+	depth, inString, escaped := 0, false, false
+	for _, c := range body {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			if depth++; depth > max {
+				return true
+			}
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return false
+}
+
+// trimOWS drops the spaces and tabs around a header value (RFC 9110 OWS).
+func trimOWS(s string) string { return strings.Trim(s, " \t") }
+
+// parseUnixSeconds reads a signed time: 1 to 18 ASCII digits, nothing else
+// (no sign, no space, no other script's digits).
+func parseUnixSeconds(s string) (int64, bool) {
+	if len(s) < 1 || len(s) > 18 {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(s[i]-'0')
+	}
+	return n, true
+}
+
+// decodeMAC reads a signature: exactly 64 hex digits.
+func decodeMAC(s string) ([]byte, bool) {
+	if len(s) != 2*sha256.Size {
+		return nil, false
+	}
+	b, err := hex.DecodeString(s)
+	return b, err == nil
 }
 
 // userEvent checks the envelope {id, type, created_at, data} of a
@@ -250,11 +325,11 @@ func parseSignatureA(v string) (int64, []string, error) {
 		sigs  []string
 	)
 	for _, part := range strings.Split(v, ",") {
-		key, val, _ := strings.Cut(strings.TrimSpace(part), "=")
+		key, val, _ := strings.Cut(trimOWS(part), "=")
 		switch key {
 		case "t":
-			n, err := strconv.ParseInt(strings.TrimSpace(val), 10, 64)
-			if haveT || err != nil {
+			n, ok := parseUnixSeconds(trimOWS(val))
+			if haveT || !ok {
 				return 0, nil, refuse("malformed", "%s needs exactly one t=<unix seconds>", HeaderWebhookSignature)
 			}
 			t, haveT = n, true

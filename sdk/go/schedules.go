@@ -144,3 +144,21 @@ func (c *Client) RotateWebhookSecret(ctx context.Context) (WebhookSecret, error)
 	s.Configured = s.Configured || s.Secret != ""
 	return s, err
 }
+
+// ListUserWebhookDeliveries returns one page of the user's user-level
+// webhook deliveries (job.finished), newest first (limit 0: the hub's
+// default of 50; at most 200). A host's deliveries are WebhookDeliveries.
+func (c *Client) ListUserWebhookDeliveries(ctx context.Context, limit, offset int) (Page[WebhookDelivery], error) {
+	var p Page[WebhookDelivery]
+	err := c.do(ctx, http.MethodGet, "/v1/api/webhook-deliveries"+pageQuery(limit, offset), nil, &p)
+	return p, err
+}
+
+// RetryUserWebhookDelivery sends a dead_letter user-level delivery again,
+// once (another user's or a host's delivery: 404 not_found; any other
+// state: 409 delivery_not_dead).
+func (c *Client) RetryUserWebhookDelivery(ctx context.Context, deliveryID string) (WebhookDelivery, error) {
+	var d WebhookDelivery
+	err := c.do(ctx, http.MethodPost, "/v1/api/webhook-deliveries/"+url.PathEscape(deliveryID)+"/retry", nil, &d)
+	return d, err
+}

@@ -39,6 +39,15 @@ class RealHubTest(unittest.TestCase):
         self.assertEqual(p.autologon.username, "Administrator")
         self.assertGreaterEqual(len(p.autologon.password), 16)
 
+    def test_user_webhook_deliveries(self):
+        page = self.c.list_user_webhook_deliveries(5)
+        self.assertIsInstance(page, hostgate.Page)
+        self.assertEqual(page.limit, 5)
+        self.assertTrue(all(isinstance(d, hostgate.WebhookDelivery) for d in page.items))
+        with self.assertRaises(hostgate.HostgateError) as cm:
+            self.c.retry_user_webhook_delivery(str(uuid.uuid4()))
+        self.assertEqual((cm.exception.status, cm.exception.error), (404, "not_found"))
+
     def test_unknown_host_is_not_found(self):
         with self.assertRaises(hostgate.HostgateError) as cm:
             self.c.get_host(str(uuid.uuid4()))

@@ -80,6 +80,9 @@ class RequestsTest(unittest.TestCase):
             (lambda: c.schedule_runs("s1", 3), "GET /v1/api/schedules/s1/runs?limit=3"),
             (lambda: c.get_webhook_secret(), "GET /v1/api/webhook-secret"),
             (lambda: c.rotate_webhook_secret(), "POST /v1/api/webhook-secret/rotate"),
+            (lambda: c.list_user_webhook_deliveries(5, 10), "GET /v1/api/webhook-deliveries?limit=5&offset=10"),
+            (lambda: c.list_user_webhook_deliveries(), "GET /v1/api/webhook-deliveries"),
+            (lambda: c.retry_user_webhook_delivery("d/1"), "POST /v1/api/webhook-deliveries/d%2F1/retry"),
         ]
         for call, want in cases:
             with self.subTest(want):

@@ -486,4 +486,17 @@ export class Client {
     const s = await this.t.call<J.WebhookSecret>({ method: 'POST', path: '/v1/api/webhook-secret/rotate', signal: o.signal });
     return { ...s, configured: s.configured || Boolean(s.secret) };
   }
+
+  /**
+   * listUserWebhookDeliveries returns one page of the user's user-level webhook deliveries (job.finished), newest first
+   * (limit 0: the hub's default 50; at most 200). A host's deliveries are webhookDeliveries.
+   */
+  listUserWebhookDeliveries(limit = 0, offset = 0, o: O = {}): Promise<J.Page<T.WebhookDelivery>> {
+    return this.t.call({ method: 'GET', path: '/v1/api/webhook-deliveries' + J.pageQuery(limit, offset), signal: o.signal });
+  }
+
+  /** retryUserWebhookDelivery sends a dead_letter user-level delivery again, once (another user's or a host's: 404 not_found; other states: 409 delivery_not_dead). */
+  retryUserWebhookDelivery(deliveryId: string, o: O = {}): Promise<T.WebhookDelivery> {
+    return this.t.call({ method: 'POST', path: `/v1/api/webhook-deliveries/${enc(deliveryId)}/retry`, signal: o.signal });
+  }
 }

@@ -97,13 +97,30 @@ export function webhookDeliveryId(headers: HeadersLike): string {
   return header(headers, headerDelivery);
 }
 
-/** webhookNewSecret is the secret_key a verified event carries (Format A data, Format B after). */
+/** webhookNewSecret is the secret_key a verified event carries (Format A data, Format B after; '' when none). */
 export function webhookNewSecret(ev: WebhookEvent): string {
   if (isUserEvent(ev)) return '';
-  return ev.event === 'host.l1_config_updated' ? ev.data.secret_key : ev.after.secret_key;
+  const section = ev.event === 'host.l1_config_updated' ? ev.data : ev.after;
+  return wellFormed(section?.secret_key ?? '');
 }
 
 const enc = new TextEncoder();
+
+/** The largest nesting of a delivery's JSON; deeper bodies are refused (as the Go and Python SDKs do). */
+export const webhookMaxDepth = 64;
+
+/** wellFormed replaces each lone surrogate by U+FFFD, as Go's JSON decoder and TextEncoder do. */
+function wellFormed(s: string): string {
+  return s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+}
+
+/** trimOWS drops the spaces and tabs around a header value (RFC 9110 OWS). */
+function trimOWS(s: string): string {
+  return s.replace(/^[ \t]+|[ \t]+$/g, '');
+}
+
+/** A signed time: 1 to 18 ASCII digits, nothing else. */
+const unixSeconds = /^[0-9]{1,18}$/;
 
 function hexBytes(hex: string): Uint8Array<ArrayBuffer> | null {
   if (!/^[0-9a-fA-F]{64}$/.test(hex)) return null;
@@ -120,11 +137,43 @@ function signedMessage(t: string, body: Uint8Array): Uint8Array<ArrayBuffer> {
   return msg;
 }
 
+/** tooDeep says whether body nests arrays and objects deeper than max (exact for valid JSON). */
+function tooDeep(body: Uint8Array, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  for (const c of body) {
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (c === 0x5c) escaped = true;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** str is v when it is a string (its lone surrogates replaced), else undefined. */
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? wellFormed(v) : undefined;
+}
+
 /**
  * verifyWebhook checks a delivery with the secret held now and resolves with
- * its parsed event, or rejects with WebhookVerificationError. The format comes
- * from the headers: X-Gateway-Timestamp with `sha256=` is Format B,
- * `t=…,v1=…` is Format A. body must be the raw bytes as received.
+ * its parsed event, or rejects with WebhookVerificationError (never another
+ * error, whatever the input). The format comes from the headers:
+ * `sha256=` with X-Gateway-Timestamp is Format B, `t=…,v1=…` is Format A.
+ * body must be the raw bytes as received.
+ *
+ * The Go and Python SDKs give the same verdict for every input: header
+ * values lose spaces and tabs at both ends, a timestamp is 1 to 18 ASCII
+ * digits, a MAC 64 hex digits, the body UTF-8 JSON nested at most 64 deep.
  *
  * After it resolves, record ev.delivery_id and replace the stored secret with
  * webhookNewSecret(ev), together.
@@ -136,28 +185,40 @@ export async function verifyWebhook(
   opts: VerifyOptions = {},
 ): Promise<WebhookEvent> {
   const raw = typeof body === 'string' ? enc.encode(body) : body;
-  const sig = header(headers, headerSignature).trim();
-  const delivery = header(headers, headerDelivery);
-  if (sig === '' || delivery === '') throw new WebhookVerificationError('malformed', 'missing X-Gateway-Signature or X-Gateway-Delivery');
+  const get = (name: string) => wellFormed(header(headers, name));
+  const sig = trimOWS(get(headerSignature));
+  if (sig === '') throw new WebhookVerificationError('malformed', `no ${headerSignature} header`);
 
   let t: string;
   let candidates: string[];
   let format: 'A' | 'B';
-  const ts = header(headers, headerTimestamp).trim();
   if (sig.startsWith('sha256=')) {
-    if (ts === '') throw new WebhookVerificationError('malformed', 'format B without X-Gateway-Timestamp');
     format = 'B';
-    t = ts;
+    t = trimOWS(get(headerTimestamp));
+    if (!unixSeconds.test(t)) throw new WebhookVerificationError('malformed', `${headerTimestamp} is not unix seconds`);
     candidates = [sig.slice('sha256='.length)];
   } else {
     format = 'A';
-    const parts = sig.split(',').map((p) => p.trim().split('=', 2) as [string, string?]);
-    const tp = parts.filter(([k]) => k === 't');
-    candidates = parts.filter(([k, v]) => k === 'v1' && v !== undefined).map(([, v]) => v!);
-    if (tp.length !== 1 || candidates.length === 0) throw new WebhookVerificationError('malformed', 'format A signature needs one t and a v1');
-    t = tp[0]![1] ?? '';
+    let ts: string | undefined;
+    candidates = [];
+    for (const part of sig.split(',')) {
+      const p = trimOWS(part);
+      const eq = p.indexOf('=');
+      const [k, v] = eq < 0 ? [p, ''] : [p.slice(0, eq), p.slice(eq + 1)];
+      if (k === 't') {
+        if (ts !== undefined || !unixSeconds.test(trimOWS(v))) {
+          throw new WebhookVerificationError('malformed', `${headerSignature} needs exactly one t=<unix seconds>`);
+        }
+        ts = trimOWS(v);
+      } else if (k === 'v1') candidates.push(v);
+    }
+    if (ts === undefined || candidates.length === 0) {
+      throw new WebhookVerificationError('malformed', `${headerSignature} must read t=<unix>,v1=<hex>`);
+    }
+    t = ts;
   }
-  if (!/^\d{1,12}$/.test(t)) throw new WebhookVerificationError('malformed', 'bad signature timestamp');
+  t = t.replace(/^0+(?=[0-9])/, ''); // signed as a number: 0042 is 42
+  if (typeof secret !== 'string' || secret === '') throw new WebhookVerificationError('signature', 'the receiver holds no secret');
 
   const key = await crypto.subtle.importKey('raw', enc.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
   const msg = signedMessage(t, raw);
@@ -174,27 +235,48 @@ export async function verifyWebhook(
     throw new WebhookVerificationError('stale', 'timestamp outside the tolerance window');
   }
 
-  let ev: WebhookEvent;
+  if (tooDeep(raw, webhookMaxDepth)) throw new WebhookVerificationError('malformed', `body nests deeper than ${webhookMaxDepth}`);
+  let doc: unknown;
   try {
-    ev = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw)) as WebhookEvent;
+    // Strict UTF-8, and a BOM is not skipped: Go and Python refuse it too.
+    doc = JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(raw));
   } catch {
     throw new WebhookVerificationError('malformed', 'body is not JSON');
   }
-  const eventHeader = header(headers, headerEvent);
-  if (format === 'A' && eventHeader !== 'host.l1_config_updated' && ev !== null && typeof ev === 'object' && 'type' in ev) {
-    const u = ev as WebhookUserEvent;
-    if (typeof u.type !== 'string' || u.type === '' || u.type !== eventHeader) {
-      throw new WebhookVerificationError('malformed', "X-Gateway-Event does not match the body's type");
-    }
-    if (u.id !== delivery) throw new WebhookVerificationError('malformed', "X-Gateway-Delivery does not match the body's id");
-    return u;
+  if (!isObject(doc)) throw new WebhookVerificationError('malformed', 'body is not an object');
+  const eventHeader = get(headerEvent);
+  const delivery = get(headerDelivery);
+  if (format === 'A' && eventHeader !== 'host.l1_config_updated' && Object.hasOwn(doc, 'type')) {
+    const typ = str(doc.type);
+    if (!typ || typ !== eventHeader) throw new WebhookVerificationError('malformed', "X-Gateway-Event does not match the body's type");
+    const id = str(doc.id);
+    if (!id || id !== delivery) throw new WebhookVerificationError('malformed', "X-Gateway-Delivery does not match the body's id");
+    return { ...doc, type: typ, id } as unknown as WebhookUserEvent;
   }
   const wantEvent = format === 'A' ? 'host.l1_config_updated' : 'host.l1_config.updated';
-  const host = ev as WebhookEventA | WebhookEventB | null;
-  if (host?.event !== wantEvent || host.delivery_id !== delivery) {
-    throw new WebhookVerificationError('malformed', `not a ${wantEvent} delivery with id ${delivery}`);
+  if (str(own(doc, 'event')) !== wantEvent || eventHeader !== wantEvent) {
+    throw new WebhookVerificationError('malformed', `event is not ${wantEvent}`);
   }
-  return host;
+  const did = str(own(doc, 'delivery_id'));
+  if (!did || did !== delivery) throw new WebhookVerificationError('malformed', "X-Gateway-Delivery does not match the body's delivery_id");
+  if (format === 'B' && !did.startsWith('wd_')) throw new WebhookVerificationError('malformed', 'delivery_id lacks the wd_ prefix');
+  const sectionName = format === 'A' ? 'data' : 'after';
+  const section = own(doc, sectionName);
+  if (section !== undefined && section !== null) {
+    if (!isObject(section)) throw new WebhookVerificationError('malformed', `${sectionName} is not an object`);
+    const k = own(section, 'secret_key');
+    if (k !== undefined && k !== null && typeof k !== 'string') {
+      throw new WebhookVerificationError('malformed', `${sectionName}.secret_key is not a string`);
+    }
+    if (typeof k === 'string') doc[sectionName] = { ...section, secret_key: wellFormed(k) };
+  }
+  // The ids and the secret as Go and Python read them: lone surrogates are U+FFFD.
+  return { ...doc, delivery_id: did } as unknown as WebhookEventA | WebhookEventB;
+}
+
+/** own is an object's own property (never one of Object.prototype's). */
+function own(o: Record<string, unknown>, k: string): unknown {
+  return Object.hasOwn(o, k) ? o[k] : undefined;
 }
 
 /**

@@ -27,6 +27,9 @@ test('real hub: host lifecycle and errors', { skip }, async () => {
       assert.ok(isHostOffline(e) || isInsufficientBalance(e), `${e.status} ${e.error}`);
     }
     assert.ok(Array.isArray(await c.webhookDeliveries(host.id, 5)));
+    const userDeliveries = await c.listUserWebhookDeliveries(5);
+    assert.ok(Array.isArray(userDeliveries.items) && userDeliveries.limit === 5, JSON.stringify(userDeliveries));
+    await assert.rejects(c.retryUserWebhookDelivery('6f1c2a9e-8d4b-4e3a-9c51-2b7f0d8e4a13'), (e) => isNotFound(e));
     // A hub without an agent executable answers 503 exe_not_configured.
     try {
       const ps1 = await c.installer(host.id, 'ps1');

@@ -41,6 +41,9 @@ const rows = [
   [(c) => c.scheduleRuns('s1', 3), 'GET', '/v1/api/schedules/s1/runs?limit=3'],
   [(c) => c.getWebhookSecret(), 'GET', '/v1/api/webhook-secret'],
   [(c) => c.rotateWebhookSecret(), 'POST', '/v1/api/webhook-secret/rotate'],
+  [(c) => c.listUserWebhookDeliveries(5, 10), 'GET', '/v1/api/webhook-deliveries?limit=5&offset=10'],
+  [(c) => c.listUserWebhookDeliveries(), 'GET', '/v1/api/webhook-deliveries'],
+  [(c) => c.retryUserWebhookDelivery('d/1'), 'POST', '/v1/api/webhook-deliveries/d%2F1/retry'],
 ];
 
 test('job, tag, filter and schedule calls send their method, path and body', async (t) => {

@@ -55,11 +55,11 @@ test('independently signed vectors verify', async () => {
   const now = Math.floor(Date.now() / 1000);
   const secret = 'a'.repeat(32);
   const body = JSON.stringify({ event: 'host.l1_config.updated', delivery_id: 'wd_x', after: { bid: 1, secret_key: 'n', report_url: '' } });
-  const ev = await verifyWebhook({ 'X-Gateway-Delivery': 'wd_x', 'X-Gateway-Timestamp': String(now), 'X-Gateway-Signature': `sha256=${mac(secret, now, body)}` }, body, secret);
+  const ev = await verifyWebhook({ 'X-Gateway-Event': 'host.l1_config.updated', 'X-Gateway-Delivery': 'wd_x', 'X-Gateway-Timestamp': String(now), 'X-Gateway-Signature': `sha256=${mac(secret, now, body)}` }, body, secret);
   assert.equal(webhookNewSecret(ev), 'n');
   const bodyA2 = JSON.stringify({ event: 'host.l1_config_updated', delivery_id: 'u1', data: { bid: 1, secret_key: 'n2', url: '' } });
   // Parts in either order, unknown parts ignored, any v1 matching accepted; array header values (Node).
-  const h = { 'x-gateway-delivery': ['u1'], 'x-gateway-signature': `v1=${'0'.repeat(64)}, x=1, v1=${mac(secret, now, bodyA2)}, t=${now}` };
+  const h = { 'x-gateway-event': 'host.l1_config_updated', 'x-gateway-delivery': ['u1'], 'x-gateway-signature': `v1=${'0'.repeat(64)}, x=1, v1=${mac(secret, now, bodyA2)}, t=${now}` };
   assert.equal(webhookNewSecret(await verifyWebhook(h, bodyA2, secret)), 'n2');
 });
 

@@ -19,7 +19,7 @@ from typing import Any, Callable, Dict, Generic, Iterator, List, Optional, TypeV
 
 from . import controls as ctl
 from .errors import TimeoutError
-from .types import from_dict
+from .types import WebhookDelivery, from_dict
 
 T = TypeVar("T")
 Timeout = Optional[float]
@@ -591,3 +591,17 @@ class JobsAPI:
         s = from_dict(WebhookSecret, self._json("POST", "/v1/api/webhook-secret/rotate", timeout=timeout))
         s.configured = s.configured or bool(s.secret)
         return s
+
+    def list_user_webhook_deliveries(self, limit: int = 0, offset: int = 0, *, timeout: Timeout = None) -> Page:
+        """One page of the user's user-level webhook deliveries (job.finished),
+        newest first (limit 0: the hub's default of 50; at most 200); its
+        items are WebhookDelivery. A host's deliveries are webhook_deliveries."""
+        p = "/v1/api/webhook-deliveries" + _page_query(limit, offset)
+        return _page(WebhookDelivery, self._json("GET", p, timeout=timeout, idempotent=True))
+
+    def retry_user_webhook_delivery(self, delivery_id: str, *, timeout: Timeout = None) -> WebhookDelivery:
+        """Send a dead_letter user-level delivery again, once (another user's
+        or a host's delivery: 404 not_found; any other state: 409
+        delivery_not_dead)."""
+        p = "/v1/api/webhook-deliveries/" + _q(delivery_id) + "/retry"
+        return from_dict(WebhookDelivery, self._json("POST", p, timeout=timeout))

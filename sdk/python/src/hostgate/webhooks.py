@@ -22,6 +22,7 @@ import collections
 import hashlib
 import hmac
 import json
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -84,6 +85,25 @@ class WebhookEvent:
 
 Headers = Union[Mapping[str, Any], Any]
 
+#: how deep a delivery's JSON may nest; deeper bodies are refused (as the
+#: Go and TypeScript SDKs do)
+MAX_DEPTH = 64
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_UNIX = re.compile("[0-9]{1,18}")
+_MAC = re.compile("[0-9a-fA-F]{64}")
+
+
+def _wf(s: str) -> str:
+    """s with each lone surrogate replaced by U+FFFD, as JSON decoders in
+    Go and Web Crypto's UTF-8 encoder treat it."""
+    return _SURROGATE.sub("\ufffd", s)
+
+
+def _ows(s: str) -> str:
+    """s without the spaces and tabs around it (RFC 9110 OWS)."""
+    return s.strip(" \t")
+
 
 def _headers(headers: Headers) -> Dict[str, str]:
     """Header names lowercased; a list value (several headers) gives its first."""
@@ -92,12 +112,12 @@ def _headers(headers: Headers) -> Dict[str, str]:
     for k, v in items:
         if isinstance(v, (list, tuple)):
             v = v[0] if v else ""
-        out.setdefault(str(k).lower(), str(v))
+        out.setdefault(str(k).lower(), _wf(str(v)))
     return out
 
 
 def _mac(secret: str, t: int, body: bytes) -> bytes:
-    return hmac.new(secret.encode("utf-8"), str(t).encode() + b"." + body, hashlib.sha256).digest()
+    return hmac.new(_wf(secret).encode("utf-8"), str(t).encode() + b"." + body, hashlib.sha256).digest()
 
 
 def sign_a(secret: str, t: int, body: bytes) -> str:
@@ -110,15 +130,23 @@ def sign_b(secret: str, t: int, body: bytes) -> str:
     return "sha256=" + _mac(secret, t, body).hex()
 
 
+def _unix(s: str) -> Optional[int]:
+    """A signed time: 1 to 18 ASCII digits, nothing else (no sign, no space,
+    no other script's digits such as "\u00b2" or "\u0665")."""
+    return int(s) if _UNIX.fullmatch(s) else None
+
+
 def _parse_a(v: str) -> Tuple[int, List[str]]:
     t: Optional[int] = None
+    seen_t = False
     sigs: List[str] = []
     for part in v.split(","):
-        key, _, val = part.strip().partition("=")
+        key, _, val = _ows(part).partition("=")
         if key == "t":
-            if t is not None or not val.strip().lstrip("-").isdigit():
+            n = _unix(_ows(val))
+            if seen_t or n is None:
                 raise VerificationError("malformed", f"{HEADER_SIGNATURE} needs exactly one t=<unix seconds>")
-            t = int(val)
+            t, seen_t = n, True
         elif key == "v1":
             sigs.append(val)
     if t is None or not sigs:
@@ -132,10 +160,7 @@ def _check(secret: str, t: int, body: bytes, sigs: List[str], now: float, tolera
     want = _mac(secret, t, body)
     matched = False
     for s in sigs:
-        try:
-            got = bytes.fromhex(s)
-        except ValueError:
-            got = b""
+        got = bytes.fromhex(s) if _MAC.fullmatch(s) else b""
         matched = hmac.compare_digest(got, want) or matched
     if not matched:
         raise VerificationError("signature", "signature does not match")
@@ -145,77 +170,127 @@ def _check(secret: str, t: int, body: bytes, sigs: List[str], now: float, tolera
 
 def verify(headers: Headers, body: bytes, secret: str, *, tolerance_s: float = TOLERANCE_S,
            now: Optional[float] = None) -> WebhookEvent:
-    """Verify one delivery and return its event, or raise VerificationError.
+    """Verify one delivery and return its event, or raise VerificationError
+    (never another exception, whatever the input).
 
     headers: any mapping of the request's headers (case does not matter);
     body: the raw bytes as received; secret: the host's secret_key you hold
     now. Format B is recognised by a ``sha256=`` signature, Format A by
-    ``t=...,v1=...``. ``now`` (unix seconds) is for tests.
+    ``t=...,v1=...``. ``now`` (unix seconds) is for tests. The Go and
+    TypeScript SDKs give the same verdict for every input: header values
+    lose spaces and tabs at both ends, a timestamp is 1 to 18 ASCII digits,
+    a MAC 64 hex digits, the body UTF-8 JSON nested at most 64 deep.
     """
     if isinstance(body, str):
-        body = body.encode("utf-8")
+        body = _wf(body).encode("utf-8")
+    body = bytes(body)
     h = _headers(headers)
-    sig = h.get(HEADER_SIGNATURE.lower(), "").strip()
+    sig = _ows(h.get(HEADER_SIGNATURE.lower(), ""))
     if not sig:
         raise VerificationError("malformed", f"no {HEADER_SIGNATURE} header")
     now = time.time() if now is None else now
     if sig.startswith("sha256="):
-        ts = h.get(HEADER_TIMESTAMP.lower(), "").strip()
-        if not ts.lstrip("-").isdigit():
+        t_b = _unix(_ows(h.get(HEADER_TIMESTAMP.lower(), "")))
+        if t_b is None:
             raise VerificationError("malformed", f"{HEADER_TIMESTAMP} is not unix seconds")
-        t, fmt, event = int(ts), "B", EVENT_B
+        t, fmt, event = t_b, "B", EVENT_B
         _check(secret, t, body, [sig[len("sha256="):]], now, tolerance_s)
     else:
         t, sigs = _parse_a(sig)
         fmt, event = "A", EVENT_A
         _check(secret, t, body, sigs, now, tolerance_s)
-        if h.get(HEADER_EVENT.lower()) != EVENT_A:
-            env = _user_event(h, body, t)
-            if env is not None:
-                return env
-    doc = _decode(h, body, event)
-    if fmt == "B" and not str(doc.get("delivery_id", "")).startswith("wd_"):
+    doc = _load(body)
+    if fmt == "A" and h.get(HEADER_EVENT.lower(), "") != EVENT_A and "type" in doc:
+        return _user_event(h, doc, t)
+    _match(h, doc, event)
+    did = _wf(doc["delivery_id"])
+    if fmt == "B" and not did.startswith("wd_"):
         raise VerificationError("malformed", "delivery_id lacks the wd_ prefix")
-    new = (doc.get("data") if fmt == "A" else doc.get("after")) or {}
+    section = "data" if fmt == "A" else "after"
+    new = doc.get(section)
+    if new is None:
+        new = {}
     if not isinstance(new, dict):
-        raise VerificationError("malformed", "no new configuration in the body")
-    return WebhookEvent(format=fmt, event=event, delivery_id=doc["delivery_id"], host_id=str(doc.get("host_id", "")),
-                        new_secret_key=str(new.get("secret_key", "")), bid=int(new.get("bid") or 0),
-                        url=str(new.get("url" if fmt == "A" else "report_url", "")), timestamp=t, body=doc)
+        raise VerificationError("malformed", f"{section} is not an object")
+    key = new.get("secret_key")
+    if key is not None and not isinstance(key, str):
+        raise VerificationError("malformed", f"{section}.secret_key is not a string")
+    bid, url, host_id = new.get("bid"), new.get("url" if fmt == "A" else "report_url"), doc.get("host_id")
+    return WebhookEvent(format=fmt, event=event, delivery_id=did, host_id=_wf(host_id) if isinstance(host_id, str) else "",
+                        new_secret_key=_wf(key or ""),
+                        bid=bid if isinstance(bid, int) and not isinstance(bid, bool) and -2**63 <= bid < 2**63 else 0,
+                        url=_wf(url) if isinstance(url, str) else "", timestamp=t, body=doc)
 
 
-def _user_event(h: Dict[str, str], body: bytes, t: int) -> Optional[WebhookEvent]:
-    """The envelope {id, type, created_at, data} of a user-level event
-    (job.finished), already verified with the user's webhook secret; None
-    when the body is no envelope."""
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _int(s: str) -> Any:
+    # Past Python's digit limit for int() (4300), the number is kept as a
+    # float: the body is valid JSON, and Go and JavaScript read it too.
     try:
-        doc = json.loads(body)
-    except ValueError as e:
-        raise VerificationError("malformed", f"body: {e}") from None
-    if not isinstance(doc, dict) or "type" not in doc:
-        return None
-    typ, did = doc.get("type"), doc.get("id")
-    if not isinstance(typ, str) or not typ or h.get(HEADER_EVENT.lower()) != typ:
-        raise VerificationError("malformed", f"{HEADER_EVENT} does not match the body's type")
-    if not isinstance(did, str) or not did or h.get(HEADER_DELIVERY.lower()) != did:
-        raise VerificationError("malformed", f"{HEADER_DELIVERY} does not match the body's id")
-    return WebhookEvent(format="A", event=typ, delivery_id=did, host_id="", new_secret_key="", bid=0, url="",
-                        timestamp=t, body=doc, data=doc.get("data"))
+        return int(s)
+    except ValueError:
+        return float(s)
 
 
-def _decode(h: Dict[str, str], body: bytes, event: str) -> Dict[str, Any]:
+def _too_deep(body: bytes, limit: int) -> bool:
+    """Whether body nests arrays and objects deeper than limit (exact for
+    valid JSON; the decoder refuses anything else anyway)."""
+    depth, in_string, escaped = 0, False, False
+    for c in body:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif c == 0x5C:  # backslash
+                escaped = True
+            elif c == 0x22:  # quote
+                in_string = False
+        elif c == 0x22:
+            in_string = True
+        elif c in (0x5B, 0x7B):  # [ {
+            depth += 1
+            if depth > limit:
+                return True
+        elif c in (0x5D, 0x7D):  # ] }
+            depth -= 1
+    return False
+
+
+def _load(body: bytes) -> Dict[str, Any]:
+    """The body as a JSON object: strict UTF-8 (no BOM, no other encoding),
+    RFC 8259 JSON only (no NaN or Infinity), nested at most MAX_DEPTH deep."""
+    if _too_deep(body, MAX_DEPTH):
+        raise VerificationError("malformed", f"body nests deeper than {MAX_DEPTH}")
     try:
-        doc = json.loads(body)
-    except ValueError as e:
+        doc = json.loads(body.decode("utf-8"), parse_constant=_no_constant, parse_int=_int)
+    except (ValueError, RecursionError) as e:
         raise VerificationError("malformed", f"body: {e}") from None
     if not isinstance(doc, dict):
         raise VerificationError("malformed", "body is not an object")
-    if doc.get("event") != event or h.get(HEADER_EVENT.lower()) != event:
+    return doc
+
+
+def _user_event(h: Dict[str, str], doc: Dict[str, Any], t: int) -> WebhookEvent:
+    """The envelope {id, type, created_at, data} of a user-level event
+    (job.finished), already verified with the user's webhook secret."""
+    typ, did = doc.get("type"), doc.get("id")
+    if not isinstance(typ, str) or not typ or h.get(HEADER_EVENT.lower(), "") != _wf(typ):
+        raise VerificationError("malformed", f"{HEADER_EVENT} does not match the body's type")
+    if not isinstance(did, str) or not did or h.get(HEADER_DELIVERY.lower(), "") != _wf(did):
+        raise VerificationError("malformed", f"{HEADER_DELIVERY} does not match the body's id")
+    return WebhookEvent(format="A", event=_wf(typ), delivery_id=_wf(did), host_id="", new_secret_key="", bid=0, url="",
+                        timestamp=t, body=doc, data=doc.get("data"))
+
+
+def _match(h: Dict[str, str], doc: Dict[str, Any], event: str) -> None:
+    ev = doc.get("event")
+    if not isinstance(ev, str) or _wf(ev) != event or h.get(HEADER_EVENT.lower(), "") != event:
         raise VerificationError("malformed", f"event is not {event}")
     did = doc.get("delivery_id")
-    if not isinstance(did, str) or not did or h.get(HEADER_DELIVERY.lower()) != did:
+    if not isinstance(did, str) or not did or h.get(HEADER_DELIVERY.lower(), "") != _wf(did):
         raise VerificationError("malformed", f"{HEADER_DELIVERY} does not match the body's delivery_id")
-    return doc
 
 
 class DeliveryDedupe:
