@@ -204,6 +204,8 @@ func humaError(status int, msg string, errs ...error) huma.StatusError {
 		status = http.StatusBadRequest
 	case http.StatusRequestEntityTooLarge:
 		code = "body_too_large"
+	case http.StatusRequestTimeout:
+		code = "body_timeout" // bodydeadline.go
 	case http.StatusUnsupportedMediaType:
 		code = "unsupported_media_type"
 	case http.StatusNotFound:

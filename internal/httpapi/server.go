@@ -298,12 +298,16 @@ func forbidden() error {
 // strictJSON is huma's JSON format, except that a request body that is
 // not valid UTF-8 is refused (400 invalid_body) instead of having its bad
 // bytes silently replaced with U+FFFD, so a name, URL or note is stored
-// exactly as sent or not at all.
+// exactly as sent or not at all, and so is one nested deeper than
+// maxJSONDepth, before it is decoded (jsondepth.go).
 var strictJSON = huma.Format{
 	Marshal: huma.DefaultJSONFormat.Marshal,
 	Unmarshal: func(b []byte, v any) error {
 		if !utf8.Valid(b) {
 			return errors.New("the body is not valid UTF-8")
+		}
+		if err := checkJSONDepth(b); err != nil {
+			return err
 		}
 		return json.Unmarshal(b, v)
 	},
