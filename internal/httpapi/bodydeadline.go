@@ -15,8 +15,11 @@ import (
 // The deadline is lifted once the body has been read to its end, so what
 // the route does afterwards (a long-poll read, a stream) is not cut; a
 // request without a body (GETs, the SSE streams, the terminal and agent
-// WebSockets) never gets one. No route takes a body over maxBody (1 MiB),
-// so the default 30 s asks for about 35 KB/s at worst.
+// WebSockets) never gets one. The JSON (huma) operations set the same
+// deadline again when they start reading and lift it after (op sets their
+// BodyReadTimeout); this one covers the raw routes too. No route takes a
+// body over maxBody (1 MiB), so the default 10 s asks for about 100 KB/s
+// at worst.
 
 // bodyDeadline sets the body read deadline of r, when it has a body, and
 // returns r with its body wrapped to lift the deadline at its end.

@@ -88,20 +88,18 @@ func TestEveryJSONRouteLimitsItsBody(t *testing.T) {
 			if r := send(method, concrete, token, big, false); r.Status != 413 || r.Code() != "body_too_large" {
 				t.Errorf("%s, 1 MiB+ declared: %d %.200s, want 413 body_too_large", name, r.Status, r.Body)
 			}
-			wantStatus, wantCode := 413, "body_too_large"
-			if !authed {
-				wantStatus, wantCode = 401, ""
+			// Without its credential a route may refuse before it reads
+			// the body (401); with one, or if it reads first, the body's
+			// limit answers.
+			want := func(r *hubtest.Response, status int, code, what string) {
+				t.Helper()
+				if (r.Status == status && r.Code() == code) || (!authed && r.Status == 401) {
+					return
+				}
+				t.Errorf("%s, %s: %d %.200s, want %d %s", name, what, r.Status, r.Body, status, code)
 			}
-			if r := send(method, concrete, token, big, true); r.Status != wantStatus || (wantCode != "" && r.Code() != wantCode) {
-				t.Errorf("%s, 1 MiB+ chunked: %d %.200s, want %d %s", name, r.Status, r.Body, wantStatus, wantCode)
-			}
-			wantStatus, wantCode = 400, "invalid_body"
-			if !authed {
-				wantStatus, wantCode = 401, ""
-			}
-			if r := send(method, concrete, token, deep, false); r.Status != wantStatus || (wantCode != "" && r.Code() != wantCode) {
-				t.Errorf("%s, 65 levels deep: %d %.200s, want %d %s", name, r.Status, r.Body, wantStatus, wantCode)
-			}
+			want(send(method, concrete, token, big, true), 413, "body_too_large", "1 MiB+ chunked")
+			want(send(method, concrete, token, deep, false), 400, "invalid_body", "65 levels deep")
 		}
 	}
 	if walked < 60 {

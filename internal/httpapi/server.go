@@ -243,6 +243,11 @@ func op[I, O any](s *Server, o huma.Operation, h func(context.Context, *I) (*O, 
 	if o.MaxBodyBytes == 0 {
 		o.MaxBodyBytes = maxBody
 	}
+	if o.BodyReadTimeout == 0 && s.cfg.Options.BodyTimeout > 0 {
+		// huma sets the body's read deadline itself (its default is
+		// 5 s) and lifts it once the body is read: the configured one.
+		o.BodyReadTimeout = s.cfg.Options.BodyTimeout
+	}
 	o.Security = s.guards.declare(o.Method, o.Path, o.Security)
 	huma.Register(s.api, o, func(ctx context.Context, in *I) (*O, error) {
 		out, err := h(ctx, in)

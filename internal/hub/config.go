@@ -291,7 +291,7 @@ var options = []option{
 		set: func(c *Config, v string) error {
 			return duration(&c.HeaderTimeout, v, 100*time.Millisecond, 5*time.Minute)
 		}},
-	{Name: "HOSTGATE_HTTP_BODY_TIMEOUT", Default: "30s", Doc: "How long a client may take to send a request's body (at most 1 MiB) after its headers; then 408 body_timeout and the connection is closed. Streams and WebSockets carry no request body and are not cut.",
+	{Name: "HOSTGATE_HTTP_BODY_TIMEOUT", Default: "10s", Doc: "How long a client may take to send a request's body (at most 1 MiB) after its headers; then 408 body_timeout and the connection is closed. Streams and WebSockets carry no request body and are not cut.",
 		set: func(c *Config, v string) error {
 			return duration(&c.BodyTimeout, v, 100*time.Millisecond, 10*time.Minute)
 		}},

@@ -33,7 +33,7 @@ func TestParseRateLimits(t *testing.T) {
 	l := c.RateLimits
 	if l.Window != time.Minute || l.Login.PerAddress != 30 || l.Login.PerAccount != 10 || l.Register.PerAddress != 5 ||
 		l.Register.PerAccount != 3 || l.Refresh.PerAddress != 60 || l.Ticket.PerAccount != 30 || l.Notify.PerAddress != 600 ||
-		l.Checkout.PerAddress != 30 || c.HeaderTimeout != 10*time.Second || c.BodyTimeout != 30*time.Second {
+		l.Checkout.PerAddress != 30 || c.HeaderTimeout != 10*time.Second || c.BodyTimeout != 10*time.Second {
 		t.Errorf("defaults = %+v, header %v, body %v", l, c.HeaderTimeout, c.BodyTimeout)
 	}
 	c, err = Parse(env(map[string]string{"HOSTGATE_RATE_LOGIN": "7", "HOSTGATE_RATE_TICKET": "4/2", "HOSTGATE_RATE_WINDOW": "2s"}))
