@@ -95,6 +95,7 @@ var statusByCode = withOperationFailures(map[string]int{
 	"precondition_failed": 412,
 
 	"body_too_large":         413,
+	"body_timeout":           408,
 	"unsupported_media_type": 415,
 
 	"range_not_satisfiable": 416,
