@@ -64,16 +64,14 @@ type rateClass struct {
 }
 
 var (
-	limitLogin         = rateClass{"login", "sign-in attempts", func(l RateLimits) RateLimit { return l.Login }}
-	limitAdminLogin    = rateClass{"admin-login", "admin sign-in attempts", func(l RateLimits) RateLimit { return l.Login }}
-	limitRegister      = rateClass{"register", "registrations", func(l RateLimits) RateLimit { return l.Register }}
-	limitRefresh       = rateClass{"refresh", "token refreshes", func(l RateLimits) RateLimit { return l.Refresh }}
-	limitAdminRefresh  = rateClass{"admin-refresh", "admin token refreshes", func(l RateLimits) RateLimit { return l.Refresh }}
-	limitTicket        = rateClass{"ticket", "terminal tickets", func(l RateLimits) RateLimit { return l.Ticket }}
-	limitNotify        = rateClass{"notify", "payment notifications", func(l RateLimits) RateLimit { return l.Notify }}
-	limitCheckout      = rateClass{"checkout", "checkout requests", func(l RateLimits) RateLimit { return l.Checkout }}
-	rateLimitedClasses = []rateClass{limitLogin, limitAdminLogin, limitRegister, limitRefresh, limitAdminRefresh,
-		limitTicket, limitNotify, limitCheckout}
+	limitLogin        = rateClass{"login", "sign-in attempts", func(l RateLimits) RateLimit { return l.Login }}
+	limitAdminLogin   = rateClass{"admin-login", "admin sign-in attempts", func(l RateLimits) RateLimit { return l.Login }}
+	limitRegister     = rateClass{"register", "registrations", func(l RateLimits) RateLimit { return l.Register }}
+	limitRefresh      = rateClass{"refresh", "token refreshes", func(l RateLimits) RateLimit { return l.Refresh }}
+	limitAdminRefresh = rateClass{"admin-refresh", "admin token refreshes", func(l RateLimits) RateLimit { return l.Refresh }}
+	limitTicket       = rateClass{"ticket", "terminal tickets", func(l RateLimits) RateLimit { return l.Ticket }}
+	limitNotify       = rateClass{"notify", "payment notifications", func(l RateLimits) RateLimit { return l.Notify }}
+	limitCheckout     = rateClass{"checkout", "checkout requests", func(l RateLimits) RateLimit { return l.Checkout }}
 )
 
 // rateLimitedOps are the operations that count against a class; the
