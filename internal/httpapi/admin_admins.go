@@ -145,6 +145,10 @@ func (s *Server) adminRefreshToken(in *adminRefreshIn) (tok string, fromCookie b
 }
 
 func (s *Server) adminRefresh(ctx context.Context, in *adminRefreshIn) (*adminAuthOut, error) {
+	// Per address only, as for users (refresh).
+	if err := s.limitOp(ctx, limitAdminRefresh, ""); err != nil {
+		return nil, err
+	}
 	tok, fromCookie, err := s.adminRefreshToken(in)
 	if err != nil {
 		return nil, err

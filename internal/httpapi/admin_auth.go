@@ -35,6 +35,9 @@ type adminAuthOut struct {
 }
 
 func (s *Server) adminLogin(ctx context.Context, in *adminLoginIn) (*adminAuthOut, error) {
+	if err := s.limitOp(ctx, limitAdminLogin, in.Body.Username); err != nil {
+		return nil, err
+	}
 	a, err := s.cfg.Admins.Login(ctx, in.Body.Username, in.Body.Password)
 	if err != nil {
 		return nil, err

@@ -79,6 +79,9 @@ func (s *Server) dummyOrder(w http.ResponseWriter, r *http.Request) (billing.Rec
 		writeProblem(w, &Problem{Status: 404, Code: apperr.CodeNotFound, Message: "no such route: the dummy payment provider is off (HOSTGATE_PAYMENT_DUMMY)"})
 		return billing.Recharge{}, false
 	}
+	if !s.limitRaw(w, r, limitCheckout, "") {
+		return billing.Recharge{}, false
+	}
 	o, err := s.cfg.Billing.RechargeByOrderNo(r.Context(), r.PathValue("order_no"))
 	if err != nil {
 		if !errors.Is(err, billing.ErrOrderNotFound) {

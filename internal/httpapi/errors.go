@@ -95,6 +95,7 @@ var statusByCode = withOperationFailures(map[string]int{
 	"precondition_failed": 412,
 
 	"body_too_large":         413,
+	"body_timeout":           408,
 	"unsupported_media_type": 415,
 
 	"range_not_satisfiable": 416,
@@ -204,6 +205,8 @@ func humaError(status int, msg string, errs ...error) huma.StatusError {
 		status = http.StatusBadRequest
 	case http.StatusRequestEntityTooLarge:
 		code = "body_too_large"
+	case http.StatusRequestTimeout:
+		code = "body_timeout" // bodydeadline.go
 	case http.StatusUnsupportedMediaType:
 		code = "unsupported_media_type"
 	case http.StatusNotFound:

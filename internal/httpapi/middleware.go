@@ -95,7 +95,7 @@ func noteRoute(next http.Handler) http.Handler {
 }
 
 // outer is the chain every request passes: request id, client address,
-// panic recovery, access log and the body cap.
+// panic recovery, access log, the body cap and the body's read deadline.
 func (s *Server) outer(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -137,6 +137,7 @@ func (s *Server) outer(next http.Handler) http.Handler {
 			writeProblem(sw, &Problem{Status: 413, Code: "body_too_large", Message: fmt.Sprintf("request body is larger than %d bytes", maxBody)})
 			return
 		}
+		r = s.bodyDeadline(sw, r)
 		r.Body = http.MaxBytesReader(sw, r.Body, maxBody)
 		next.ServeHTTP(sw, r)
 	})

@@ -47,9 +47,10 @@ var errorText = map[int]string{
 	403: "forbidden (a role or ownership rule), host_banned, step_up_required, account_suspended",
 	404: "not_found: no such resource, or not the caller's",
 	405: "method_not_allowed",
+	408: "body_timeout: the body did not arrive within HOSTGATE_HTTP_BODY_TIMEOUT of the headers",
 	409: "A conflict with the resource's state, e.g. host_offline (the agent is not connected)",
 	410: "terminal_ended",
-	413: "body_too_large: the body is over 1 MiB",
+	413: "body_too_large: the body is over 1 MiB (a payment notification: 64 KiB)",
 	415: "unsupported_media_type: the body is not JSON",
 	422: "The agent tried and failed: target_not_found, permission_denied, operation_failed… (docs/operations.md)",
 	423: "account_locked: too many failed attempts; retry later",
@@ -95,7 +96,24 @@ func (s *Server) documentAnswers() {
 				d.addError(o, 402)
 				d.addChargeHeaders(o)
 			}
+			if _, limited := rateLimitedOps[o.OperationID]; limited {
+				d.rateLimited(o)
+			}
 		}
+	}
+}
+
+// rateLimited documents the abuse limit's answer (ratelimit.go): 429
+// with Retry-After, and for the payment webhook, which reads its body
+// itself, its own body limit.
+func (d *answerDoc) rateLimited(o *huma.Operation) {
+	d.inline(o, http.StatusTooManyRequests, errorText[http.StatusTooManyRequests]+
+		"; a limit per client address or per account (docs/security.md, \"Abuse limits\")")
+	o.Responses["429"].Headers = map[string]*huma.Param{"Retry-After": {Description: "Seconds until the limit's window ends",
+		Schema: &huma.Schema{Type: "integer"}}}
+	if o.OperationID == "paymentWebhook" {
+		d.addError(o, http.StatusRequestEntityTooLarge)
+		d.addError(o, http.StatusRequestTimeout)
 	}
 }
 
@@ -126,7 +144,7 @@ func commonErrors(path string, o *huma.Operation) []int {
 		st = append(st, 404)
 	}
 	if o.RequestBody != nil {
-		st = append(st, 413, 415)
+		st = append(st, 408, 413, 415)
 	}
 	return st
 }

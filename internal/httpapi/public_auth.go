@@ -117,6 +117,9 @@ func (s *Server) refreshToken(in *refreshIn) (tok string, fromCookie bool, err e
 }
 
 func (s *Server) register(ctx context.Context, in *credentialsIn) (*authOut, error) {
+	if err := s.limitOp(ctx, limitRegister, in.Body.Email); err != nil {
+		return nil, err
+	}
 	a, err := s.cfg.Accounts.Register(ctx, in.Body.Email, in.Body.Password)
 	if err != nil {
 		return nil, err
@@ -125,6 +128,9 @@ func (s *Server) register(ctx context.Context, in *credentialsIn) (*authOut, err
 }
 
 func (s *Server) login(ctx context.Context, in *credentialsIn) (*authOut, error) {
+	if err := s.limitOp(ctx, limitLogin, in.Body.Email); err != nil {
+		return nil, err
+	}
 	a, err := s.cfg.Accounts.Login(ctx, in.Body.Email, in.Body.Password)
 	if err != nil {
 		return nil, err
@@ -133,6 +139,11 @@ func (s *Server) login(ctx context.Context, in *credentialsIn) (*authOut, error)
 }
 
 func (s *Server) refresh(ctx context.Context, in *refreshIn) (*authOut, error) {
+	// Per address only: the account is known once the token is checked,
+	// and a token works once.
+	if err := s.limitOp(ctx, limitRefresh, ""); err != nil {
+		return nil, err
+	}
 	tok, fromCookie, err := s.refreshToken(in)
 	if err != nil {
 		return nil, err

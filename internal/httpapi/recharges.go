@@ -1,10 +1,13 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"time"
@@ -185,15 +188,32 @@ func (s *Server) adminLedgerCheck(ctx context.Context, in *idIn) (*ledgerOut, er
 func (s *Server) paymentWebhook(w http.ResponseWriter, r *http.Request) {
 	provider := r.PathValue("provider")
 	p := s.cfg.Options.Payments
-	var n payments.Notification
-	var err error
+	var read func(*http.Request) (payments.Notification, error)
 	switch {
 	case provider == payments.ProviderDummy && p.Dummy:
-		n, err = readDummyNotice(r)
+		read = readDummyNotice
 	case provider == payments.ProviderFourthParty && p.EPay.Configured():
-		n, err = readEPayNotice(r, p.EPay)
+		read = func(r *http.Request) (payments.Notification, error) { return readEPayNotice(r, p.EPay) }
 	default:
 		writeProblem(w, &Problem{Status: 404, Code: apperr.CodeNotFound, Message: "no such payment provider"})
+		return
+	}
+	// Counted per address before the body is read (docs/security.md,
+	// "Abuse limits": the limit is far above what a provider retrying
+	// honestly sends).
+	if !s.limitRaw(w, r, limitNotify, "") {
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxNotice)
+	n, err := read(r)
+	switch {
+	case errors.Is(err, errNoticeTooLarge):
+		writeProblem(w, &Problem{Status: http.StatusRequestEntityTooLarge, Code: "body_too_large",
+			Message: fmt.Sprintf("a payment notification is at most %d bytes", maxNotice)})
+		return
+	case errors.Is(err, errNoticeTimeout):
+		writeProblem(w, &Problem{Status: http.StatusRequestTimeout, Code: "body_timeout",
+			Message: "the notification's body did not arrive in time"})
 		return
 	}
 	if err != nil {
@@ -230,15 +250,46 @@ func (s *Server) applyPayment(r *http.Request, provider string, n payments.Notif
 	return paid, credited, nil
 }
 
-// maxNotice bounds a notification body.
+// maxNotice bounds a notification body; a longer one is refused with 413
+// body_too_large.
 const maxNotice = 64 << 10
+
+// errNoticeTooLarge is a notification body over maxNotice;
+// errNoticeTimeout one that did not arrive in time (bodydeadline.go).
+var (
+	errNoticeTooLarge = errors.New("payment notification too large")
+	errNoticeTimeout  = errors.New("payment notification body timed out")
+)
+
+// readNotice reads a notification body whole, within maxNotice (the
+// caller set the MaxBytesReader).
+func readNotice(r *http.Request) ([]byte, error) {
+	b, err := io.ReadAll(r.Body)
+	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+		return nil, errNoticeTooLarge
+	}
+	if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
+		return nil, errNoticeTimeout
+	}
+	if err != nil {
+		return nil, payments.ErrMalformed
+	}
+	return b, nil
+}
 
 func readDummyNotice(r *http.Request) (payments.Notification, error) {
 	var body struct {
 		OrderNo   string  `json:"order_no"`
 		AmountCNY float64 `json:"amount_cny"`
 	}
-	dec := json.NewDecoder(io.LimitReader(r.Body, maxNotice))
+	b, err := readNotice(r)
+	if err != nil {
+		return payments.Notification{}, err
+	}
+	if checkJSONDepth(b) != nil {
+		return payments.Notification{}, payments.ErrMalformed
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&body); err != nil || body.OrderNo == "" {
 		return payments.Notification{}, payments.ErrMalformed
@@ -251,9 +302,9 @@ func readDummyNotice(r *http.Request) (payments.Notification, error) {
 }
 
 func readEPayNotice(r *http.Request, e payments.EPay) (payments.Notification, error) {
-	b, err := io.ReadAll(io.LimitReader(r.Body, maxNotice))
+	b, err := readNotice(r)
 	if err != nil {
-		return payments.Notification{}, payments.ErrMalformed
+		return payments.Notification{}, err
 	}
 	form, err := url.ParseQuery(string(b))
 	if err != nil {

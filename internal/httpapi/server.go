@@ -243,6 +243,11 @@ func op[I, O any](s *Server, o huma.Operation, h func(context.Context, *I) (*O, 
 	if o.MaxBodyBytes == 0 {
 		o.MaxBodyBytes = maxBody
 	}
+	if o.BodyReadTimeout == 0 && s.cfg.Options.BodyTimeout > 0 {
+		// huma sets the body's read deadline itself (its default is
+		// 5 s) and lifts it once the body is read: the configured one.
+		o.BodyReadTimeout = s.cfg.Options.BodyTimeout
+	}
 	o.Security = s.guards.declare(o.Method, o.Path, o.Security)
 	huma.Register(s.api, o, func(ctx context.Context, in *I) (*O, error) {
 		out, err := h(ctx, in)
@@ -298,12 +303,16 @@ func forbidden() error {
 // strictJSON is huma's JSON format, except that a request body that is
 // not valid UTF-8 is refused (400 invalid_body) instead of having its bad
 // bytes silently replaced with U+FFFD, so a name, URL or note is stored
-// exactly as sent or not at all.
+// exactly as sent or not at all, and so is one nested deeper than
+// maxJSONDepth, before it is decoded (jsondepth.go).
 var strictJSON = huma.Format{
 	Marshal: huma.DefaultJSONFormat.Marshal,
 	Unmarshal: func(b []byte, v any) error {
 		if !utf8.Valid(b) {
 			return errors.New("the body is not valid UTF-8")
+		}
+		if err := checkJSONDepth(b); err != nil {
+			return err
 		}
 		return json.Unmarshal(b, v)
 	},

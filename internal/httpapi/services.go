@@ -249,4 +249,10 @@ type Options struct {
 	// page saying it is not built (docs/console.md).
 	Console fs.FS
 	Version string
+	// Limits are the abuse limits of the credential and payment routes
+	// (ratelimit.go).
+	Limits RateLimits
+	// BodyTimeout bounds how long a request may take to send its body
+	// (bodydeadline.go); zero is no bound.
+	BodyTimeout time.Duration
 }

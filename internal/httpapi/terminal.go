@@ -29,6 +29,9 @@ func (s *Server) terminalRoutes() {
 		Tags: []string{"terminal"}, Security: userSecurity},
 		func(ctx context.Context, in *HostIDParam) (*ticketOut, error) {
 			u := userOf(ctx)
+			if err := s.limitOp(ctx, limitTicket, "user:"+u.UserID); err != nil {
+				return nil, err
+			}
 			return ticket(s.cfg.Terminals.UserTicket(ctx, terminals.Principal{Kind: terminals.KindUser, ID: u.UserID, SessionID: u.SessionID}, in.ID))
 		})
 	adminOp(s, terminalAdmins, audit.ActionHostTerminalOpen, huma.Operation{OperationID: "adminTerminalTicket",
@@ -74,6 +77,9 @@ func ticket(t string, err error) (*ticketOut, error) {
 // the audit row before the ticket is usable.
 func (s *Server) adminTerminalTicket(ctx context.Context, in *HostIDParam) (*ticketOut, error) {
 	ap, _ := adminOf(ctx)
+	if err := s.limitOp(ctx, limitTicket, "admin:"+ap.AdminID); err != nil {
+		return nil, err
+	}
 	return ticket(s.cfg.Terminals.AdminTicket(ctx, terminals.Principal{Kind: terminals.KindAdmin, ID: ap.AdminID, SessionID: ap.SessionID}, actor(ctx), in.ID))
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"hostgate/internal/admin"
 	"hostgate/internal/billing"
+	"hostgate/internal/httpapi"
 	"hostgate/internal/keyring"
 	"hostgate/internal/passwords"
 	"hostgate/internal/payments"
@@ -87,6 +88,14 @@ type Config struct {
 	// BillingMode ("free", "charging" or "" for the default) is the
 	// billing mode of a new installation; an existing one keeps its own.
 	BillingMode string
+
+	// RateLimits are the abuse limits of the credential, ticket and
+	// payment routes (HOSTGATE_RATE_*); the hub adds the counter.
+	RateLimits httpapi.RateLimits
+	// HeaderTimeout and BodyTimeout bound how long a client may take to
+	// send a request's headers, and then its body.
+	HeaderTimeout time.Duration
+	BodyTimeout   time.Duration
 }
 
 // option is one environment variable: the table drives parsing, --help and
@@ -262,6 +271,30 @@ var options = []option{
 			c.ScheduleInterval = d
 			return nil
 		}},
+	{Name: "HOSTGATE_RATE_WINDOW", Default: "1m", Doc: "The fixed window every HOSTGATE_RATE_* limit counts in (counted in coordination, shared by all hub instances); tests shorten it.",
+		set: func(c *Config, v string) error {
+			return duration(&c.RateLimits.Window, v, 100*time.Millisecond, time.Hour)
+		}},
+	{Name: "HOSTGATE_RATE_LOGIN", Default: "30/10", Doc: "Sign-ins (user and admin, counted apart) per window: per client address / per account name; more get 429 rate_limited before any password check.",
+		set: func(c *Config, v string) error { return rateLimit(&c.RateLimits.Login, v, true) }},
+	{Name: "HOSTGATE_RATE_REGISTER", Default: "5/3", Doc: "Registrations per window: per client address / per email.",
+		set: func(c *Config, v string) error { return rateLimit(&c.RateLimits.Register, v, true) }},
+	{Name: "HOSTGATE_RATE_REFRESH", Default: "60", Doc: "Token refreshes (user and admin, counted apart) per window per client address.",
+		set: func(c *Config, v string) error { return rateLimit(&c.RateLimits.Refresh, v, false) }},
+	{Name: "HOSTGATE_RATE_TICKET", Default: "60/30", Doc: "Terminal tickets per window: per client address / per user or admin.",
+		set: func(c *Config, v string) error { return rateLimit(&c.RateLimits.Ticket, v, true) }},
+	{Name: "HOSTGATE_RATE_NOTIFY", Default: "600", Doc: "Payment notifications per window per provider address (far above an honest provider's retries: docs/security.md).",
+		set: func(c *Config, v string) error { return rateLimit(&c.RateLimits.Notify, v, false) }},
+	{Name: "HOSTGATE_RATE_CHECKOUT", Default: "30", Doc: "Dummy checkout page views and payments per window per client address.",
+		set: func(c *Config, v string) error { return rateLimit(&c.RateLimits.Checkout, v, false) }},
+	{Name: "HOSTGATE_HTTP_HEADER_TIMEOUT", Default: "10s", Doc: "How long a client may take to send a request's line and headers (also the agent socket's upgrade request); then the connection is closed.",
+		set: func(c *Config, v string) error {
+			return duration(&c.HeaderTimeout, v, 100*time.Millisecond, 5*time.Minute)
+		}},
+	{Name: "HOSTGATE_HTTP_BODY_TIMEOUT", Default: "10s", Doc: "How long a client may take to send a request's body (at most 1 MiB) after its headers; then 408 body_timeout and the connection is closed. Streams and WebSockets carry no request body and are not cut.",
+		set: func(c *Config, v string) error {
+			return duration(&c.BodyTimeout, v, 100*time.Millisecond, 10*time.Minute)
+		}},
 	{Name: "HOSTGATE_INSTALL_RATE_PER_MIN", Default: "10", Doc: "GET /install/{token}.ps1|.sh (one-line installer) requests one source address may send per minute (fixed window, shared by all hub instances); more get 429.",
 		set: func(c *Config, v string) error { return positiveInt(&c.InstallRatePerMin, v) }},
 }
@@ -274,6 +307,31 @@ func positiveInt(dst *int, v string) error {
 		return fmt.Errorf("must be a positive integer")
 	}
 	*dst = n
+	return nil
+}
+
+// duration parses a duration within [lo, hi].
+func duration(dst *time.Duration, v string, lo, hi time.Duration) error {
+	d, err := time.ParseDuration(v)
+	if err != nil || d < lo || d > hi {
+		return fmt.Errorf("must be a duration from %s to %s", lo, hi)
+	}
+	*dst = d
+	return nil
+}
+
+// rateLimit parses "N" (per client address) or, where the route knows an
+// account, "N/M" (per address / per account); each a positive integer.
+func rateLimit(dst *httpapi.RateLimit, v string, perAccount bool) error {
+	addr, acct, both := strings.Cut(v, "/")
+	var l httpapi.RateLimit
+	if positiveInt(&l.PerAddress, addr) != nil || (both && (!perAccount || positiveInt(&l.PerAccount, acct) != nil)) {
+		if perAccount {
+			return fmt.Errorf("must be N or N/M: requests per window per client address, and per account")
+		}
+		return fmt.Errorf("must be a positive integer: requests per window per client address")
+	}
+	*dst = l
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -22,6 +23,28 @@ func TestParseDefaults(t *testing.T) {
 	}
 }
 
+// TestParseRateLimits: the abuse limits' production defaults are on, and
+// "N/M" sets a limit per address and per account.
+func TestParseRateLimits(t *testing.T) {
+	c, err := Parse(env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := c.RateLimits
+	if l.Window != time.Minute || l.Login.PerAddress != 30 || l.Login.PerAccount != 10 || l.Register.PerAddress != 5 ||
+		l.Register.PerAccount != 3 || l.Refresh.PerAddress != 60 || l.Ticket.PerAccount != 30 || l.Notify.PerAddress != 600 ||
+		l.Checkout.PerAddress != 30 || c.HeaderTimeout != 10*time.Second || c.BodyTimeout != 10*time.Second {
+		t.Errorf("defaults = %+v, header %v, body %v", l, c.HeaderTimeout, c.BodyTimeout)
+	}
+	c, err = Parse(env(map[string]string{"HOSTGATE_RATE_LOGIN": "7", "HOSTGATE_RATE_TICKET": "4/2", "HOSTGATE_RATE_WINDOW": "2s"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := c.RateLimits; l.Login.PerAddress != 7 || l.Login.PerAccount != 0 || l.Ticket.PerAddress != 4 || l.Ticket.PerAccount != 2 || l.Window != 2*time.Second {
+		t.Errorf("parsed %+v", l)
+	}
+}
+
 func TestParseRejects(t *testing.T) {
 	tests := []struct{ name, key, value string }{
 		{"mysql url", "HOSTGATE_DATABASE_URL", "mysql://x"},
@@ -33,6 +56,11 @@ func TestParseRejects(t *testing.T) {
 		{"exe url without checksum", "GATEWAY_EXE_URL", "https://cdn.example.com/agent.exe"},
 		{"exe checksum without url", "GATEWAY_EXE_SHA256", strings.Repeat("ab", 32)},
 		{"bad billing mode", "HOSTGATE_BILLING_MODE", "sometimes"},
+		{"rate limit zero", "HOSTGATE_RATE_LOGIN", "0/5"},
+		{"rate limit not a number", "HOSTGATE_RATE_REGISTER", "five"},
+		{"per-account limit where no account is known", "HOSTGATE_RATE_NOTIFY", "600/10"},
+		{"rate window too short", "HOSTGATE_RATE_WINDOW", "1ms"},
+		{"body timeout not a duration", "HOSTGATE_HTTP_BODY_TIMEOUT", "30"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -231,11 +232,19 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Hub, err error)
 			ReadyDownloads: downloadsReady(dist),
 			TrustedProxies: cfg.TrustedProxies,
 			Version:        Version,
+			Limits:         rateLimits(cfg.RateLimits, h.coord),
+			BodyTimeout:    cfg.BodyTimeout,
 		},
 		Log: log,
 	})
 	h.instrument()
 	return h, nil
+}
+
+// rateLimits are the configured abuse limits, counted in coordination.
+func rateLimits(l httpapi.RateLimits, c coord.Coord) httpapi.RateLimits {
+	l.Counter = c
+	return l
 }
 
 func openCoord(ctx context.Context, cfg Config, m *metrics.Metrics) (coord.Coord, error) {
@@ -413,8 +422,13 @@ func (h *Hub) Serve(ctx context.Context, ln net.Listener) error {
 	defer func() { drained(); stop(); wait() }()
 	h.publishFirstVersion(ctx)
 	srv := &http.Server{
-		Handler:           h.server,
-		ReadHeaderTimeout: 10 * time.Second,
+		Handler: h.server,
+		// A client that sends nothing, or its headers a byte at a time
+		// (the agent socket's upgrade request included), is cut after
+		// HOSTGATE_HTTP_HEADER_TIMEOUT; the body has its own deadline
+		// (httpapi's bodyDeadline). No ReadTimeout or WriteTimeout: they
+		// would cut the SSE streams and WebSockets.
+		ReadHeaderTimeout: cmp.Or(h.cfg.HeaderTimeout, 10*time.Second),
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    16 << 10,
 		ErrorLog:          slog.NewLogLogger(h.log.Handler(), slog.LevelWarn),

@@ -150,9 +150,29 @@ func (h *Hub) StartSibling(t testing.TB) *Hub {
 	return StartEnv(t, env)
 }
 
-// StartEnv runs a hub with exactly this environment until the test ends.
+// TestRateLimits are the abuse limits (HOSTGATE_RATE_*) every test hub
+// starts with unless its environment sets them: the tests register and
+// sign in many accounts from 127.0.0.1, which the production defaults
+// would refuse. The limits stay on, at numbers no test reaches; the
+// tests of the limits set their own (WithEnv).
+var TestRateLimits = map[string]string{
+	"HOSTGATE_RATE_LOGIN":    "1000000/1000000",
+	"HOSTGATE_RATE_REGISTER": "1000000/1000000",
+	"HOSTGATE_RATE_REFRESH":  "1000000",
+	"HOSTGATE_RATE_TICKET":   "1000000/1000000",
+	"HOSTGATE_RATE_NOTIFY":   "1000000",
+	"HOSTGATE_RATE_CHECKOUT": "1000000",
+}
+
+// StartEnv runs a hub with this environment until the test ends; the
+// abuse limits it does not set are TestRateLimits.
 func StartEnv(t testing.TB, env map[string]string) *Hub {
 	t.Helper()
+	for k, v := range TestRateLimits {
+		if _, set := env[k]; !set {
+			env[k] = v
+		}
+	}
 	ln, err := net.Listen("tcp", env["HOSTGATE_ADDR"])
 	if err != nil {
 		t.Fatalf("listen: %v", err)
