@@ -36,7 +36,7 @@ function prng(seed: number): () => number {
 }
 
 type Rand = () => number;
-const pick = <T>(r: Rand, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
+const pick = <T>(r: Rand, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
 
 // Pieces that matter to the parsers: their parameter names and values,
 // URL syntax, whitespace of several kinds, and text outside ASCII
@@ -74,7 +74,7 @@ function forAll(name: string, gen: (r: Rand) => string, prop: (input: string) =>
       try {
         prop(input);
       } catch (e) {
-        throw new Error(`seed ${seed}, input ${JSON.stringify(input)}: ${(e as Error).message}`);
+        throw new Error(`seed ${seed}, input ${JSON.stringify(input)}: ${(e as Error).message}`, { cause: e });
       }
     }
   });
