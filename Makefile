@@ -142,8 +142,9 @@ fuzz:
 		dir=$${t%%:*}; name=$${t##*:}; log=$$(mktemp); \
 		echo "== $$name ./$$dir ($(FUZZTIME))"; \
 		if $(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) ./$$dir >$$log 2>&1; then res=ok; else res=FAIL; failed=1; cat $$log; fi; \
-		last=$$(grep -o 'elapsed: [^,]*, execs: [0-9]* ([0-9]*/sec)' $$log | tail -1); \
-		printf '%-4s %-22s %-30s %s\n' "$$res" "$$name" "./$$dir" "$${last:-no fuzzing (not this platform)}" | tee -a $$summary; \
+		last=$$(grep -o 'elapsed: [0-9]*s, execs: [0-9]*' $$log | tail -1 | \
+			awk '{ s = $$2 + 0; n = $$4 + 0; printf "%d execs in %ds (%d/s)", n, s, s ? n / s : 0 }'); \
+		printf '%-4s %-22s %-34s %s\n' "$$res" "$$name" "./$$dir" "$${last:-no fuzzing (not this platform)}" | tee -a $$summary; \
 		rm -f $$log; \
 	done; \
 	echo; echo "== summary"; cat $$summary; rm -f $$summary; exit $$failed
