@@ -25,7 +25,7 @@ cross = set -e; for p in $(3); do \
 		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags "-s -w $(STAMP)" -o $(1)-$$os-$$arch$$ext $(2); \
 	done
 
-.PHONY: test test-web test-sdk test-windows test-cli lint agents console build cli run release bench bench-go
+.PHONY: test test-web test-sdk test-windows test-cli lint agents console build cli run release bench bench-go fuzz
 
 # The browser console (web/, docs/console.md): its npm packages (again
 # when the lockfile changes), then its build into internal/console/dist,
@@ -126,3 +126,25 @@ HOT = ./internal/accounts ./internal/apikeys ./internal/agentproto ./internal/l1
 	./internal/streams ./internal/store/sqlite ./internal/store/postgres
 bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem -count 6 $(HOT) | tee bench-go.txt
+
+# Every Go fuzz target (each `func Fuzz…` in a _test.go file under
+# internal/ and cmd/, found anew on each run), one after the other, each
+# for FUZZTIME; then a line per target with its last progress report
+# (execs). A crasher is saved under the package's testdata/fuzz/<target>/
+# and the run fails at its end. `go test` runs the seed corpora; see
+# docs/fuzzing.md.
+FUZZTIME ?= 30s
+fuzz:
+	@set -u; failed=0; summary=$$(mktemp); \
+	targets=$$(grep -rHo --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*' internal cmd | \
+		sed -E 's#^(.*)/[^/]+_test\.go:func (Fuzz[A-Za-z0-9_]*)$$#\1:\2#' | sort -u); \
+	for t in $$targets; do \
+		dir=$${t%%:*}; name=$${t##*:}; log=$$(mktemp); \
+		echo "== $$name ./$$dir ($(FUZZTIME))"; \
+		if $(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) ./$$dir >$$log 2>&1; then res=ok; else res=FAIL; failed=1; cat $$log; fi; \
+		last=$$(grep -o 'elapsed: [0-9]*s, execs: [0-9]*' $$log | tail -1 | \
+			awk '{ s = $$2 + 0; n = $$4 + 0; printf "%d execs in %ds (%d/s)", n, s, s ? n / s : 0 }'); \
+		printf '%-4s %-22s %-34s %s\n' "$$res" "$$name" "./$$dir" "$${last:-no fuzzing (not this platform)}" | tee -a $$summary; \
+		rm -f $$log; \
+	done; \
+	echo; echo "== summary"; cat $$summary; rm -f $$summary; exit $$failed

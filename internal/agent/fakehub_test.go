@@ -29,7 +29,7 @@ import (
 // fakeHub is a loopback hub: the enrolment endpoints, the fallback
 // heartbeat and the agent WebSocket, with knobs to misbehave.
 type fakeHub struct {
-	t        *testing.T
+	t        testing.TB
 	srv      *httptest.Server
 	hostID   string
 	seed     []byte
@@ -79,7 +79,7 @@ type hubConn struct {
 	pings      atomic.Int32
 }
 
-func newFakeHub(t *testing.T) *fakeHub {
+func newFakeHub(t testing.TB) *fakeHub {
 	t.Helper()
 	seed := make([]byte, ed25519.SeedSize)
 	rand.Read(seed)
@@ -110,7 +110,7 @@ func randHex(n int) string {
 }
 
 // config is an agent config for this hub with test-sized intervals.
-func (h *fakeHub) config(t *testing.T) Config {
+func (h *fakeHub) config(t testing.TB) Config {
 	return Config{
 		HostID:            h.hostID,
 		BID:               42,
@@ -378,7 +378,7 @@ func (c *hubConn) resp(t *testing.T, id string) agentproto.Response {
 }
 
 // conn waits for the n-th (from 1) welcomed connection.
-func (h *fakeHub) conn(t *testing.T, n int) *hubConn {
+func (h *fakeHub) conn(t testing.TB, n int) *hubConn {
 	t.Helper()
 	var c *hubConn
 	waitFor(t, 5*time.Second, "connection "+strconv.Itoa(n), func() bool {
@@ -435,7 +435,7 @@ func (h *fakeHub) with(f func(h *fakeHub)) {
 
 // waitFor waits for ok to hold: eventually.True with the package's
 // tripled limits, which the package's other test files call.
-func waitFor(t *testing.T, limit time.Duration, what string, ok func() bool) {
+func waitFor(t testing.TB, limit time.Duration, what string, ok func() bool) {
 	t.Helper()
 	// Limits are what a healthy run needs by far; tripled so a loaded CI
 	// machine (the Windows build runs under Wine) is not a failure.
@@ -470,7 +470,7 @@ type testAgent struct {
 
 // start runs an agent for cfg; it is stopped (and must stop promptly) at
 // the end of the test.
-func start(t *testing.T, cfg Config) *testAgent {
+func start(t testing.TB, cfg Config) *testAgent {
 	t.Helper()
 	logs := &syncBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -496,7 +496,7 @@ func start(t *testing.T, cfg Config) *testAgent {
 }
 
 // stop cancels the agent and checks that Run returns nil promptly.
-func (ta *testAgent) stop(t *testing.T) {
+func (ta *testAgent) stop(t testing.TB) {
 	t.Helper()
 	ta.cancel()
 	select {
@@ -514,7 +514,7 @@ func (ta *testAgent) stop(t *testing.T) {
 	}
 }
 
-func (ta *testAgent) waitConnected(t *testing.T, sessions int) {
+func (ta *testAgent) waitConnected(t testing.TB, sessions int) {
 	t.Helper()
 	waitFor(t, 5*time.Second, "connected", func() bool {
 		st := ta.Status()
