@@ -14,9 +14,22 @@ import (
 )
 
 // rateWindow is the limits' window in the tests that count: long enough
-// for a test's requests to fit in one however slow the machine.
-// TestRateLimitWindowEnds sees a short one end.
-const rateWindow = time.Hour
+// for a test's requests to fit in one however slow the machine, and
+// chosen so that the package's run starts early in one (windows are whole
+// multiples of their length since the epoch), so no test waits for a
+// fresh window. TestRateLimitWindowEnds sees a short one end.
+var rateWindow = earlyWindow(time.Now())
+
+// earlyWindow is the first length from 60 to 119 minutes whose current
+// window has at least 30 minutes left at now.
+func earlyWindow(now time.Time) time.Duration {
+	for w := time.Hour; w < 2*time.Hour; w += time.Minute {
+		if now.Truncate(w).Add(w).Sub(now) >= 30*time.Minute {
+			return w
+		}
+	}
+	panic("no window length from 60 to 119 minutes starts late enough")
+}
 
 // limitedHub starts a hub whose abuse limits are the given HOSTGATE_RATE_*
 // values, counted in rateWindow, that believes X-Forwarded-For from
@@ -36,14 +49,15 @@ func limitedHubWindow(t *testing.T, mode hubtest.Mode, window time.Duration, lim
 	return hubtest.Start(t, mode, opts...)
 }
 
-// freshWindow waits, in the last minutes of an hour, for the next one, so
-// the requests that follow are counted in one window; it returns when that
-// window ends.
+// freshWindow is the end of the current rate window, which leaves the
+// test's requests minutes to be counted in it.
 func freshWindow(t *testing.T) time.Time {
 	t.Helper()
-	end := func() time.Time { return time.Now().Truncate(rateWindow).Add(rateWindow) }
-	eventually.True(t, 5*time.Minute, "a fresh rate window", func() bool { return time.Until(end()) > 3*time.Minute })
-	return end()
+	end := time.Now().Truncate(rateWindow).Add(rateWindow)
+	if time.Until(end) < 3*time.Minute {
+		t.Fatalf("the package has run for %v: the rate window ends too soon", rateWindow)
+	}
+	return end
 }
 
 // from sends a JSON request as the client at addr (X-Forwarded-For).
@@ -271,4 +285,15 @@ func TestRateLimitWindowEnds(t *testing.T) {
 			return
 		}
 	})
+}
+
+func TestEarlyWindowLeavesHalfAnHour(t *testing.T) {
+	start := time.Date(2026, 11, 27, 23, 0, 0, 0, time.UTC)
+	for m := range 24 * 60 {
+		now := start.Add(time.Duration(m)*time.Minute + 17*time.Second)
+		w := earlyWindow(now)
+		if left := now.Truncate(w).Add(w).Sub(now); left < 30*time.Minute || w < time.Hour || w >= 2*time.Hour {
+			t.Fatalf("at %v: window %v leaves %v", now, w, left)
+		}
+	}
 }

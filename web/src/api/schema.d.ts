@@ -4740,6 +4740,26 @@ export interface components {
                 "application/json": components["schemas"]["Problem"];
             };
         };
+        /** @description body_timeout: the body did not arrive within HOSTGATE_HTTP_BODY_TIMEOUT of the headers */
+        Error408: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description body_timeout: the body did not arrive within HOSTGATE_HTTP_BODY_TIMEOUT of the headers */
+        Error408Charged: {
+            headers: {
+                "X-Hostgate-Balance": components["headers"]["X-Hostgate-Balance"];
+                "X-Hostgate-Charged": components["headers"]["X-Hostgate-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
         /** @description A conflict with the resource's state, e.g. host_offline (the agent is not connected) */
         Error409: {
             headers: {
@@ -4780,7 +4800,7 @@ export interface components {
                 "application/json": components["schemas"]["Problem"];
             };
         };
-        /** @description body_too_large: the body is over 1 MiB */
+        /** @description body_too_large: the body is over 1 MiB (a payment notification: 64 KiB) */
         Error413: {
             headers: {
                 [name: string]: unknown;
@@ -5222,6 +5242,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -5344,6 +5365,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -5432,9 +5454,21 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             423: components["responses"]["Error423"];
+            /** @description rate_limited: retry after Retry-After seconds; a limit per client address or per account (docs/security.md, "Abuse limits") */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit's window ends */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             500: components["responses"]["Error500"];
             /** @description Error */
             default: {
@@ -5473,6 +5507,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
@@ -5513,8 +5548,20 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
+            /** @description rate_limited: retry after Retry-After seconds; a limit per client address or per account (docs/security.md, "Abuse limits") */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit's window ends */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             500: components["responses"]["Error500"];
             /** @description Error */
             default: {
@@ -5551,6 +5598,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
@@ -5625,6 +5673,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
@@ -5808,6 +5857,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -6131,6 +6181,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -6171,6 +6222,17 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            /** @description rate_limited: retry after Retry-After seconds; a limit per client address or per account (docs/security.md, "Abuse limits") */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit's window ends */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             500: components["responses"]["Error500"];
             /** @description Error */
             default: {
@@ -6344,6 +6406,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
@@ -6387,6 +6450,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
@@ -6472,6 +6536,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -6634,6 +6699,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
@@ -6862,6 +6928,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -6975,6 +7042,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -7071,6 +7139,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
@@ -7110,6 +7179,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
@@ -7229,6 +7299,7 @@ export interface operations {
             402: components["responses"]["Error402Charged"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404Charged"];
+            408: components["responses"]["Error408Charged"];
             409: components["responses"]["Error409Charged"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -7279,6 +7350,7 @@ export interface operations {
             402: components["responses"]["Error402Charged"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404Charged"];
+            408: components["responses"]["Error408Charged"];
             409: components["responses"]["Error409Charged"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -7328,6 +7400,7 @@ export interface operations {
             402: components["responses"]["Error402Charged"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404Charged"];
+            408: components["responses"]["Error408Charged"];
             409: components["responses"]["Error409Charged"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -7413,6 +7486,7 @@ export interface operations {
             402: components["responses"]["Error402Charged"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404Charged"];
+            408: components["responses"]["Error408Charged"];
             409: components["responses"]["Error409Charged"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -7498,6 +7572,7 @@ export interface operations {
             402: components["responses"]["Error402Charged"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404Charged"];
+            408: components["responses"]["Error408Charged"];
             409: components["responses"]["Error409Charged"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -7635,6 +7710,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             402: components["responses"]["Error402Charged"];
             404: components["responses"]["Error404Charged"];
+            408: components["responses"]["Error408Charged"];
             409: components["responses"]["Error409Charged"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -7685,6 +7761,7 @@ export interface operations {
             402: components["responses"]["Error402Charged"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404Charged"];
+            408: components["responses"]["Error408Charged"];
             409: components["responses"]["Error409Charged"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -7737,6 +7814,7 @@ export interface operations {
             402: components["responses"]["Error402Charged"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404Charged"];
+            408: components["responses"]["Error408Charged"];
             409: components["responses"]["Error409Charged"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -7829,6 +7907,7 @@ export interface operations {
             402: components["responses"]["Error402Charged"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404Charged"];
+            408: components["responses"]["Error408Charged"];
             409: components["responses"]["Error409Charged"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -7878,6 +7957,7 @@ export interface operations {
             402: components["responses"]["Error402Charged"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404Charged"];
+            408: components["responses"]["Error408Charged"];
             409: components["responses"]["Error409Charged"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -7927,6 +8007,7 @@ export interface operations {
             402: components["responses"]["Error402Charged"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404Charged"];
+            408: components["responses"]["Error408Charged"];
             409: components["responses"]["Error409Charged"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -7976,6 +8057,7 @@ export interface operations {
             402: components["responses"]["Error402Charged"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404Charged"];
+            408: components["responses"]["Error408Charged"];
             409: components["responses"]["Error409Charged"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -8023,6 +8105,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
@@ -8069,6 +8152,7 @@ export interface operations {
             402: components["responses"]["Error402Charged"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404Charged"];
+            408: components["responses"]["Error408Charged"];
             409: components["responses"]["Error409Charged"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -8154,6 +8238,7 @@ export interface operations {
             402: components["responses"]["Error402Charged"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404Charged"];
+            408: components["responses"]["Error408Charged"];
             409: components["responses"]["Error409Charged"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -8203,6 +8288,7 @@ export interface operations {
             402: components["responses"]["Error402Charged"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404Charged"];
+            408: components["responses"]["Error408Charged"];
             409: components["responses"]["Error409Charged"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -8251,6 +8337,8 @@ export interface operations {
             401: components["responses"]["Error401"];
             402: components["responses"]["Error402Charged"];
             404: components["responses"]["Error404Charged"];
+            408: components["responses"]["Error408Charged"];
+            409: components["responses"]["Error409Charged"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500Charged"];
@@ -8339,6 +8427,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             402: components["responses"]["Error402Charged"];
             404: components["responses"]["Error404Charged"];
+            408: components["responses"]["Error408Charged"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500Charged"];
@@ -8386,6 +8475,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             402: components["responses"]["Error402Charged"];
             404: components["responses"]["Error404Charged"];
+            408: components["responses"]["Error408Charged"];
             410: components["responses"]["Error410Charged"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -8434,6 +8524,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             402: components["responses"]["Error402Charged"];
             404: components["responses"]["Error404Charged"];
+            408: components["responses"]["Error408Charged"];
             410: components["responses"]["Error410Charged"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -8481,6 +8572,7 @@ export interface operations {
             402: components["responses"]["Error402Charged"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404Charged"];
+            408: components["responses"]["Error408Charged"];
             409: components["responses"]["Error409Charged"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -8530,6 +8622,7 @@ export interface operations {
             402: components["responses"]["Error402Charged"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404Charged"];
+            408: components["responses"]["Error408Charged"];
             409: components["responses"]["Error409Charged"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -8575,6 +8668,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
@@ -8662,6 +8756,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
@@ -8885,6 +8980,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
@@ -8969,6 +9065,7 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            408: components["responses"]["Error408"];
             /** @description limit_reached: at most 100 schedules per user */
             409: {
                 headers: {
@@ -9107,6 +9204,7 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
@@ -9469,6 +9567,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
@@ -9508,6 +9607,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
@@ -9549,6 +9649,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -9589,6 +9690,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
@@ -9702,9 +9804,21 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             423: components["responses"]["Error423"];
+            /** @description rate_limited: retry after Retry-After seconds; a limit per client address or per account (docs/security.md, "Abuse limits") */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit's window ends */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             500: components["responses"]["Error500"];
             /** @description Error */
             default: {
@@ -9741,7 +9855,9 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
@@ -9782,8 +9898,20 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
+            /** @description rate_limited: retry after Retry-After seconds; a limit per client address or per account (docs/security.md, "Abuse limits") */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit's window ends */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             500: components["responses"]["Error500"];
             /** @description Error */
             default: {
@@ -9820,9 +9948,21 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error400"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
+            /** @description rate_limited: retry after Retry-After seconds; a limit per client address or per account (docs/security.md, "Abuse limits") */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit's window ends */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             500: components["responses"]["Error500"];
             /** @description Error */
             default: {
@@ -9895,6 +10035,17 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited: retry after Retry-After seconds; a limit per client address or per account (docs/security.md, "Abuse limits") */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit's window ends */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             500: components["responses"]["Error500"];
         };
     };
@@ -9922,6 +10073,17 @@ export interface operations {
             /** @description not_found without HOSTGATE_PAYMENT_DUMMY=1; order_not_found for an unknown order */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: retry after Retry-After seconds; a limit per client address or per account (docs/security.md, "Abuse limits") */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit's window ends */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9986,9 +10148,22 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            408: components["responses"]["Error408"];
             /** @description order_not_payable: the order was refunded */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["Error413"];
+            /** @description rate_limited: retry after Retry-After seconds; a limit per client address or per account (docs/security.md, "Abuse limits") */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit's window ends */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10055,6 +10230,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
@@ -10233,6 +10409,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
@@ -10351,6 +10528,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -10467,6 +10645,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -10562,6 +10741,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
@@ -10602,6 +10782,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
@@ -10682,6 +10863,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
@@ -10849,6 +11031,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -10934,6 +11117,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
@@ -11057,6 +11241,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
@@ -11096,6 +11281,17 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            /** @description rate_limited: retry after Retry-After seconds; a limit per client address or per account (docs/security.md, "Abuse limits") */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit's window ends */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             500: components["responses"]["Error500"];
             /** @description Error */
             default: {
@@ -11294,6 +11490,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
@@ -11522,6 +11719,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
@@ -11593,6 +11791,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
@@ -11633,6 +11832,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             423: components["responses"]["Error423"];
@@ -11720,6 +11920,7 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            408: components["responses"]["Error408"];
             /** @description limit_reached: at most 100 schedules per user */
             409: {
                 headers: {
@@ -11861,6 +12062,7 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
