@@ -291,27 +291,25 @@ func (p *linkProxy) up() {
 // halfDead closes the agent's end of every connection and leaves the
 // hub's end open and silent, as a NAT or a peer that vanished without a
 // FIN would; new connections are forwarded.
-func (p *linkProxy) halfDead() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, pr := range p.pairs {
-		pr.mu.Lock()
-		pr.silent = true
-		pr.mu.Unlock()
-		_ = pr.agent.Close()
-	}
-}
+func (p *linkProxy) halfDead() { p.quiet(true) }
 
 // silence lets nothing through either way on every connection and closes
 // nothing, as a network that drops every packet would; new connections
 // are forwarded.
-func (p *linkProxy) silence() {
+func (p *linkProxy) silence() { p.quiet(false) }
+
+// quiet makes every connection pass nothing, closing the agent's end too
+// when closeAgent is set.
+func (p *linkProxy) quiet(closeAgent bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, pr := range p.pairs {
 		pr.mu.Lock()
 		pr.silent = true
 		pr.mu.Unlock()
+		if closeAgent {
+			_ = pr.agent.Close()
+		}
 	}
 }
 

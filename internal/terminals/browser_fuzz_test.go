@@ -47,16 +47,8 @@ func FuzzBrowserMessages(f *testing.F) {
 	f.Add(join(msg(false, "not json"), msg(true, "after")))
 	f.Add(join(msg(false, `{"type":"input","data":"\ud800"}`), msg(false, `{"type":"resize","cols":"80"}`), msg(false, `[1]`)))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		c := newCluster(t, nil)
-		s := c.instance("inst-a", 0, "host-1")
-		user := Principal{Kind: KindUser, ID: "alice"}
-		sid, err := s.Open(t.Context(), user, "host-1", 80, 24)
-		if err != nil {
-			t.Fatal(err)
-		}
-		term := <-c.terms
 		sock := &quietSocket{}
-		b := s.Browser(t.Context(), user, "host-1", sid, sock)
+		term, b := aliceBrowser(t, sock)
 		var want []byte
 		for len(in) >= 2 {
 			binary, n := in[0]&1 == 1, min(int(in[1]), len(in)-2)

@@ -53,7 +53,10 @@ func (f *fakeSocket) next(t *testing.T) sent {
 	}
 }
 
-func TestBrowserPumpsOutputInputAndExit(t *testing.T) {
+// aliceBrowser opens a terminal for alice on host-1 of a one-instance
+// cluster and the browser side of it on sock (not started).
+func aliceBrowser(t *testing.T, sock Socket) (*fakeTerm, *Browser) {
+	t.Helper()
 	c := newCluster(t, nil)
 	s := c.instance("inst-a", 0, "host-1")
 	user := Principal{Kind: KindUser, ID: "alice"}
@@ -61,9 +64,12 @@ func TestBrowserPumpsOutputInputAndExit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	term := <-c.terms
+	return <-c.terms, s.Browser(t.Context(), user, "host-1", sid, sock)
+}
+
+func TestBrowserPumpsOutputInputAndExit(t *testing.T) {
 	sock := newFakeSocket()
-	b := s.Browser(t.Context(), user, "host-1", sid, sock)
+	term, b := aliceBrowser(t, sock)
 	b.Start()
 
 	term.out <- []byte("$ ")
