@@ -20,15 +20,22 @@ import (
 // fresh window. TestRateLimitWindowEnds sees a short one end.
 var rateWindow = earlyWindow(time.Now())
 
-// earlyWindow is the first length from 60 to 119 minutes whose current
-// window has at least 30 minutes left at now.
+// earlyWindow is the longest length from 30 to 60 minutes (the most
+// HOSTGATE_RATE_WINDOW takes) whose current window has at least 25
+// minutes left at now; among 31 lengths one always has.
 func earlyWindow(now time.Time) time.Duration {
-	for w := time.Hour; w < 2*time.Hour; w += time.Minute {
-		if now.Truncate(w).Add(w).Sub(now) >= 30*time.Minute {
+	for w := time.Hour; w >= 30*time.Minute; w -= time.Minute {
+		if windowEnd(now, w).Sub(now) >= 25*time.Minute {
 			return w
 		}
 	}
-	panic("no window length from 60 to 119 minutes starts late enough")
+	panic("no window length from 30 to 60 minutes has 25 minutes left")
+}
+
+// windowEnd is when the window of length w holding now ends: windows are
+// whole multiples of w since the Unix epoch, as coord.Limiter counts them.
+func windowEnd(now time.Time, w time.Duration) time.Time {
+	return time.Unix(0, (now.UnixNano()/int64(w)+1)*int64(w))
 }
 
 // limitedHub starts a hub whose abuse limits are the given HOSTGATE_RATE_*
@@ -53,7 +60,7 @@ func limitedHubWindow(t *testing.T, mode hubtest.Mode, window time.Duration, lim
 // test's requests minutes to be counted in it.
 func freshWindow(t *testing.T) time.Time {
 	t.Helper()
-	end := time.Now().Truncate(rateWindow).Add(rateWindow)
+	end := windowEnd(time.Now(), rateWindow)
 	if time.Until(end) < 3*time.Minute {
 		t.Fatalf("the package has run for %v: the rate window ends too soon", rateWindow)
 	}
@@ -287,12 +294,12 @@ func TestRateLimitWindowEnds(t *testing.T) {
 	})
 }
 
-func TestEarlyWindowLeavesHalfAnHour(t *testing.T) {
+func TestEarlyWindowLeavesTime(t *testing.T) {
 	start := time.Date(2026, 11, 27, 23, 0, 0, 0, time.UTC)
-	for m := range 24 * 60 {
-		now := start.Add(time.Duration(m)*time.Minute + 17*time.Second)
+	for m := range 3 * 24 * 60 * 6 {
+		now := start.Add(time.Duration(m)*10*time.Second + 3*time.Second)
 		w := earlyWindow(now)
-		if left := now.Truncate(w).Add(w).Sub(now); left < 30*time.Minute || w < time.Hour || w >= 2*time.Hour {
+		if left := windowEnd(now, w).Sub(now); left < 25*time.Minute || w < 30*time.Minute || w > time.Hour {
 			t.Fatalf("at %v: window %v leaves %v", now, w, left)
 		}
 	}
