@@ -25,7 +25,7 @@ cross = set -e; for p in $(3); do \
 		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags "-s -w $(STAMP)" -o $(1)-$$os-$$arch$$ext $(2); \
 	done
 
-.PHONY: test test-web test-sdk test-windows test-cli lint agents console build cli run release bench bench-go fuzz
+.PHONY: test test-web test-sdk test-windows test-cli lint agents console build cli run release bench bench-go fuzz reliability
 
 # The browser console (web/, docs/console.md): its npm packages (again
 # when the lockfile changes), then its build into internal/console/dist,
@@ -126,6 +126,14 @@ HOT = ./internal/accounts ./internal/apikeys ./internal/agentproto ./internal/l1
 	./internal/streams ./internal/store/sqlite ./internal/store/postgres
 bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem -count 6 $(HOT) | tee bench-go.txt
+
+# The reliability battery (docs/reliability.md): every Go test, each
+# battery test appending its figure to build/battery.jsonl, then the
+# figures written into the doc's table. `make test` runs the same tests.
+reliability: test-web
+	mkdir -p build && rm -f build/battery.jsonl
+	HOSTGATE_BATTERY_OUT=$(CURDIR)/build/battery.jsonl $(GO) test -race -count=1 -timeout 20m ./...
+	$(GO) run ./internal/battery/render build/battery.jsonl docs/reliability.md
 
 # Every Go fuzz target (each `func Fuzz…` in a _test.go file under
 # internal/ and cmd/, found anew on each run), one after the other, each
