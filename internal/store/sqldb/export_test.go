@@ -27,3 +27,8 @@ func UsersQuery(d *DB, f accounts.UserFilter) (string, []any) {
 func SelectHostsQuery(d *DB, owner string, f hosts.OwnedFilter) (string, []any) {
 	return d.selectOwnedQuery(owner, f, 100_001)
 }
+
+// CandidatesQuery is the query of a job's next queued runs (Jobs.Candidates).
+func CandidatesQuery(jobID string, maxWave, limit int) (string, []any) {
+	return `SELECT ` + runCols + ` FROM job_runs WHERE ` + candidatesCond, []any{jobID, int64(maxWave), int64(limit)}
+}

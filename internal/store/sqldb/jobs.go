@@ -566,9 +566,13 @@ func (s Jobs) runs(ctx context.Context, what, cond string, args ...any) ([]jobs.
 
 // Candidates implements jobs.Store.
 func (s Jobs) Candidates(ctx context.Context, jobID string, maxWave, limit int) ([]jobs.Run, error) {
-	return s.runs(ctx, "queued runs", `job_id = $1 AND state = 'queued' AND waiting = 0 AND wave <= $2 ORDER BY seq LIMIT $3`,
-		jobID, int64(maxWave), int64(limit))
+	return s.runs(ctx, "queued runs", candidatesCond, jobID, int64(maxWave), int64(limit))
 }
+
+// candidatesCond picks a job's next queued runs from job_runs_claim
+// (migration 0020), in seq order: the claim reads as many index entries as
+// it takes, however many of the job's runs have finished.
+const candidatesCond = `job_id = $1 AND state = 'queued' AND waiting = 0 AND wave <= $2 ORDER BY seq LIMIT $3`
 
 // Waiting implements jobs.Store.
 func (s Jobs) Waiting(ctx context.Context, jobID string, limit int) ([]jobs.Run, error) {
