@@ -223,42 +223,40 @@ func idle(t *testing.T, w *deliveries.Worker, clk *fakeClock, period, limit time
 // at most one 5 s scan late); the 4th succeeds: attempts 4, delivered_at
 // set.
 func batteryRetrySchedule(t *testing.T, e *env) {
-	{
-		clk := newFakeClock()
-		rc := newScriptedReceiver(t, clk, func(n int) int {
-			if n < 3 {
-				return http.StatusInternalServerError
-			}
-			return http.StatusOK
-		})
-		h := e.host(t)
-		start := clk.Now()
-		id := e.queueAt(t, h, rc.srv.URL, 0, start)
-		w := e.clockedWorker(clk)
-		scans := e.drive(t, w, clk, start, 10*time.Minute, h, nil)
-		got := rc.attempts()
-		want := []time.Duration{0, 30 * time.Second, 90 * time.Second, 390 * time.Second}
-		if len(got) != len(want) {
-			t.Fatalf("%d requests, want %d: %+v", len(got), len(want), got)
+	clk := newFakeClock()
+	rc := newScriptedReceiver(t, clk, func(n int) int {
+		if n < 3 {
+			return http.StatusInternalServerError
 		}
-		var offsets []time.Duration
-		for i, a := range got {
-			off := a.at.Sub(start)
-			offsets = append(offsets, off)
-			if off < want[i] || off > want[i]+6*time.Second {
-				t.Errorf("request %d at +%v, want +%v (+0…6 s)", i+1, off, want[i])
-			}
-			if a.id != id || !a.verified || a.t != a.at.Unix() {
-				t.Errorf("request %d: %+v", i+1, a)
-			}
-		}
-		d := e.get(t, h, id)
-		if d.Status != deliveries.StatusSuccess || d.Attempts != 4 || d.DeliveredAt == nil || d.HTTPStatus == nil || *d.HTTPStatus != 200 {
-			t.Fatalf("after the 4th request: status %q attempts %d delivered_at %v", d.Status, d.Attempts, d.DeliveredAt)
-		}
-		battery.Report(t, "T02", "500×3 then 200: requests at +%v/+%v/+%v/+%v of fake time (%d scans on the 5 s grid, none early), success on the 4th, attempts=%d, delivered_at set (%s)",
-			offsets[0], offsets[1], offsets[2], offsets[3], scans, d.Attempts, engineOf(t))
+		return http.StatusOK
+	})
+	h := e.host(t)
+	start := clk.Now()
+	id := e.queueAt(t, h, rc.srv.URL, 0, start)
+	w := e.clockedWorker(clk)
+	scans := e.drive(t, w, clk, start, 10*time.Minute, h, nil)
+	got := rc.attempts()
+	want := []time.Duration{0, 30 * time.Second, 90 * time.Second, 390 * time.Second}
+	if len(got) != len(want) {
+		t.Fatalf("%d requests, want %d: %+v", len(got), len(want), got)
 	}
+	var offsets []time.Duration
+	for i, a := range got {
+		off := a.at.Sub(start)
+		offsets = append(offsets, off)
+		if off < want[i] || off > want[i]+6*time.Second {
+			t.Errorf("request %d at +%v, want +%v (+0…6 s)", i+1, off, want[i])
+		}
+		if a.id != id || !a.verified || a.t != a.at.Unix() {
+			t.Errorf("request %d: %+v", i+1, a)
+		}
+	}
+	d := e.get(t, h, id)
+	if d.Status != deliveries.StatusSuccess || d.Attempts != 4 || d.DeliveredAt == nil || d.HTTPStatus == nil || *d.HTTPStatus != 200 {
+		t.Fatalf("after the 4th request: status %q attempts %d delivered_at %v", d.Status, d.Attempts, d.DeliveredAt)
+	}
+	battery.Report(t, "T02", "500×3 then 200: requests at +%v/+%v/+%v/+%v of fake time (%d scans on the 5 s grid, none early), success on the 4th, attempts=%d, delivered_at set (%s)",
+		offsets[0], offsets[1], offsets[2], offsets[3], scans, d.Attempts, engineOf(t))
 }
 
 // batteryDeadLetterAndConsoleRetry (battery T03, T04): a receiver
@@ -269,76 +267,74 @@ func batteryRetrySchedule(t *testing.T, e *env) {
 // delivery id, a fresh t, verifying with the secret captured at enqueue;
 // the row ends success.
 func batteryDeadLetterAndConsoleRetry(t *testing.T, e *env) {
-	{
-		clk := newFakeClock()
-		var mu sync.Mutex
-		up := false
-		rc := newScriptedReceiver(t, clk, func(int) int {
-			mu.Lock()
-			defer mu.Unlock()
-			if up {
-				return http.StatusOK
-			}
-			return http.StatusInternalServerError
-		})
-		h := e.host(t)
-		start := clk.Now()
-		id := e.queueAt(t, h, rc.srv.URL, 0, start)
-		before, err := e.s.Deliveries.CountQueue(t.Context())
-		if err != nil {
-			t.Fatal(err)
-		}
-		obs := &observer{}
-		w := e.clockedWorker(clk)
-		w.Observer = obs
-		e.drive(t, w, clk, start, time.Hour, h, nil)
-		deadAt := clk.Now().Sub(start)
-		after, err := e.s.Deliveries.CountQueue(t.Context())
-		if err != nil {
-			t.Fatal(err)
-		}
-		// Three more hours: a scan every 5 min claims nothing.
-		idled := idle(t, w, clk, 5*time.Minute, 3*time.Hour)
-		got := rc.attempts()
-		d := e.get(t, h, id)
-		if len(got) != 5 || d.Status != deliveries.StatusDeadLetter || d.Attempts != 5 || d.LastError != "receiver answered 500" {
-			t.Fatalf("after 3 h more: %d requests, row %q attempts %d last_error %q; want 5, dead_letter", len(got), d.Status, d.Attempts, d.LastError)
-		}
-		if after.Dead != before.Dead+1 || obs.count(string(deliveries.StatusDeadLetter)) != 1 {
-			t.Errorf("dead letters %d → %d, observed %d; want +1", before.Dead, after.Dead, obs.count(string(deliveries.StatusDeadLetter)))
-		}
-		if off := got[4].at.Sub(start); off != 2190*time.Second {
-			t.Errorf("5th request at +%v, want +36m30s", off)
-		}
-		battery.Report(t, "T03", "500 forever: exactly %d POSTs (last at +%v), dead_letter at +%v, 0 more in 3 h of fake time (%d scans), dead-letter count %d → %d (%s)",
-			len(got), got[4].at.Sub(start), deadAt, idled, before.Dead, after.Dead, engineOf(t))
-
-		// T04: the console's retry.
+	clk := newFakeClock()
+	var mu sync.Mutex
+	up := false
+	rc := newScriptedReceiver(t, clk, func(int) int {
 		mu.Lock()
-		up = true
-		mu.Unlock()
-		clk.Advance(time.Minute)
-		svc := deliveries.NewService(e.s.Deliveries, e.owned, w)
-		row, err := svc.Retry(t.Context(), e.user, h, id)
-		if err != nil || row.Status != deliveries.StatusRetrying || row.Attempts != 5 {
-			t.Fatalf("retry: %+v, %v", row, err)
+		defer mu.Unlock()
+		if up {
+			return http.StatusOK
 		}
-		e.drive(t, w, clk, clk.Now(), time.Minute, h, nil)
-		got = rc.attempts()
-		if len(got) != 6 {
-			t.Fatalf("%d requests after the retry, want 6", len(got))
-		}
-		r := got[5]
-		if r.id != id || !r.verified || r.status != 200 || r.t <= got[4].t || r.t != r.at.Unix() {
-			t.Errorf("the retried request: %+v (5th request t=%d)", r, got[4].t)
-		}
-		d = e.get(t, h, id)
-		if d.Status != deliveries.StatusSuccess || d.Attempts != 6 || d.DeliveredAt == nil {
-			t.Errorf("after the retry: status %q attempts %d", d.Status, d.Attempts)
-		}
-		battery.Report(t, "T04", "console retry of the dead_letter row: 1 new POST, same delivery_id, t fresh (+%d s after attempt 5), verifies with the enqueue-time secret; row success, attempts 6 (%s)",
-			r.t-got[4].t, engineOf(t))
+		return http.StatusInternalServerError
+	})
+	h := e.host(t)
+	start := clk.Now()
+	id := e.queueAt(t, h, rc.srv.URL, 0, start)
+	before, err := e.s.Deliveries.CountQueue(t.Context())
+	if err != nil {
+		t.Fatal(err)
 	}
+	obs := &observer{}
+	w := e.clockedWorker(clk)
+	w.Observer = obs
+	e.drive(t, w, clk, start, time.Hour, h, nil)
+	deadAt := clk.Now().Sub(start)
+	after, err := e.s.Deliveries.CountQueue(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Three more hours: a scan every 5 min claims nothing.
+	idled := idle(t, w, clk, 5*time.Minute, 3*time.Hour)
+	got := rc.attempts()
+	d := e.get(t, h, id)
+	if len(got) != 5 || d.Status != deliveries.StatusDeadLetter || d.Attempts != 5 || d.LastError != "receiver answered 500" {
+		t.Fatalf("after 3 h more: %d requests, row %q attempts %d last_error %q; want 5, dead_letter", len(got), d.Status, d.Attempts, d.LastError)
+	}
+	if after.Dead != before.Dead+1 || obs.count(string(deliveries.StatusDeadLetter)) != 1 {
+		t.Errorf("dead letters %d → %d, observed %d; want +1", before.Dead, after.Dead, obs.count(string(deliveries.StatusDeadLetter)))
+	}
+	if off := got[4].at.Sub(start); off != 2190*time.Second {
+		t.Errorf("5th request at +%v, want +36m30s", off)
+	}
+	battery.Report(t, "T03", "500 forever: exactly %d POSTs (last at +%v), dead_letter at +%v, 0 more in 3 h of fake time (%d scans), dead-letter count %d → %d (%s)",
+		len(got), got[4].at.Sub(start), deadAt, idled, before.Dead, after.Dead, engineOf(t))
+
+	// T04: the console's retry.
+	mu.Lock()
+	up = true
+	mu.Unlock()
+	clk.Advance(time.Minute)
+	svc := deliveries.NewService(e.s.Deliveries, e.owned, w)
+	row, err := svc.Retry(t.Context(), e.user, h, id)
+	if err != nil || row.Status != deliveries.StatusRetrying || row.Attempts != 5 {
+		t.Fatalf("retry: %+v, %v", row, err)
+	}
+	e.drive(t, w, clk, clk.Now(), time.Minute, h, nil)
+	got = rc.attempts()
+	if len(got) != 6 {
+		t.Fatalf("%d requests after the retry, want 6", len(got))
+	}
+	r := got[5]
+	if r.id != id || !r.verified || r.status != 200 || r.t <= got[4].t || r.t != r.at.Unix() {
+		t.Errorf("the retried request: %+v (5th request t=%d)", r, got[4].t)
+	}
+	d = e.get(t, h, id)
+	if d.Status != deliveries.StatusSuccess || d.Attempts != 6 || d.DeliveredAt == nil {
+		t.Errorf("after the retry: status %q attempts %d", d.Status, d.Attempts)
+	}
+	battery.Report(t, "T04", "console retry of the dead_letter row: 1 new POST, same delivery_id, t fresh (+%d s after attempt 5), verifies with the enqueue-time secret; row success, attempts 6 (%s)",
+		r.t-got[4].t, engineOf(t))
 }
 
 // batterySignedWithTheSecretAtEnqueue (battery T06): a delivery is
@@ -348,47 +344,45 @@ func batteryDeadLetterAndConsoleRetry(t *testing.T, e *env) {
 // enqueue (not the host's current one); the two later deliveries follow
 // and the receiver ends holding the last secret.
 func batterySignedWithTheSecretAtEnqueue(t *testing.T, e *env) {
-	{
-		clk := newFakeClock()
-		rc := newScriptedReceiver(t, clk, func(n int) int {
-			if n < 4 {
-				return http.StatusServiceUnavailable
-			}
-			return http.StatusOK
-		})
-		h := e.host(t)
-		start := clk.Now()
-		d1 := e.queueAt(t, h, rc.srv.URL, 0, start)
-		d2 := e.queueAt(t, h, rc.srv.URL, 1, start.Add(time.Second))
-		d3 := e.queueAt(t, h, rc.srv.URL, 2, start.Add(2*time.Second))
-		w := e.clockedWorker(clk)
-		e.drive(t, w, clk, start, time.Hour, h, nil)
-		got := rc.attempts()
-		if len(got) != 7 {
-			t.Fatalf("%d requests, want 7: %+v", len(got), got)
+	clk := newFakeClock()
+	rc := newScriptedReceiver(t, clk, func(n int) int {
+		if n < 4 {
+			return http.StatusServiceUnavailable
 		}
-		fifth := got[4]
-		skew := time.Duration(fifth.t-fifth.at.Unix()) * time.Second
-		if fifth.id != d1 || !fifth.verified || fifth.status != 200 || skew < -5*time.Second || skew > 5*time.Second {
-			t.Errorf("attempt 5: %+v", fifth)
-		}
-		for i, a := range got[:4] {
-			if a.id != d1 {
-				t.Errorf("request %d was %s, want the first delivery", i+1, a.id)
-			}
-		}
-		if got[5].id != d2 || got[6].id != d3 || !got[5].verified || !got[6].verified {
-			t.Errorf("later requests: %+v", got[5:])
-		}
-		rc.mu.Lock()
-		held := rc.held
-		rc.mu.Unlock()
-		if held != secret(3) {
-			t.Errorf("receiver holds %s, want the last secret %s", held, secret(3))
-		}
-		battery.Report(t, "T06", "attempt 5 sent +%v after enqueue, 2 secret changes queued meanwhile: t − send = %v, verifies with the enqueue-time secret; later 2 follow in order, receiver holds the last secret (%s)",
-			fifth.at.Sub(start), skew, engineOf(t))
+		return http.StatusOK
+	})
+	h := e.host(t)
+	start := clk.Now()
+	d1 := e.queueAt(t, h, rc.srv.URL, 0, start)
+	d2 := e.queueAt(t, h, rc.srv.URL, 1, start.Add(time.Second))
+	d3 := e.queueAt(t, h, rc.srv.URL, 2, start.Add(2*time.Second))
+	w := e.clockedWorker(clk)
+	e.drive(t, w, clk, start, time.Hour, h, nil)
+	got := rc.attempts()
+	if len(got) != 7 {
+		t.Fatalf("%d requests, want 7: %+v", len(got), got)
 	}
+	fifth := got[4]
+	skew := time.Duration(fifth.t-fifth.at.Unix()) * time.Second
+	if fifth.id != d1 || !fifth.verified || fifth.status != 200 || skew < -5*time.Second || skew > 5*time.Second {
+		t.Errorf("attempt 5: %+v", fifth)
+	}
+	for i, a := range got[:4] {
+		if a.id != d1 {
+			t.Errorf("request %d was %s, want the first delivery", i+1, a.id)
+		}
+	}
+	if got[5].id != d2 || got[6].id != d3 || !got[5].verified || !got[6].verified {
+		t.Errorf("later requests: %+v", got[5:])
+	}
+	rc.mu.Lock()
+	held := rc.held
+	rc.mu.Unlock()
+	if held != secret(3) {
+		t.Errorf("receiver holds %s, want the last secret %s", held, secret(3))
+	}
+	battery.Report(t, "T06", "attempt 5 sent +%v after enqueue, 2 secret changes queued meanwhile: t − send = %v, verifies with the enqueue-time secret; later 2 follow in order, receiver holds the last secret (%s)",
+		fifth.at.Sub(start), skew, engineOf(t))
 }
 
 // owned is the hub's ownership check of the history routes: the user's

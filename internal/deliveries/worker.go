@@ -86,7 +86,7 @@ func (w *Worker) Wake() {
 
 // Run sends deliveries until ctx ends, and returns once its sends have
 // ended. It scans every Interval and when woken, at once again after a
-// scan that claimed something, and whenever a send ends (a success may
+// scan that filled its batch, and whenever a send ends (a success may
 // have released a host's next delivery). A scan claims no more rows than
 // there are free send slots (Parallel), and does not wait for the sends
 // it starts: a receiver that hangs for its whole 5 s holds one slot, not
@@ -108,7 +108,8 @@ func (w *Worker) Run(ctx context.Context) {
 		}
 		next := orDefault(w.Interval, DefaultInterval)
 		if free := parallel - len(slots); free > 0 {
-			batch, err := w.Store.ClaimDue(ctx, w.Instance, w.Now(), orDefault(w.Lease, DefaultLease), min(orDefault(w.Batch, DefaultBatch), free))
+			limit := min(orDefault(w.Batch, DefaultBatch), free)
+			batch, err := w.Store.ClaimDue(ctx, w.Instance, w.Now(), orDefault(w.Lease, DefaultLease), limit)
 			if err != nil && ctx.Err() == nil {
 				w.Log.Error("webhook deliveries: scan", "err", err)
 			}
@@ -123,8 +124,8 @@ func (w *Worker) Run(ctx context.Context) {
 					w.deliver(ctx, d)
 				})
 			}
-			if len(batch) > 0 {
-				next = 0
+			if len(batch) == limit {
+				next = 0 // more may be due; otherwise the sends' ends wake the next scan
 			}
 		}
 		t.Reset(next)
