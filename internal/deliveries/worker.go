@@ -84,11 +84,19 @@ func (w *Worker) Wake() {
 	}
 }
 
-// Run sends deliveries until ctx ends. It scans every Interval and when
-// woken, and at once again after a scan that claimed something (a
-// success may have released a host's next delivery).
+// Run sends deliveries until ctx ends, and returns once its sends have
+// ended. It scans every Interval and when woken, at once again after a
+// scan that filled its batch, and whenever a send ends (a success may
+// have released a host's next delivery). A scan claims no more rows than
+// there are free send slots (Parallel), and does not wait for the sends
+// it starts: a receiver that hangs for its whole 5 s holds one slot, not
+// the deliveries of every other host (issue 27 item 4).
 func (w *Worker) Run(ctx context.Context) {
 	w.init()
+	parallel := orDefault(w.Parallel, DefaultParallel)
+	slots := make(chan struct{}, parallel)
+	var sends sync.WaitGroup
+	defer sends.Wait()
 	t := time.NewTimer(0)
 	defer t.Stop()
 	for {
@@ -98,13 +106,27 @@ func (w *Worker) Run(ctx context.Context) {
 		case <-t.C:
 		case <-w.wake:
 		}
-		n, err := w.RunOnce(ctx)
-		if err != nil && ctx.Err() == nil {
-			w.Log.Error("webhook deliveries: scan", "err", err)
-		}
 		next := orDefault(w.Interval, DefaultInterval)
-		if n > 0 {
-			next = 0
+		if free := parallel - len(slots); free > 0 {
+			limit := min(orDefault(w.Batch, DefaultBatch), free)
+			batch, err := w.Store.ClaimDue(ctx, w.Instance, w.Now(), orDefault(w.Lease, DefaultLease), limit)
+			if err != nil && ctx.Err() == nil {
+				w.Log.Error("webhook deliveries: scan", "err", err)
+			}
+			// A batch holds at most one delivery per host, and no row of
+			// a host with a send in flight (its row is leased), so the
+			// sends are independent. Only this loop takes slots, and
+			// the batch fits in the free ones: this never blocks.
+			for _, d := range batch {
+				slots <- struct{}{}
+				sends.Go(func() {
+					defer func() { <-slots; w.Wake() }()
+					w.deliver(ctx, d)
+				})
+			}
+			if len(batch) == limit {
+				next = 0 // more may be due; otherwise the sends' ends wake the next scan
+			}
 		}
 		t.Reset(next)
 	}

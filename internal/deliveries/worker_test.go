@@ -21,6 +21,7 @@ import (
 	"github.com/google/uuid"
 
 	"hostgate/internal/accounts"
+	"hostgate/internal/battery"
 	"hostgate/internal/deliveries"
 	"hostgate/internal/eventually"
 	"hostgate/internal/hosts"
@@ -294,6 +295,20 @@ func TestFailingReceiverHoldsBackLaterDeliveries(t *testing.T) {
 		if rc.hits[ids[1]] != 1 || rc.hits[ids[2]] != 1 {
 			t.Errorf("later deliveries were sent before the first succeeded: hits %v", rc.hits)
 		}
+		// The first request of each later delivery came after the one
+		// before it was accepted: never while it was failing.
+		for i := 1; i < len(ids); i++ {
+			if !rc.first[ids[i]].After(rc.first[ids[i-1]]) {
+				t.Errorf("delivery %d first sent at %v, before delivery %d (%v)", i+1, rc.first[ids[i]], i, rc.first[ids[i-1]])
+			}
+		}
+		if rc.secrets[h] != secret(len(ids)) {
+			t.Errorf("receiver holds %s, want the last secret %s", rc.secrets[h], secret(len(ids)))
+		}
+		if !t.Failed() {
+			battery.Report(t, "T07", "receiver down for %d attempts of d1, %d changes queued behind it: d2, d3 first sent after d1 succeeded (1 attempt each), adopted in order, receiver ends with the last secret, all success (%s)",
+				rc.hits[ids[0]]-1, len(ids)-1, engineOf(t))
+		}
 	})
 }
 
@@ -350,6 +365,12 @@ func TestTwoInstancesShareOneQueue(t *testing.T) {
 		if len(rc.errs) > 0 {
 			t.Errorf("receiver: %v", rc.errs[:min(len(rc.errs), 5)])
 		}
+		dupes := 0
+		for _, n := range rc.hits {
+			dupes += n - 1
+		}
+		battery.Report(t, "T08", "run 1: %d deliveries (%d hosts × %d) through 2 instances: %d distinct ids received, %d duplicates, never two at once per host (%s)",
+			hostsN*each, hostsN, each, len(rc.hits), dupes, engineOf(t))
 	})
 }
 

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"hostgate/internal/battery"
 	hostgate "hostgate/sdk/go"
 )
 
@@ -270,14 +271,26 @@ func fuzzRequest(t testing.TB, sig, ts, event, delivery string, body []byte, sec
 // the fuzz target's plumbing, checked on known answers.
 func TestVerifyCorpusAcrossLanguages(t *testing.T) {
 	procs := startVerifiers(t)
-	for _, c := range loadVerifyCorpus(t) {
+	cases := loadVerifyCorpus(t)
+	agreed, accepted := 0, 0
+	for _, c := range cases {
 		r := c.request(t)
+		same := goVerdict(r) == c.Want
 		for _, p := range procs {
 			if got := p.verdict(t, r); got != c.Want {
 				t.Errorf("%s, %s:\n got  %+v\n want %+v", p.name, c.Name, got, c.Want)
+				same = false
+			}
+		}
+		if same {
+			agreed++
+			if c.Want.Verdict == "accept" {
+				accepted++
 			}
 		}
 	}
+	battery.Report(t, "T05", "Go, Python and TypeScript verifiers agree on %d/%d corpus cases (%d accepted by all three, the rest refused with the same reason)",
+		agreed, len(cases), accepted)
 }
 
 func FuzzVerifierParity(f *testing.F) {
