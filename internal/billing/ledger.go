@@ -170,13 +170,19 @@ func (l Ledger) PayRecharge(ctx context.Context, p Payment) (Recharge, bool, err
 		if r, err = tx.MarkPaid(ctx, r.ID, p.Provider, p.At); err != nil {
 			return err
 		}
+		checkpoint(CrashAfterOrderUpdate)
 		after, err := tx.Credit(ctx, r.UserID, r.Units, p.At)
 		if err != nil {
 			return err
 		}
+		checkpoint(CrashBeforeLedgerInsert)
 		credited = true
-		return tx.InsertEvents(ctx, []Event{{ID: p.EventID, UserID: r.UserID, Kind: KindRecharge, Units: r.Units,
-			BalanceAfter: after, Reason: "order " + r.OrderNo, CreatedAt: p.At}})
+		if err := tx.InsertEvents(ctx, []Event{{ID: p.EventID, UserID: r.UserID, Kind: KindRecharge, Units: r.Units,
+			BalanceAfter: after, Reason: "order " + r.OrderNo, CreatedAt: p.At}}); err != nil {
+			return err
+		}
+		checkpoint(CrashBeforeCommit)
+		return nil
 	})
 	return r, credited, err
 }

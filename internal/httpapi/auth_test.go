@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"hostgate/internal/battery"
 	"hostgate/internal/hubtest"
 )
 
@@ -126,6 +127,7 @@ func TestLoginFailuresLookAlikeAndLock(t *testing.T) {
 			c.Do("POST", "/v1/public/auth/login", map[string]string{"email": ghost, "password": "wrong password"}).Want(t, 401, "invalid_credentials")
 		}
 		c.Do("POST", "/v1/public/auth/login", map[string]string{"email": ghost, "password": "wrong password"}).Want(t, 423, "account_locked")
+		battery.Report(t, "T29", "wrong password and unknown email: same 401 body; 5 failures → 6th login 423 account_locked with the right password; an unknown email locks alike (%s)", mode)
 	})
 }
 

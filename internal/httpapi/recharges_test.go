@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"hostgate/internal/battery"
 	"hostgate/internal/hubtest"
 	"hostgate/internal/payments"
 )
@@ -177,6 +178,7 @@ func TestFourthPartyPaymentCreditsOnce(t *testing.T) {
 		if events.Total != 1 {
 			t.Errorf("%d billing events, want 1", events.Total)
 		}
+		battery.Report(t, "T16", "%d concurrent identical notifies → %d × 200 SUCCESS, 1 credit (balance %v tokens), %d ledger row (%s)", 1000, statuses[200], 5000, events.Total, mode)
 	})
 }
 
