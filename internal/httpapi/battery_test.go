@@ -29,6 +29,7 @@ import (
 	"hostgate/internal/agentproto"
 	"hostgate/internal/battery"
 	"hostgate/internal/eventually"
+	"hostgate/internal/httpapi"
 	"hostgate/internal/hub"
 	"hostgate/internal/hubtest"
 )
@@ -255,6 +256,16 @@ func TestBatteryAdminRoleMatrix(t *testing.T) {
 			}
 		}
 	}
+	var auditWrites []string
+	for _, r := range h.Server().Routes() {
+		if strings.Contains(r.Path, "audit") && r.Method != "GET" {
+			auditWrites = append(auditWrites, r.Method+" "+r.Path)
+		}
+	}
+	if len(auditWrites) != 0 {
+		t.Errorf("routes that could change audit rows: %v", auditWrites)
+	}
+	battery.Report(t, "T42", "audit log append-only over the API: routes naming it %d, all GET; 0 writes", countAudit(h.Server().Routes()))
 	battery.Report(t, "T41", "%d admin routes all in the route→role table; %d read route×role cells match it (%d refused 403 forbidden)", adminRoutes, cells, refusals)
 }
 
@@ -576,4 +587,14 @@ func TestBatteryBannedAndDeletedHost(t *testing.T) {
 		t.Errorf("deleted host's socket closed after %v, want ≤1 s", delClose)
 	}
 	battery.Report(t, "T48", "banned: %d agent and client routes → 403 host_banned, live socket closed after %s; deleted: socket dropped after %s, then 404 not_found (embedded)", banned, ms(banClose), ms(delClose))
+}
+
+func countAudit(rs []httpapi.Route) int {
+	n := 0
+	for _, r := range rs {
+		if strings.Contains(r.Path, "audit") {
+			n++
+		}
+	}
+	return n
 }
