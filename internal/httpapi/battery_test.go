@@ -89,7 +89,7 @@ func TestBatterySuspendAndLogoutAcrossInstances(t *testing.T) {
 	tokenA := since(t, start, time.Second, "instance a refuses the access token", refused(a.Client(t), u.AccessToken, "/v1/user/me"))
 	tokenB := since(t, start, 5*time.Second, "instance b refuses the access token", refused(b.Client(t), u.AccessToken, "/v1/user/me"))
 	keyB := since(t, start, 5*time.Second, "instance b refuses the API key", refused(b.Client(t), f.key, "/v1/api/hosts"))
-	wsA := closedWithin(t, start, 5*time.Second, "the terminal through a", sockets[0].closed)
+	wsA := closedWithin(t, start, 2*time.Second, "the terminal through a", sockets[0].closed)
 	wsB := closedWithin(t, start, 5*time.Second, "the terminal through b", sockets[1].closed)
 	a.Client(t).As(f.key).Do("GET", "/v1/api/hosts", nil).Want(t, 401, "invalid_token")
 	// docs/accounts.md: a suspended account's refresh is 403 account_suspended.
