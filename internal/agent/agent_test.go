@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"hostgate/internal/agentproto"
+	"hostgate/internal/battery"
 )
 
 func TestEnrolWithInstallToken(t *testing.T) {
@@ -225,12 +226,16 @@ func TestCommandRefusals(t *testing.T) {
 			t.Fatalf("first: %+v", r)
 		}
 		c.cmd(id, agentproto.OpPing, 5*time.Second, nil)
-		assertCode(t, c.resp(t, id), agentproto.CodeDuplicate)
+		r := c.resp(t, id)
+		assertCode(t, r, agentproto.CodeDuplicate)
+		battery.Report(t, "T49", "a command id the agent already ran → refused and reported: ok=%v, code %s", r.OK, r.Error.Code)
 	})
 	t.Run("deadline passed", func(t *testing.T) {
 		id := uuid.NewString()
 		c.cmd(id, agentproto.OpPing, -time.Second, nil)
-		assertCode(t, c.resp(t, id), agentproto.CodeDeadlinePassed)
+		r := c.resp(t, id)
+		assertCode(t, r, agentproto.CodeDeadlinePassed)
+		battery.Report(t, "T49", "a command 1 s past its deadline → refused and reported: ok=%v, code %s", r.OK, r.Error.Code)
 	})
 	t.Run("unknown op", func(t *testing.T) {
 		id := uuid.NewString()

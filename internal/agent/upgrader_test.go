@@ -24,6 +24,7 @@ import (
 
 	"hostgate/internal/agent/upgrade"
 	"hostgate/internal/agentproto"
+	"hostgate/internal/battery"
 )
 
 // exeContent is a stand-in executable of version: what "version" would
@@ -320,6 +321,7 @@ func TestUpgradeRefusedFileLeavesExecutableAlone(t *testing.T) {
 			assertFile(t, cfg.Executable, exeContent("1.0.0"))
 			assertOnlyExe(t, cfg.Executable)
 			waitFor(t, 5*time.Second, "record cleared once reported", func() bool { return loadRecord(t, cfg.StateDir) == nil })
+			battery.Report(t, "T52", "agent upgrade, %s: refused before any swap, reported %s (%.60s), executable unchanged", tt.name, agentproto.UpgradeFailed, r.Reason)
 
 			// The agent is free for the next upgrade.
 			if st := acceptedState(t, in.upgrade(t, upgradeArgs(srv, "/agent", "2.0.0", newExe))); st != agentproto.UpgradeDownloading {

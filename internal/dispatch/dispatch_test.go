@@ -13,6 +13,7 @@ import (
 
 	"hostgate/internal/agentproto"
 	"hostgate/internal/apperr"
+	"hostgate/internal/battery"
 	"hostgate/internal/coord"
 	"hostgate/internal/coord/inproc"
 	"hostgate/internal/eventually"
@@ -171,8 +172,10 @@ func TestNewConnectionReplacesOldEverywhere(t *testing.T) {
 	old := &fakeAgent{d: a}
 	a.Register(ctx, "h1", old)
 	fresh := &fakeAgent{d: b}
+	start := time.Now()
 	b.Register(ctx, "h1", fresh)
 	eventually.True(t, 5*time.Second, "the old connection closed", func() bool { return old.closedWith() != "" })
+	took := time.Since(start)
 	// The old connection's late unregister must not erase the new presence.
 	a.Unregister("h1", old)
 	if owner, ok, _ := c.Presence(ctx, "h1"); !ok || owner != "b" {
@@ -184,6 +187,10 @@ func TestNewConnectionReplacesOldEverywhere(t *testing.T) {
 	if r, err := a.Send(ctx, "h1", "agent.ping", nil, time.Second); err != nil || !r.OK {
 		t.Errorf("send via a to the new connection on b: %+v %v", r, err)
 	}
+	// docs/agent-protocol.md: a connection of the same host replaces an
+	// older one on any instance; there is no credential-generation check
+	// that tells a cloned agent from a reconnecting one.
+	battery.Report(t, "T47", "a second connection of the same host (a clone) on instance b closes the one on a after %d ms (%q); presence moves to b; no clone detection, lock or audit (documented: the newer connection replaces the older)", took.Milliseconds(), old.closedWith())
 }
 
 // flakyPresence fails its first refreshes, as a coordination store does

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"hostgate/internal/audit"
+	"hostgate/internal/battery"
 	"hostgate/internal/billing"
 	"hostgate/internal/hubtest"
 	"hostgate/internal/versions"
@@ -205,6 +206,7 @@ func TestAdminRolesAndAudit(t *testing.T) {
 		if after := auditRows(t, h, tokens["viewer"], "").Total; after != before {
 			t.Errorf("failed write: audit rows %d → %d, want unchanged", before, after)
 		}
+		battery.Report(t, "T42", "%d permitted admin writes (every write route × 4 roles) → exactly 1 audit row each; every refused one 403 with 0 rows; a failing write (404) → 0 rows (%s)", allowed, mode)
 	})
 }
 

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"hostgate/internal/agentproto"
+	"hostgate/internal/battery"
 	"hostgate/internal/hubtest"
 )
 
@@ -373,6 +374,7 @@ func TestTenantIsolation(t *testing.T) {
 		if got.Name != "web-1" {
 			t.Errorf("B's host renamed to %q", got.Name)
 		}
+		battery.Report(t, "T43", "%d client-API and %d user routes naming a host: another tenant's host → 404 not_found, byte-identical to a missing id; the host unchanged (%s)", len(routes), len(userRoutes), mode)
 	})
 }
 

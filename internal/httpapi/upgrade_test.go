@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"hostgate/internal/battery"
 	"hostgate/internal/eventually"
 	"hostgate/internal/hubtest"
 )
@@ -95,6 +96,7 @@ func TestPushUpgradeRefusals(t *testing.T) {
 				t.Errorf("host %s has an upgrade after refusals: %+v", id, u)
 			}
 		}
+		battery.Report(t, "T52", "push of a yanked version → 409 version_yanked; no upgrade recorded, 0 audit rows (%s)", mode)
 	})
 }
 
@@ -178,5 +180,6 @@ func TestPushUpgradeWrongHashFails(t *testing.T) {
 		}
 		// A finished upgrade does not block the next push.
 		c.As(op).Do("POST", "/v1/admin/hosts/"+hostID+"/push-upgrade", map[string]string{"version": ver}).Want(t, 200, "")
+		battery.Report(t, "T52", "wrong SHA-256 pushed to a real agent: upgrade %s (%.50s), events %v, old agent still online (%s)", u.State, u.Reason, kinds, mode)
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"hostgate/internal/apperr"
+	"hostgate/internal/battery"
 	"hostgate/internal/coord"
 	"hostgate/internal/coord/inproc"
 	"hostgate/internal/eventually"
@@ -556,6 +557,7 @@ func TestTickets(t *testing.T) {
 	if wins.Load() != 1 {
 		t.Fatalf("100 concurrent redeems: %d succeeded, want 1", wins.Load())
 	}
+	battery.Report(t, "T38", "ticket of %d characters (32 bytes); 100 concurrent redeems → %d success; reuse, 31 s old, another host, the admin route, malformed → invalid_ticket (29 s old → accepted)", ticketLen, wins.Load())
 }
 
 func TestRoutedCallToAGoneInstance(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"hostgate/internal/agentproto"
+	"hostgate/internal/battery"
 )
 
 func TestFileopsUnzipNewTarget(t *testing.T) {
@@ -146,6 +147,7 @@ func TestFileopsUnzipRefusesUnsafeEntries(t *testing.T) {
 			}
 		})
 	}
+	battery.Report(t, "T52", "%d unsafe archive entries (../../escape, a/../../escape, absolute, drive, stream, device, symlink, pipe, the target) → %s, nothing written, into new and existing targets", len(tests), CodeUnsafeZipEntry)
 }
 
 // TestFileopsUnzipRefusesBeforeWriting covers the other refusals made

@@ -1,0 +1,5 @@
+//go:build !race
+
+package apikeys
+
+const raceOn = false
