@@ -370,7 +370,7 @@ func c1ZeroC1(t *testing.T, g *gatewayClient, host l1Host) {
 // their median times are reported, not gated (the nightly run measures
 // 10^5 of each).
 func handlerTiming(t *testing.T, g *gatewayClient, host l1Host) {
-	const n = 150 // of each; each request from its own address, so none is rate-limited
+	const n = 100 // of each; each request from its own address, so none is rate-limited
 	goodPad := b64(seal(host.Key, []byte(`{"bid":1,"not":"a frame of this host"}`), false))
 	badPad := b64(seal(host.Key, append([]byte(`{"bid":1,"not":"a frame of this host"}`), bytes.Repeat([]byte{0}, 10)...), true))
 	var tg, tb []float64
