@@ -162,7 +162,7 @@ func TestGatewayOverHTTP(t *testing.T) {
 
 	peak := tr.Note()
 	tr.Then(func(r leak.Result) {
-		battery.Report(t, "T65", "a hub (SQLite) over loopback: %d goroutines it started at its busiest, none left %v after its stop (wait bound 10 s); leak checks without goleak (internal/battery/leak), race detector on in make test",
+		battery.Report(t, "T65", "a hub (SQLite) over loopback: %d goroutines started with it running after the checks, none left %v after its stop (wait bound 10 s); leak checks without goleak (internal/battery/leak), race detector on in make test",
 			peak, r.Settled.Round(time.Microsecond))
 	})
 }
