@@ -182,10 +182,14 @@ type ChargeResult struct {
 // Adjustment is an admin's manual balance change.
 type Adjustment struct {
 	EventID string
-	UserID  string
-	Units   Units
-	Reason  string
-	At      time.Time
+	// Keyed: EventID names the adjustment for good (an admin's
+	// Idempotency-Key): when an event of that id exists, AdjustBalance
+	// changes nothing and answers what it recorded.
+	Keyed  bool
+	UserID string
+	Units  Units
+	Reason string
+	At     time.Time
 	// Audit is written in the same transaction.
 	Audit audit.Entry
 }
@@ -196,6 +200,8 @@ var (
 	ErrInsufficient = errors.New("billing: insufficient balance")
 	// ErrUserNotFound: no such user.
 	ErrUserNotFound = errors.New("billing: user not found")
+	// ErrDuplicateEvent: an event with this id is already recorded.
+	ErrDuplicateEvent = errors.New("billing: duplicate event id")
 )
 
 // Store keeps balances, events, rules and the mode. It stores: what a
@@ -245,8 +251,11 @@ type Tx interface {
 	// covers them, and returns the balance after; ErrInsufficient, and
 	// nothing taken, where it does not.
 	Debit(ctx context.Context, userID string, units Units, at time.Time) (Units, error)
-	// InsertEvents records balance changes.
+	// InsertEvents records balance changes; ErrDuplicateEvent, and
+	// nothing recorded, when one's id is taken.
 	InsertEvents(ctx context.Context, events []Event) error
+	// EventByID reads one recorded balance change; ok is false for none.
+	EventByID(ctx context.Context, id string) (e Event, ok bool, err error)
 	// UserExists reports whether the user exists.
 	UserExists(ctx context.Context, userID string) (bool, error)
 	// UsersExist reports whether any user exists.

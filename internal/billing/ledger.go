@@ -2,6 +2,7 @@ package billing
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -116,16 +117,43 @@ func readPrices(ctx context.Context, tx Tx, cs []Charge, at time.Time) (string, 
 
 // AdjustBalance applies a.Units (either sign) with its event and a.Audit;
 // ErrInsufficient if the balance would go below zero, ErrUserNotFound
-// for an unknown user.
+// for an unknown user. A keyed adjustment whose event exists changes
+// nothing: the same adjustment answers the balance recorded after it,
+// another one ErrKeyReused.
 func (l Ledger) AdjustBalance(ctx context.Context, a Adjustment) (Units, error) {
-	var after Units
-	err := l.store.Tx(ctx, func(tx Tx) error {
+	after, _, err := l.adjustBalance(ctx, a)
+	return after, err
+}
+
+// adjustBalance is AdjustBalance, and whether it replayed a keyed
+// adjustment recorded before.
+func (l Ledger) adjustBalance(ctx context.Context, a Adjustment) (after Units, replayed bool, err error) {
+	err = l.store.Tx(ctx, func(tx Tx) error {
 		ok, err := tx.UserExists(ctx, a.UserID)
 		switch {
 		case err != nil:
 			return err
 		case !ok:
 			return ErrUserNotFound
+		}
+		if a.Keyed {
+			// The user's balance lock orders repeats of one adjustment:
+			// the second reads the event the first committed.
+			if _, err := tx.LockBalance(ctx, a.UserID); err != nil {
+				return err
+			}
+			prev, found, err := tx.EventByID(ctx, a.EventID)
+			switch {
+			case err != nil:
+				return err
+			case found && prev.Kind == KindAdjust && prev.UserID == a.UserID && prev.Units == a.Units && prev.Reason == a.Reason:
+				after, replayed = prev.BalanceAfter, true
+				return nil
+			case found:
+				return ErrKeyReused
+			}
+		}
+		switch {
 		case a.Units >= 0:
 			after, err = tx.Credit(ctx, a.UserID, a.Units, a.At)
 		default:
@@ -136,13 +164,20 @@ func (l Ledger) AdjustBalance(ctx context.Context, a Adjustment) (Units, error) 
 		}
 		err = tx.InsertEvents(ctx, []Event{{ID: a.EventID, UserID: a.UserID, Kind: KindAdjust, Units: a.Units,
 			BalanceAfter: after, Reason: a.Reason, CreatedAt: a.At}})
+		if a.Keyed && errors.Is(err, ErrDuplicateEvent) {
+			// The same key on another user's balance, committed meanwhile.
+			return ErrKeyReused
+		}
 		if err != nil {
 			return err
 		}
 		return tx.AppendAudit(ctx, a.Audit.At(a.At))
 	})
-	return after, err
+	return after, replayed, err
 }
+
+// ErrKeyReused: an Idempotency-Key already names another adjustment.
+var ErrKeyReused = errors.New("billing: idempotency key names another adjustment")
 
 // PayRecharge marks the order paid and credits its units with a recharge
 // event in one unit of work; credited is false when it was already paid

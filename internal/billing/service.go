@@ -2,7 +2,10 @@ package billing
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -112,30 +115,70 @@ func (s *Service) Events(ctx context.Context, userID string, p paging.Page) (pag
 	return paging.NewResult(items, total, p), err
 }
 
+// MaxIdempotencyKeyLen is the longest Idempotency-Key an adjustment takes.
+const MaxIdempotencyKeyLen = 255
+
 // Adjust changes a user's balance by tokens on an admin's behalf, with a
 // reason, audited as user.balance.adjust. It returns the balance after.
-func (s *Service) Adjust(ctx context.Context, actor audit.Actor, userID string, tokens float64, reason string) (Units, error) {
+//
+// key, the request's Idempotency-Key (empty for none), names the
+// adjustment for good, per admin: the same key with the same user, tokens
+// and reason changes nothing again and answers the balance recorded after
+// the first (replayed true, no audit row); with anything else it is
+// refused, 409 idempotency_key_reused. Without a key every call is an
+// adjustment of its own.
+func (s *Service) Adjust(ctx context.Context, actor audit.Actor, userID string, tokens float64, reason, key string) (after Units, replayed bool, err error) {
 	u, err := ParseTokens(tokens)
 	if err != nil || u == 0 {
-		return 0, apperr.New(apperr.CodeInvalidBody, "tokens must be a non-zero number with at most three decimals")
+		return 0, false, apperr.New(apperr.CodeInvalidBody, "tokens must be a non-zero number with at most three decimals")
 	}
 	reason = strings.TrimSpace(reason)
 	if reason == "" || utf8.RuneCountInString(reason) > MaxReasonLen {
-		return 0, apperr.New(apperr.CodeInvalidBody, "reason must be 1 to 200 characters")
+		return 0, false, apperr.New(apperr.CodeInvalidBody, "reason must be 1 to 200 characters")
 	}
-	entry := actor.Entry(audit.ActionUserBalanceAdjust, "user", userID).
+	a := Adjustment{EventID: uuid.NewString(), UserID: userID, Units: u, Reason: reason, At: s.now().UTC()}
+	if key != "" {
+		if !validKey(key) {
+			return 0, false, apperr.New(apperr.CodeInvalidBody,
+				fmt.Sprintf("Idempotency-Key must be 1 to %d visible ASCII characters", MaxIdempotencyKeyLen))
+		}
+		a.EventID, a.Keyed = keyedEventID(actor.AdminID, key), true
+	}
+	a.Audit = actor.Entry(audit.ActionUserBalanceAdjust, "user", userID).
 		WithDetail(map[string]any{"tokens": u.Tokens(), "reason": reason})
-	after, err := s.ledger.AdjustBalance(ctx, Adjustment{
-		EventID: uuid.NewString(), UserID: userID, Units: u, Reason: reason,
-		At: s.now().UTC(), Audit: entry,
-	})
+	after, replayed, err = s.ledger.adjustBalance(ctx, a)
 	switch {
 	case errors.Is(err, ErrUserNotFound):
-		return 0, apperr.NotFound("user")
+		return 0, false, apperr.NotFound("user")
 	case errors.Is(err, ErrInsufficient):
-		return 0, apperr.New(CodeInsufficientBalance, "the adjustment would take the balance below zero")
+		return 0, false, apperr.New(CodeInsufficientBalance, "the adjustment would take the balance below zero")
+	case errors.Is(err, ErrKeyReused):
+		return 0, false, apperr.New(CodeIdempotencyKeyReused, "this Idempotency-Key already names another adjustment")
 	}
-	return after, err
+	return after, replayed, err
+}
+
+// CodeIdempotencyKeyReused: an Idempotency-Key sent again with another
+// request (409).
+const CodeIdempotencyKeyReused = "idempotency_key_reused"
+
+// keyedEventID is the event id of admin's adjustment keyed key: the
+// same for every repeat, distinct across admins.
+func keyedEventID(adminID, key string) string {
+	h := sha256.Sum256([]byte(adminID + "\x00" + key))
+	return "adj_" + hex.EncodeToString(h[:16])
+}
+
+func validKey(key string) bool {
+	if len(key) == 0 || len(key) > MaxIdempotencyKeyLen {
+		return false
+	}
+	for i := 0; i < len(key); i++ {
+		if key[i] < 0x21 || key[i] > 0x7e {
+			return false
+		}
+	}
+	return true
 }
 
 // SetMode switches the global billing mode, audited as

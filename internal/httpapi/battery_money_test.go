@@ -195,8 +195,9 @@ func (l *logBuffer) String() string {
 	return l.b.String()
 }
 
-// startLogged is hubtest.StartEnv with the hub's log kept in a buffer the
-// test reads (hubtest's goes to the test output or nowhere).
+// startLogged is hubtest.StartEnv with every line the hub logs, at every
+// level (access log included), kept in a buffer the test reads (hubtest's
+// goes to the test output or nowhere).
 func startLogged(t *testing.T, env map[string]string) (*hubtest.Hub, *logBuffer) {
 	t.Helper()
 	for k, v := range hubtest.TestRateLimits {
@@ -216,7 +217,7 @@ func startLogged(t *testing.T, env map[string]string) (*hubtest.Hub, *logBuffer)
 	}
 	logs := &logBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
-	hb, err := hub.Open(ctx, cfg, slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo})))
+	hb, err := hub.Open(ctx, cfg, slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	if err != nil {
 		cancel()
 		ln.Close()

@@ -8,12 +8,9 @@ package httpapi_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"log/slog"
-	"net"
 	"net/http"
 	"regexp"
 	"slices"
@@ -30,7 +27,6 @@ import (
 	"hostgate/internal/battery"
 	"hostgate/internal/eventually"
 	"hostgate/internal/httpapi"
-	"hostgate/internal/hub"
 	"hostgate/internal/hubtest"
 )
 
@@ -302,67 +298,15 @@ func TestBatteryTerminalSocketOrigin(t *testing.T) {
 	battery.Report(t, "T39", "evil Origin with cookie and ticket → %d; cookie, no ticket → %d; no credentials → %d; plain ws:// under an https hub → %d; the same upgrade done right → upgraded", evil, cookieOnly, nothing, plain)
 }
 
-// logBuffer collects every line a hub logs, at every level.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-// startLogged starts an embedded hub as hubtest.Start does, logging at
-// debug level into the returned buffer.
-func startLogged(t *testing.T) (*hubtest.Hub, *logBuffer) {
-	t.Helper()
-	env := hubtest.Env(t, hubtest.Embedded)
-	env["HOSTGATE_LOG_LEVEL"] = "debug"
-	for k, v := range hubtest.TestRateLimits {
-		env[k] = v
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	url := "http://" + ln.Addr().String()
-	env["HOSTGATE_PUBLIC_URL"] = url
-	cfg, err := hub.Parse(func(k string) string { return env[k] })
-	if err != nil {
-		t.Fatal(err)
-	}
-	logs := &logBuffer{}
-	ctx, cancel := context.WithCancel(context.Background())
-	hb, err := hub.Open(ctx, cfg, slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- hb.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		hb.Close()
-	})
-	return &hubtest.Hub{Hub: hb, URL: url, Config: cfg, Env: env}, logs
-}
-
 // TestBatterySecretsNotLogged (T37, T38): API keys are refused alike
 // whatever is wrong with them; a deleted key is refused on its next call;
 // neither a key's secret nor a terminal ticket appears in any line the hub
 // logs (access log included, at debug level).
 func TestBatterySecretsNotLogged(t *testing.T) {
 	t.Parallel()
-	h, logs := startLogged(t)
+	env := hubtest.Env(t, hubtest.Embedded)
+	env["HOSTGATE_LOG_LEVEL"] = "debug"
+	h, logs := startLogged(t, env)
 	u := h.Register(t)
 	key := apiKey(t, h, u.AccessToken)
 	id, secret, _ := strings.Cut(strings.TrimPrefix(key, "ak_"), ".")

@@ -36,8 +36,9 @@ type balanceOut struct {
 }
 
 type adjustIn struct {
-	ID   string `path:"id" format:"uuid" doc:"User id"`
-	Body struct {
+	ID             string `path:"id" format:"uuid" doc:"User id"`
+	IdempotencyKey string `header:"Idempotency-Key" maxLength:"255" doc:"Optional. Names this adjustment for good, per admin: a repeat with the same user, tokens and reason changes nothing and answers the same; with anything else 409 idempotency_key_reused (docs/billing.md)"`
+	Body           struct {
 		Tokens float64 `json:"tokens" doc:"Signed change in tokens, at most three decimals; the balance cannot go below zero"`
 		Reason string  `json:"reason" maxLength:"1000" doc:"Why, 1 to 200 characters; kept in the event and the audit log"`
 	}
@@ -108,7 +109,7 @@ func (s *Server) listBillingEvents(ctx context.Context, in *PageParams) (*pagedO
 }
 
 func (s *Server) adminAdjustBalance(ctx context.Context, in *adjustIn) (*adjustOut, error) {
-	after, err := s.cfg.Billing.Adjust(ctx, actor(ctx), in.ID, in.Body.Tokens, in.Body.Reason)
+	after, _, err := s.cfg.Billing.Adjust(ctx, actor(ctx), in.ID, in.Body.Tokens, in.Body.Reason, in.IdempotencyKey)
 	if err != nil {
 		return nil, err
 	}

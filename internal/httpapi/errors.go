@@ -119,6 +119,7 @@ var statusByCode = withOperationFailures(map[string]int{
 	"order_not_payable":               409,
 	billing.CodeNotRefundable:         409,
 	billing.CodeRefundExceedsBalance:  409,
+	billing.CodeIdempotencyKeyReused:  409,
 	dispatch.CodeAgentTimeout:         504,
 	dispatch.CodeAgentDisconnected:    502,
 })

@@ -266,7 +266,7 @@ var extraErrors = map[string][]int{
 	"adminYankVersion":         {409},
 	"adminPushUpgrade":         {409},
 	"adminRefundRecharge":      {409},
-	"adminAdjustBalance":       {402},
+	"adminAdjustBalance":       {402, 409},
 	"userRetryWebhookDelivery": {409},
 	"apiPutL1Config":           {409},
 	"userPutL1Config":          {409},

@@ -172,7 +172,7 @@ type HostState struct {
 // Billing is balances, prices, recharges and the billing mode
 // (billing.Service).
 type Billing interface {
-	Adjust(ctx context.Context, actor audit.Actor, userID string, tokens float64, reason string) (billing.Units, error)
+	Adjust(ctx context.Context, actor audit.Actor, userID string, tokens float64, reason, key string) (after billing.Units, replayed bool, err error)
 	AllRecharges(ctx context.Context, userID, status string, p paging.Page) (paging.Result[billing.Recharge], error)
 	ApplyPayment(ctx context.Context, provider, orderNo string, amountFen int64) (billing.Recharge, bool, error)
 	Balance(ctx context.Context, userID string) (billing.Units, error)

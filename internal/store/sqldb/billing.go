@@ -136,6 +136,18 @@ func (t billingTx) InsertEvents(ctx context.Context, events []billing.Event) err
 	return t.d.insertEvents(ctx, t.tx.tx, events)
 }
 
+// EventByID implements billing.Tx.
+func (t billingTx) EventByID(ctx context.Context, id string) (billing.Event, bool, error) {
+	e, err := scanEvent(t.tx.tx.QueryRowContext(ctx, `SELECT `+eventCols+` FROM billing_events WHERE id = $1`, id))
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return billing.Event{}, false, nil
+	case err != nil:
+		return billing.Event{}, false, t.d.errorf("read billing event", err)
+	}
+	return e, true, nil
+}
+
 // UserExists implements billing.Tx.
 func (t billingTx) UserExists(ctx context.Context, userID string) (bool, error) {
 	return t.exists(ctx, "find user", `SELECT 1 FROM users WHERE id = $1`, userID)
@@ -331,6 +343,9 @@ func (d *DB) insertEvent(ctx context.Context, tx *sql.Tx, e billing.Event) error
 	_, err := d.txExec(ctx, tx, insertBillingEvent,
 		e.ID, e.UserID, e.Kind, int64(e.Units), int64(e.BalanceAfter), e.RuleCode, e.HostID, e.APIKeyID, e.Reason,
 		d.timeArg(e.CreatedAt))
+	if d.dialect.IsUniqueViolation(err) {
+		return billing.ErrDuplicateEvent
+	}
 	if err != nil {
 		return d.errorf("insert billing event", err)
 	}
