@@ -9,6 +9,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptest"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -66,14 +67,19 @@ func TestHubKilledDuringChargeBatch(t *testing.T) {
 // TestMixedLoadWithKills (battery T59, CI size): two instances on
 // PostgreSQL + Redis, a host on each, carry charged calls through both,
 // duplicate payment notifications (3 per order, to either instance, each
-// retried until answered) and sign-ins, while one instance or the other is
+// retried until answered), L1 configuration changes (each a webhook
+// delivery) and sign-ins, while one instance or the other is
 // killed with SIGKILL every 3–6 s and restarted, for about 30 s. Then: the
 // ledger invariants (checkLedger), every order notified is paid and
-// credited exactly once, and a correct password was never refused.
+// credited exactly once, every committed change has one delivery that
+// ends success and reached the receiver, and a correct password was never
+// refused.
 func TestMixedLoadWithKills(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t, true)
 	e.env["HOSTGATE_PAYMENT_DUMMY"] = "1"
+	e.env["HOSTGATE_WEBHOOK_ALLOW_PRIVATE"] = "1"
+	e.env["HOSTGATE_WEBHOOK_SCHEDULE_SCALE"] = "0.1"
 	hubs := []*Hub{e.StartHub(), e.StartHub()}
 	var mu sync.Mutex
 	urls := func() []string {
@@ -168,6 +174,50 @@ func TestMixedLoadWithKills(t *testing.T) {
 			})
 		}
 	}
+	// Configuration changes: an L1 change of a third host every 300 ms
+	// through either instance; each committed one names its delivery.
+	cfg := cust.CreateHost(hubs[0], "config")
+	var rmu sync.Mutex
+	received := map[string]int{}
+	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		rmu.Lock()
+		received[r.Header.Get("X-Gateway-Delivery")]++
+		rmu.Unlock()
+	}))
+	t.Cleanup(rcv.Close)
+	var committed sync.Map // delivery id → true
+	var badChange atomic.Value
+	wg.Go(func() {
+		for i := 1; ; i++ {
+			select {
+			case <-stop:
+				return
+			case <-time.After(300 * time.Millisecond):
+			}
+			body := map[string]any{"bid": cfg.BID + int64(i), "secret_key": fmt.Sprintf("%032x", i), "url": rcv.URL + "/hook"}
+			b, _ := json.Marshal(body)
+			req, _ := http.NewRequest("PUT", urls()[i%2]+"/v1/user/hosts/"+cfg.HostID+"/l1-config", bytes.NewReader(b))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Authorization", "Bearer "+cust.Token)
+			resp, err := client.Do(req)
+			if err != nil {
+				continue
+			}
+			out, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			var put struct {
+				DeliveryID string `json:"delivery_id"`
+			}
+			switch {
+			case resp.StatusCode == 200 && json.Unmarshal(out, &put) == nil && put.DeliveryID != "":
+				committed.Store(put.DeliveryID, true)
+			case resp.StatusCode >= 500:
+			default:
+				badChange.Store(fmt.Sprintf("l1-config: %d %s", resp.StatusCode, out))
+			}
+		}
+	})
 	// Sign-ins with the right password: never refused.
 	var logins atomic.Int64
 	var badLogin atomic.Value
@@ -227,6 +277,50 @@ func TestMixedLoadWithKills(t *testing.T) {
 	if v := badLogin.Load(); v != nil {
 		t.Error(v)
 	}
+	if v := badChange.Load(); v != nil {
+		t.Error(v)
+	}
+	// Deliveries: each change the hub recorded ends success, once; every
+	// committed answer's delivery among them; the receiver saw each.
+	type delivery struct {
+		ID     string `json:"id"`
+		Status string `json:"status"`
+	}
+	var history []delivery
+	eventually.True(t, 30*time.Second, "every delivery ends success", func() bool {
+		var out struct{ Items []delivery }
+		call(t, "GET", hubs[0].URL+"/v1/user/hosts/"+cfg.HostID+"/webhook-deliveries?limit=200", cust.Token, nil, &out)
+		history = out.Items
+		for _, d := range history {
+			if d.Status != "success" {
+				return false
+			}
+		}
+		return len(history) > 0
+	})
+	inHistory := map[string]int{}
+	for _, d := range history {
+		inHistory[d.ID]++
+	}
+	changes := 0
+	committed.Range(func(k, _ any) bool {
+		changes++
+		if inHistory[k.(string)] != 1 {
+			t.Errorf("committed change %s has %d deliveries", k, inHistory[k.(string)])
+		}
+		return true
+	})
+	rmu.Lock()
+	redelivered := 0
+	for _, d := range history {
+		if received[d.ID] == 0 {
+			t.Errorf("delivery %s ended success but the receiver never saw it", d.ID)
+		}
+		if received[d.ID] > 1 {
+			redelivered++
+		}
+	}
+	rmu.Unlock()
 	r := checkLedger(t, hubs[0], cust.UserID, outcomes, sent)
 	ran := madeDirs(t, dirs[0]) + madeDirs(t, dirs[1])
 	if ran > r.Charges {
@@ -255,8 +349,8 @@ func TestMixedLoadWithKills(t *testing.T) {
 			t.Errorf("order %s: %d answers said credited", orderNos[i], n)
 		}
 	}
-	battery.Report(t, "T59", "%v of mixed load on 2 instances (PG+Redis), %d kill -9s: %d charged calls sent, %d 2xx, %d charges, %d ran, every 2xx in the ledger, none twice; %d notifies (3 × %d orders) → %d paid, %v tokens credited once each (%d answers said credited); %d sign-ins, none refused",
-		time.Since(began).Round(time.Second), kills, sent, countOK(outcomes), r.Charges, ran, notifies.Load(), orders, nPaid, pr.Credits, credited.Load(), logins.Load())
+	battery.Report(t, "T59", "%v of mixed load on 2 instances (PG+Redis), %d kill -9s: %d charged calls sent, %d 2xx, %d charges, %d ran, every 2xx in the ledger, none twice; %d notifies (3 × %d orders) → %d paid, %v tokens credited once each (%d answers said credited); %d sign-ins, none refused; %d config changes answered → %d deliveries, all success, one each (%d received more than once)",
+		time.Since(began).Round(time.Second), kills, sent, countOK(outcomes), r.Charges, ran, notifies.Load(), orders, nPaid, pr.Credits, credited.Load(), logins.Load(), changes, len(history), redelivered)
 }
 
 func countOK(os []chargeOutcome) int {
