@@ -90,6 +90,9 @@ type Coordination interface {
 	CountPresence(ctx context.Context) (int64, error)
 	Publish(ctx context.Context, channel string, msg []byte) error
 	Subscribe(ctx context.Context, channel string) (coord.Subscription, error)
+	// Ping checks the coordination store; keepPresence uses it to notice
+	// the store coming back after an outage.
+	Ping(ctx context.Context) error
 }
 
 // New returns a dispatcher for this hub instance.
@@ -177,23 +180,46 @@ func (d *Dispatcher) Run(ctx context.Context, ready chan<- struct{}) error {
 const presenceRetry = 2 * time.Second
 
 // keepPresence renews the presence of this instance's hosts every
-// interval, and retry after a failure, until ctx ends. It runs apart from
-// the routing loop: a renewal that waits for a slow coordination store
-// must not hold up routed commands.
+// interval, and retry after a failure, until ctx ends. Between renewals it
+// pings coordination every retry, and renews at once when coordination
+// answers again after a failed ping or renewal: a Redis that restarted
+// empty has lost every presence key, and waiting out the interval would
+// leave this instance's hosts offline to the other instances for up to
+// PresenceRefresh. It runs apart from the routing loop: a renewal that
+// waits for a slow coordination store must not hold up routed commands.
 func (d *Dispatcher) keepPresence(ctx context.Context, every, retry time.Duration) {
-	t := time.NewTimer(every)
+	t := time.NewTimer(min(every, retry))
 	defer t.Stop()
+	next := time.Now().Add(every)
+	lost := false
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
-		wait := every
-		if !d.refreshPresence(ctx) {
-			wait = retry
+		due := !time.Now().Before(next)
+		if !due {
+			if err := d.coord.Ping(ctx); err != nil {
+				if !lost && ctx.Err() == nil {
+					d.log.WarnContext(ctx, "coordination unreachable: presence is renewed as soon as it answers", "err", err)
+				}
+				lost = true
+			} else if lost {
+				due = true
+			}
 		}
-		t.Reset(wait)
+		if due {
+			if d.refreshPresence(ctx) {
+				if lost {
+					d.log.InfoContext(ctx, "coordination answers again: presence renewed")
+				}
+				lost, next = false, time.Now().Add(every)
+			} else {
+				lost, next = true, time.Now().Add(retry)
+			}
+		}
+		t.Reset(min(time.Until(next), retry))
 	}
 }
 

@@ -238,6 +238,65 @@ func TestPresenceRenewalRetriesSoonAfterAFailure(t *testing.T) {
 	}
 }
 
+// lostStore is a coordination store that can be down (every call fails)
+// and that forgets everything while down, as a Redis restarted without
+// persistence does.
+type lostStore struct {
+	coord.Coord
+	down  atomic.Bool
+	pings atomic.Int64
+}
+
+func (l *lostStore) Ping(ctx context.Context) error {
+	l.pings.Add(1)
+	if l.down.Load() {
+		return context.DeadlineExceeded
+	}
+	return l.Coord.Ping(ctx)
+}
+
+func (l *lostStore) RefreshPresence(ctx context.Context, inst string, ids []string, ttl time.Duration) error {
+	if l.down.Load() {
+		return context.DeadlineExceeded
+	}
+	return l.Coord.RefreshPresence(ctx, inst, ids, ttl)
+}
+
+// TestPresenceRenewedWhenCoordinationReturns: coordination goes down and
+// comes back empty between two renewals an hour apart; the instance's hosts
+// are present again within moments of its return, not at the next renewal.
+func TestPresenceRenewedWhenCoordinationReturns(t *testing.T) {
+	c := inproc.New()
+	t.Cleanup(func() { c.Close() })
+	l := &lostStore{Coord: c}
+	d := New("a", l, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	d.conns["h1"] = held{conn: &fakeAgent{d: d}}
+	ctx := context.Background()
+	if err := c.SetPresence(ctx, "h1", "a", PresenceTTL); err != nil {
+		t.Fatal(err)
+	}
+	run, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); d.keepPresence(run, time.Hour, 5*time.Millisecond) }()
+	defer func() { cancel(); <-done }()
+
+	l.down.Store(true)
+	base := l.pings.Load()
+	eventually.True(t, 5*time.Second, "a failed ping", func() bool { return l.pings.Load() >= base+2 })
+	if err := c.ClearPresence(ctx, "a", []string{"h1"}); err != nil { // the store comes back empty
+		t.Fatal(err)
+	}
+	l.down.Store(false)
+	back := time.Now()
+	eventually.True(t, 5*time.Second, "presence renewed", func() bool {
+		inst, ok, err := c.Presence(ctx, "h1")
+		return err == nil && ok && inst == "a"
+	})
+	if took := time.Since(back); took > time.Second {
+		t.Errorf("presence renewed %v after coordination returned", took)
+	}
+}
+
 // gatedClears holds each ClearPresence until released, and records the
 // batches, as a busy coordination store would.
 type gatedClears struct {

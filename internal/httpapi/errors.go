@@ -108,6 +108,7 @@ var statusByCode = withOperationFailures(map[string]int{
 	agentproto.CodeUnsupportedControl: 501,
 	operations.CodeAgentError:         502,
 	apperr.CodeUnavailable:            503,
+	apperr.CodeStorageFull:            507,
 	terminals.CodeTerminalBusy:        503,
 	installer.CodeExeUnavailable:      503,
 	installer.CodeExeNotConfigured:    503,
@@ -161,6 +162,11 @@ func problemFor(log *slog.Logger, r *http.Request, err error) *Problem {
 	}
 	if e, ok := errors.AsType[*apperr.Error](err); ok {
 		return &Problem{Status: statusOf(e.Code), Code: e.Code, Message: e.Message}
+	}
+	if apperr.StorageFull(err) {
+		log.ErrorContext(r.Context(), "storage full: a write was refused", "request_id", requestID(r.Context()), "err", err)
+		return &Problem{Status: http.StatusInsufficientStorage, Code: apperr.CodeStorageFull,
+			Message: "the hub's storage is full: nothing was saved; retry once space is freed"}
 	}
 	if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
 		// The caller went away mid-request: nobody reads this answer and
