@@ -128,6 +128,19 @@ func (l Ledger) AdjustBalance(ctx context.Context, a Adjustment) (Units, error) 
 // adjustBalance is AdjustBalance, and whether it replayed a keyed
 // adjustment recorded before.
 func (l Ledger) adjustBalance(ctx context.Context, a Adjustment) (after Units, replayed bool, err error) {
+	after, replayed, err = l.adjustOnce(ctx, a)
+	if a.Keyed && errors.Is(err, ErrDuplicateEvent) {
+		// A repeat committed the key's event meanwhile (the user had no
+		// balance row to lock yet): read what it recorded.
+		after, replayed, err = l.adjustOnce(ctx, a)
+		if errors.Is(err, ErrDuplicateEvent) {
+			err = ErrKeyReused
+		}
+	}
+	return after, replayed, err
+}
+
+func (l Ledger) adjustOnce(ctx context.Context, a Adjustment) (after Units, replayed bool, err error) {
 	err = l.store.Tx(ctx, func(tx Tx) error {
 		ok, err := tx.UserExists(ctx, a.UserID)
 		switch {
@@ -138,7 +151,9 @@ func (l Ledger) adjustBalance(ctx context.Context, a Adjustment) (after Units, r
 		}
 		if a.Keyed {
 			// The user's balance lock orders repeats of one adjustment:
-			// the second reads the event the first committed.
+			// the second reads the event the first committed. A user
+			// with no balance row yet has nothing to lock: then the
+			// event's id decides, and adjustBalance looks again.
 			if _, err := tx.LockBalance(ctx, a.UserID); err != nil {
 				return err
 			}
@@ -164,10 +179,6 @@ func (l Ledger) adjustBalance(ctx context.Context, a Adjustment) (after Units, r
 		}
 		err = tx.InsertEvents(ctx, []Event{{ID: a.EventID, UserID: a.UserID, Kind: KindAdjust, Units: a.Units,
 			BalanceAfter: after, Reason: a.Reason, CreatedAt: a.At}})
-		if a.Keyed && errors.Is(err, ErrDuplicateEvent) {
-			// The same key on another user's balance, committed meanwhile.
-			return ErrKeyReused
-		}
 		if err != nil {
 			return err
 		}
