@@ -5,7 +5,7 @@
 import { ArrowLeftOutlined, DollarOutlined, PauseCircleOutlined, PlayCircleOutlined } from '@ant-design/icons';
 import { App, Badge, Button, Card, Descriptions, Empty, Flex, Form, Input, InputNumber, Modal, Skeleton, Table, Tag, Typography } from 'antd';
 import type { ColumnsType, TablePaginationConfig } from 'antd/es/table';
-import { useState, type HTMLAttributes } from 'react';
+import { useRef, useState, type HTMLAttributes } from 'react';
 import { Link, useParams } from 'react-router';
 import { ApiError, seg } from '../../api';
 import { useAdmin } from '../../session';
@@ -19,6 +19,7 @@ import type { AdminHostItem } from '../hosts/types';
 import { STATUS_COLOR, statusLabel } from '../hosts/status';
 import {
   useAdjustBalance,
+  newIdempotencyKey,
   useAdminUser,
   useLedgerCheck,
   useResumeUser,
@@ -413,15 +414,22 @@ function AdjustDialog({ id, open, onClose }: { id: string; open: boolean; onClos
   const { message } = App.useApp();
   const adjust = useAdjustBalance(id);
   const [form] = Form.useForm<AdjustForm>();
+  // One key per adjustment: a resend of the same values (after an error)
+  // keeps it, so the hub applies it once; other values get a new one.
+  const sent = useRef<{ body: string; key: string } | null>(null);
   const close = () => {
     adjust.reset();
     form.resetFields();
+    sent.current = null;
     onClose();
   };
   const submit = (v: AdjustForm) => {
     if (v.tokens === null || v.tokens === 0) return;
+    const body = { tokens: v.tokens, reason: v.reason.trim() };
+    const text = JSON.stringify(body);
+    if (sent.current?.body !== text) sent.current = { body: text, key: newIdempotencyKey() };
     adjust.mutate(
-      { tokens: v.tokens, reason: v.reason.trim() },
+      { ...body, key: sent.current.key },
       {
         onSuccess: (r) => {
           void message.success(t('adminUsers.adjustDone', { tokens: fmt.tokens(r.balance_after) }));

@@ -89,9 +89,20 @@ function useUserWrite<A, T>(fn: (a: A) => Promise<T>, inline = false) {
 
 export const useSuspendUser = (id: string) => useUserWrite(() => adminApi.post<unknown>(`${base(id)}/suspend`));
 export const useResumeUser = (id: string) => useUserWrite(() => adminApi.post<unknown>(`${base(id)}/resume`));
+// An adjustment carries an Idempotency-Key (docs/billing.md): a resend of
+// the same adjustment, after a dropped answer or a second click, changes
+// the balance once.
 export const useAdjustBalance = (id: string) =>
   useUserWrite(
-    (b: { tokens: number; reason: string }) =>
-      adminApi.post<{ ok: boolean; balance_after: number }>(`${base(id)}/balance/adjust`, b),
+    ({ key, ...b }: { tokens: number; reason: string; key: string }) =>
+      adminApi.post<{ ok: boolean; balance_after: number }>(`${base(id)}/balance/adjust`, b, { 'Idempotency-Key': key }),
     true,
   );
+
+// newIdempotencyKey is 128 random bits in hex (crypto.getRandomValues works
+// on a plain-http hub, where crypto.randomUUID does not).
+export function newIdempotencyKey(): string {
+  const b = new Uint8Array(16);
+  crypto.getRandomValues(b);
+  return Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+}
