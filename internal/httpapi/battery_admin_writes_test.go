@@ -96,3 +96,62 @@ func TestBatteryAdjustIdempotencyKey(t *testing.T) {
 		battery.Report(t, "T24", "%d concurrent, same key and body → 1 change, 1 audit row, %d identical answers; same key, other body or user → 3 × 409 idempotency_key_reused, 0 change; no key twice → 2 changes (%s)", n, n, mode)
 	})
 }
+
+// TestBatteryAuditFailureUndoesTheChange (T42, the crash between a change
+// and its audit row): with the audit row's insert made to fail inside the
+// database, an admin write answers 5xx and leaves no change; once the
+// insert works again the same write lands with exactly one row. The
+// change and its row are one transaction, so a process that dies between
+// them leaves neither.
+func TestBatteryAuditFailureUndoesTheChange(t *testing.T) {
+	hubtest.Run(t, func(t *testing.T, mode hubtest.Mode) {
+		h := hubtest.Start(t, mode)
+		u := h.Register(t)
+		owner, _ := h.Admin(t, "owner")
+		db := rawDB(t, h)
+		breakAudit, fixAudit := []string{
+			`CREATE TRIGGER battery_fail_audit BEFORE INSERT ON audit_logs BEGIN SELECT RAISE(ABORT, 'injected audit failure'); END`,
+		}, []string{`DROP TRIGGER battery_fail_audit`}
+		if mode == hubtest.Scaled {
+			breakAudit = []string{
+				`CREATE FUNCTION battery_fail_audit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected audit failure'; END $$`,
+				`CREATE TRIGGER battery_fail_audit BEFORE INSERT ON audit_logs FOR EACH ROW EXECUTE FUNCTION battery_fail_audit()`,
+			}
+			fixAudit = []string{`DROP TRIGGER battery_fail_audit ON audit_logs`, `DROP FUNCTION battery_fail_audit()`}
+		}
+		exec := func(stmts []string) {
+			for _, s := range stmts {
+				if _, err := db.ExecContext(t.Context(), s); err != nil {
+					t.Fatalf("%s: %v", s, err)
+				}
+			}
+		}
+		rows := func() int64 {
+			return queryInt(t, db, "SELECT COUNT(*) FROM audit_logs WHERE target_id = '"+u.User.ID+"'")
+		}
+		status := func() string {
+			var s string
+			if err := db.QueryRowContext(t.Context(), "SELECT status FROM users WHERE id = '"+u.User.ID+"'").Scan(&s); err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}
+		c := h.Client(t).As(owner)
+		exec(breakAudit)
+		suspend := c.Do("POST", "/v1/admin/users/"+u.User.ID+"/suspend", nil)
+		adj := adjustKeyed(t, h, owner, u.User.ID, "", 5, "audit fails")
+		if suspend.Status < 500 || adj.Status < 500 {
+			t.Fatalf("with the audit insert failing: suspend %d %s, adjust %d %s; want 5xx", suspend.Status, suspend.Body, adj.Status, adj.Body)
+		}
+		if st, bal, n := status(), ledgerOfUser(t, db, u.User.ID).Balance, rows(); st != "active" || bal != 0 || n != 0 {
+			t.Fatalf("after the failed audit: status %s, balance %d, %d audit rows; want active, 0, 0", st, bal, n)
+		}
+		exec(fixAudit)
+		c.Do("POST", "/v1/admin/users/"+u.User.ID+"/suspend", nil).Want(t, 200, "")
+		adjustKeyed(t, h, owner, u.User.ID, "", 5, "audit works").Want(t, 200, "")
+		if st, bal, n := status(), ledgerOfUser(t, db, u.User.ID).Balance, rows(); st != "suspended" || bal != 5_000 || n != 2 {
+			t.Fatalf("after the audit works again: status %s, balance %d, %d audit rows; want suspended, 5000, 2", st, bal, n)
+		}
+		battery.Report(t, "T42", "audit insert failing inside the database: suspend %d, adjust %d, 0 changes, 0 rows; working again: 2 writes, 2 rows (%s)", suspend.Status, adj.Status, mode)
+	})
+}
