@@ -52,6 +52,20 @@ func binaries(t *testing.T) (hub, agent string) {
 type Env struct {
 	t   *testing.T
 	env map[string]string
+	// agentEnv is added to the environment of the agents it starts
+	// (AgentEnv), so a test that sets one need not t.Setenv and can run
+	// in parallel.
+	agentEnv map[string]string
+}
+
+// AgentEnv sets an environment variable for the agent processes e starts
+// from now on (SHELL, HOSTGATE_AGENT_HEARTBEAT, …), leaving the test
+// process's own environment alone.
+func (e *Env) AgentEnv(key, value string) {
+	if e.agentEnv == nil {
+		e.agentEnv = map[string]string{}
+	}
+	e.agentEnv[key] = value
 }
 
 // NewEnv prepares stores: scaled uses a fresh PostgreSQL database and Redis
@@ -204,7 +218,7 @@ func (e *Env) StartAgentExe(bin string, c Credentials, stateDir string) *Agent {
 	args := []string{"run", "--host-id", c.HostID, "--bid", fmt.Sprint(c.BID), "--secret-key", c.SecretKey,
 		"--install-token", c.InstallToken, "--agent-privkey-seed", c.AgentPrivkeySeed, "--agent-pubkey", c.AgentPubkey,
 		"--ws-url", c.WSURL, "--api-endpoint", c.APIEndpoint, "--state-dir", stateDir}
-	return &Agent{start(e.t, bin, nil, args...)}
+	return &Agent{start(e.t, bin, e.agentEnv, args...)}
 }
 
 // Credentials are install credentials as the API returns them.

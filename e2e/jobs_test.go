@@ -197,6 +197,7 @@ func scheduledJobs(t *testing.T, h *Hub, c Customer, id string) map[string]bool 
 // one-off starts once; after all three instances restart the minute
 // schedule goes on, still once a minute, and every run is charged once.
 func TestSchedulesAcrossInstances(t *testing.T) {
+	t.Parallel() // it waits for two minute boundaries
 	e := NewEnv(t, true)
 	e.env["HOSTGATE_SCHEDULE_INTERVAL"] = "200ms"
 	hubs := []*Hub{e.StartHub(), e.StartHub(), e.StartHub()}

@@ -35,9 +35,15 @@ import (
 // reason, then close 1000), the host reads offline while the agent cannot
 // return, and once it is back commands and terminals work again. The
 // measured times are logged.
+//
+// The agent heartbeats every linkHeartbeat (HOSTGATE_AGENT_HEARTBEAT), so
+// on the silent link it gives up after three of them rather than the
+// hub's 75 s, and the case takes about half a minute.
 func TestLinkCut(t *testing.T) {
-	t.Setenv("SHELL", "/bin/sh")
+	t.Parallel()
 	e := NewEnv(t, false)
+	e.AgentEnv("SHELL", "/bin/sh")
+	e.AgentEnv("HOSTGATE_AGENT_HEARTBEAT", linkHeartbeat.String())
 	h := e.StartHub()
 	cust := NewCustomer(t, h)
 	cust.Fund(h, 100)
@@ -143,8 +149,9 @@ func TestLinkCut(t *testing.T) {
 				c.back()
 			}
 			back := time.Now()
-			// On the silent link the agent finds out by its own read
-			// deadline, up to a heartbeat interval after the hub's.
+			// On the silent link the agent finds out by its own silence
+			// check (three of its heartbeats, up to a fourth late) and
+			// reconnects, which replaces the hub's silent socket.
 			eventually.True(t, time.Minute, "agent back", func() bool {
 				return cust.Connected(h, creds.HostID) && cust.Ping(h, creds.HostID) == 200
 			})
@@ -162,6 +169,13 @@ func TestLinkCut(t *testing.T) {
 		})
 	}
 }
+
+// linkHeartbeat is the agent's heartbeat in TestLinkCut. The agent drops
+// the silent link after three of them (30 to 40 s after the cut) and its
+// new connection replaces the hub's socket, which would answer the
+// command in flight 502: that must come after the command's deadline
+// (timeout_s 5 + 15 s), so the silent case sees its 504 agent_timeout.
+const linkHeartbeat = 10 * time.Second
 
 // apiEnd is how the API call in flight must answer a cut: status and
 // code, within that long of the cut; timeoutS is the command's timeout_s
@@ -437,8 +451,9 @@ func (w *wsTerm) end(t *testing.T) (at time.Time, last map[string]any, code uint
 // last line arrives before the exit message and the close, also when keys
 // are typed while the shell exits (each then finds the terminal ended).
 func TestTerminalLastLineBeforeTheEnd(t *testing.T) {
-	t.Setenv("SHELL", "/bin/sh")
+	t.Parallel()
 	e := NewEnv(t, false)
+	e.AgentEnv("SHELL", "/bin/sh")
 	h := e.StartHub()
 	cust := NewCustomer(t, h)
 	creds := cust.CreateHost(h, "last-line")

@@ -189,6 +189,9 @@ func parseRun(args []string, stderr io.Writer) (agent.Config, slog.Level, error)
 	agentproto.Override(fs, &merged, f)
 	cfg := agent.ConfigFrom(merged)
 	var err error
+	if cfg.HeartbeatOverride, err = agent.ParseHeartbeat(os.Getenv(agent.HeartbeatEnv)); err != nil {
+		return agent.Config{}, 0, err
+	}
 	cfg.SettingsFile, err = settingsFile(fs, *configPath)
 	if *configPath != "" && err == nil {
 		// Key protection seals the file's plaintext seed at start.

@@ -70,3 +70,26 @@ func TestFailedRestartExitsNonZero(t *testing.T) {
 		t.Errorf("stderr %q", errb.String())
 	}
 }
+
+func TestHeartbeatSetting(t *testing.T) {
+	for _, tt := range []struct {
+		env  string
+		want time.Duration
+		ok   bool
+	}{
+		{"", 0, true}, // the hub's interval applies
+		{"10s", 10 * time.Second, true},
+		{"1s", time.Second, true},
+		{"25s", 25 * time.Second, true},
+		{"500ms", 0, false},
+		{"26s", 0, false},
+		{"-5s", 0, false},
+		{"soon", 0, false},
+	} {
+		t.Setenv(agent.HeartbeatEnv, tt.env)
+		cfg, _, err := parseRun(nil, &bytes.Buffer{})
+		if (err == nil) != tt.ok || cfg.HeartbeatOverride != tt.want {
+			t.Errorf("%s=%q: %v, %v; want %v (accepted %v)", agent.HeartbeatEnv, tt.env, cfg.HeartbeatOverride, err, tt.want, tt.ok)
+		}
+	}
+}

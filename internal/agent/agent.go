@@ -25,6 +25,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -400,6 +401,11 @@ func (s *session) finish(code uint16, reason string) {
 func (a *Agent) serve(ctx context.Context, s *session, w agentproto.Welcome) error {
 	hb := a.heartbeatInterval(w.HeartbeatS)
 	a.heartbeat.Store(int64(hb))
+	// Heartbeats more frequent than the hub's each ask for an answer (an
+	// id): the hub answers one without only after 40 s of its own quiet,
+	// longer than three such intervals.
+	askAck := hb < a.hubHeartbeat(w.HeartbeatS)
+	var sent int
 	mctx, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { a.metricsLoop(mctx, s, a.metricsInterval(w.MetricsS)) })
@@ -424,7 +430,12 @@ func (a *Agent) serve(ctx context.Context, s *session, w agentproto.Welcome) err
 			// cutting the idle socket, and the hub answers at least every
 			// other one (docs/agent-protocol.md); a ping would double what
 			// every idle agent costs the hub.
-			if err := s.send(agentproto.TypeHeartbeat, "", nil); err != nil {
+			id := ""
+			if askAck {
+				sent++
+				id = "hb-" + strconv.Itoa(sent)
+			}
+			if err := s.send(agentproto.TypeHeartbeat, id, nil); err != nil {
 				a.log.Debug("heartbeat failed", "err", err)
 				continue // the failed write closed the socket; done follows
 			}
@@ -456,10 +467,16 @@ func (a *Agent) metricsLoop(ctx context.Context, s *session, every time.Duration
 }
 
 func (a *Agent) heartbeatInterval(welcomeS int) time.Duration {
-	switch {
-	case a.s.HeartbeatOverride > 0:
+	if a.s.HeartbeatOverride > 0 {
 		return a.s.HeartbeatOverride
-	case welcomeS > 0:
+	}
+	return a.hubHeartbeat(welcomeS)
+}
+
+// hubHeartbeat is the hub's heartbeat interval: welcome.heartbeat_s, else
+// the default.
+func (a *Agent) hubHeartbeat(welcomeS int) time.Duration {
+	if welcomeS > 0 {
 		return time.Duration(welcomeS) * time.Second
 	}
 	return DefaultHeartbeat

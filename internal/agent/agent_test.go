@@ -352,6 +352,24 @@ func TestSilentHubIsDropped(t *testing.T) {
 	}
 }
 
+// TestShortHeartbeatAsksForAnswers: a heartbeat override below the hub's
+// heartbeat_s (25 s in the fake hub's welcome) puts an id on every
+// heartbeat, which a hub always answers, so the agent's three-interval
+// silence check does not outrun the hub's own answer cadence.
+func TestShortHeartbeatAsksForAnswers(t *testing.T) {
+	t.Parallel()
+	h := newFakeHub(t)
+	cfg := h.config(t)
+	cfg.HeartbeatOverride = 50 * time.Millisecond
+	a := start(t, cfg)
+	a.waitConnected(t, 1)
+	c := h.conn(t, 1)
+	waitFor(t, 5*time.Second, "heartbeats", func() bool { return c.heartbeats.Load() >= 3 })
+	if n, ids := c.heartbeats.Load(), c.withID.Load(); ids == 0 || ids < n-1 {
+		t.Errorf("%d of %d heartbeats carry an id, want all", ids, n)
+	}
+}
+
 func TestRetryAfterHonoured(t *testing.T) {
 	t.Parallel()
 	h := newFakeHub(t)

@@ -73,10 +73,13 @@ type Config struct {
 	AgentVersion string
 
 	// HeartbeatOverride replaces the hub's welcome.heartbeat_s (and the
-	// fallback heartbeat interval) when positive. Tests only: no config file
-	// sets it, and a real hub answers heartbeats on its own cadence (at
-	// most 50 s apart, docs/agent-protocol.md), so an override well below
-	// heartbeat_s would make the agent take a quiet hub for a dead one.
+	// fallback heartbeat interval) when positive; the agent then drops a
+	// connection it has heard nothing on for three of these intervals. No
+	// config file sets it; the agent process takes it from HeartbeatEnv
+	// (ParseHeartbeat). A real hub answers a heartbeat without an id only
+	// after 40 s of its own quiet (docs/agent-protocol.md), so while the
+	// override is below heartbeat_s every heartbeat carries an id, which
+	// the hub always answers: a quiet hub is not taken for a dead one.
 	HeartbeatOverride time.Duration
 	// MetricsOverride replaces the hub's welcome.metrics_s when positive.
 	MetricsOverride time.Duration
@@ -151,6 +154,17 @@ const (
 	DefaultHTTPTimeout    = 30 * time.Second
 
 	DefaultUpgradeConfirmTimeout = 3 * time.Minute
+
+	// HeartbeatEnv names the environment variable that sets the agent
+	// process's HeartbeatOverride (a Go duration, MinHeartbeat to
+	// MaxHeartbeat); unset keeps the hub's interval.
+	HeartbeatEnv = "HOSTGATE_AGENT_HEARTBEAT"
+	// MinHeartbeat and MaxHeartbeat bound HeartbeatEnv: below a second
+	// the hub would answer a heartbeat a second for nothing; above the
+	// hub's own interval (DefaultHeartbeat) the hub, which waits three of
+	// its intervals, would close a healthy socket as silent.
+	MinHeartbeat = time.Second
+	MaxHeartbeat = DefaultHeartbeat
 
 	// DefaultListenPort is the spec's default listen_port.
 	DefaultListenPort = 23456
@@ -314,6 +328,22 @@ func executable(exe string) string {
 		return ""
 	}
 	return exe
+}
+
+// ParseHeartbeat reads HeartbeatEnv's value: a Go duration from
+// MinHeartbeat to MaxHeartbeat; "" is 0 (the hub's interval).
+func ParseHeartbeat(v string) (time.Duration, error) {
+	if v == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", HeartbeatEnv, err)
+	}
+	if d < MinHeartbeat || d > MaxHeartbeat {
+		return 0, fmt.Errorf("%s: %v is outside %v to %v", HeartbeatEnv, d, MinHeartbeat, MaxHeartbeat)
+	}
+	return d, nil
 }
 
 func (c Config) checkDurations() error {

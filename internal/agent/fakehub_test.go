@@ -75,6 +75,7 @@ type hubConn struct {
 	closed     chan struct{}
 	closeErr   error // why it closed (a *gws.CloseError for a close frame); set before closed is closed
 	heartbeats atomic.Int32
+	withID     atomic.Int32 // heartbeats that carry an id
 	metrics    atomic.Int32
 	pings      atomic.Int32
 }
@@ -292,6 +293,9 @@ func (e serverEvents) OnMessage(s *gws.Conn, m *gws.Message) {
 		e.hello(c, env)
 	case agentproto.TypeHeartbeat:
 		c.heartbeats.Add(1)
+		if env.ID != "" {
+			c.withID.Add(1)
+		}
 		if !e.h.silent() {
 			c.send(agentproto.TypeHeartbeatAck, env.ID, nil)
 		}
