@@ -6673,7 +6673,10 @@ export interface operations {
     adminAdjustBalance: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Names this adjustment for good, per admin: a repeat with the same user, tokens and reason changes nothing and answers the same; with anything else 409 idempotency_key_reused (docs/billing.md) */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description User id */
                 id: string;
@@ -6697,9 +6700,11 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
