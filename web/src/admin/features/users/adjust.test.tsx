@@ -126,10 +126,11 @@ it('keeps the Idempotency-Key for a resend of the same adjustment and makes a ne
   click('[data-testid="user-adjust-submit"]');
   await until(() => posts.length === 3);
 
-  expect(posts[0].key).toMatch(/^[0-9a-f]{32}$/);
-  expect(posts[1].key).toBe(posts[0].key);
-  expect(JSON.parse(posts[1].body)).toEqual({ tokens: 5, reason: 'goodwill' });
-  expect(posts[2].key).toMatch(/^[0-9a-f]{32}$/);
-  expect(posts[2].key).not.toBe(posts[0].key);
-  expect(JSON.parse(posts[2].body)).toEqual({ tokens: 6, reason: 'goodwill' });
+  const [first, again, other] = posts as [(typeof posts)[0], (typeof posts)[0], (typeof posts)[0]];
+  expect(first.key).toMatch(/^[0-9a-f]{32}$/);
+  expect(again.key).toBe(first.key);
+  expect(JSON.parse(again.body)).toEqual({ tokens: 5, reason: 'goodwill' });
+  expect(other.key).toMatch(/^[0-9a-f]{32}$/);
+  expect(other.key).not.toBe(first.key);
+  expect(JSON.parse(other.body)).toEqual({ tokens: 6, reason: 'goodwill' });
 });
