@@ -73,7 +73,7 @@ it('keeps the Idempotency-Key for a resend of the same adjustment and makes a ne
     vi.fn((url: string, init?: RequestInit) => {
       const path = new URL(url, 'http://x').pathname;
       if (path === `/v1/admin/users/${USER_ID}/balance/adjust`) {
-        posts.push({ key: new Headers(init?.headers).get('Idempotency-Key'), body: String(init?.body) });
+        posts.push({ key: new Headers(init?.headers).get('Idempotency-Key'), body: typeof init?.body === 'string' ? init.body : '' });
         if (fail) return Promise.resolve(answer(503, { error: 'unavailable', message: 'try again' }));
         return Promise.resolve(answer(200, { ok: true, balance_after: 17.5 }));
       }
@@ -93,7 +93,7 @@ it('keeps the Idempotency-Key for a resend of the same adjustment and makes a ne
   el = document.createElement('div');
   document.body.appendChild(el);
   root = createRoot(el);
-  await act(async () => {
+  act(() => {
     root?.render(
       <QueryClientProvider client={qc}>
         <I18nProvider catalogs={adminCatalogs}>
