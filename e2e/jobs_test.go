@@ -248,6 +248,22 @@ func TestSchedulesAcrossInstances(t *testing.T) {
 		t.Fatalf("one-off runs %+v, want exactly one with a job", runs)
 	}
 
+	// The restart comes once the first minute's job has ended: a run in
+	// flight when the instance holding its agent stops ends failed with a
+	// clear code by design (docs/jobs.md, "Offline queue"), and the
+	// stop's drain of runs in flight is internal/jobs'
+	// TestStopDrainsRunsInFlight. What this part checks is that the
+	// schedule goes on, once a minute, across the restart of every instance.
+	eventually.True(t, 60*time.Second, "the first minute's job ended", func() bool {
+		for id := range scheduledJobs(t, hubs[0], c, every.ID) {
+			var j e2eJob
+			call(t, "GET", hubs[0].URL+"/v1/api/jobs/"+id, c.Key, nil, &j)
+			if j.FinishedAt == nil {
+				return false
+			}
+		}
+		return true
+	})
 	for i, h := range hubs {
 		hubs[i] = h.Restart()
 	}
