@@ -120,6 +120,13 @@ func (l *chargeLoad) count(f func(chargeOutcome) bool) int {
 }
 
 // end stops the load and returns every outcome.
+// answeredMore returns a condition that holds once n more calls than now
+// have been answered 2xx.
+func (l *chargeLoad) answeredMore(n int) func() bool {
+	base := l.count(ok2xx)
+	return func() bool { return l.count(ok2xx) >= base+n }
+}
+
 func (l *chargeLoad) end() []chargeOutcome {
 	close(l.stop)
 	l.wg.Wait()

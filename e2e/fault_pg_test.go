@@ -35,17 +35,13 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 	const deadline = 10 * time.Second
 	dir := t.TempDir()
 	load := startChargeLoad(func() []string { return []string{h.URL} }, cust.Key, creds.HostID, dir, 8, deadline)
-	answered := func(n int) func() bool {
-		base := load.count(ok2xx)
-		return func() bool { return load.count(ok2xx) >= base+n }
-	}
-	eventually.True(t, 20*time.Second, "charged calls before the restart", answered(50))
+	eventually.True(t, 20*time.Second, "charged calls before the restart", load.answeredMore(50))
 
 	// 1. A fast restart in the middle of the load.
 	began := time.Now()
 	pg.ctl("restart", "-m", "fast")
 	restarted := time.Since(began)
-	eventually.True(t, 20*time.Second, "charged calls after pg_ctl restart", answered(20))
+	eventually.True(t, 20*time.Second, "charged calls after pg_ctl restart", load.answeredMore(20))
 
 	// 2. Down for a while: /readyz says so, requests fail fast.
 	pg.ctl("stop", "-m", "fast")
@@ -68,7 +64,7 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 		return s == 200
 	})
 	readyAfter := time.Since(upAt)
-	eventually.True(t, 20*time.Second, "charged calls after the store is back", answered(20))
+	eventually.True(t, 20*time.Second, "charged calls after the store is back", load.answeredMore(20))
 	outcomes := load.end()
 	if h.cmd.ProcessState != nil {
 		t.Fatal("the hub exited")

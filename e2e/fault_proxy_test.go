@@ -162,11 +162,7 @@ func TestDependencyFaultProxy(t *testing.T) {
 	const deadline = 30 * time.Second
 	dir := t.TempDir()
 	load := startChargeLoad(func() []string { return []string{h.URL} }, cust.Key, creds.HostID, dir, 4, deadline)
-	answered := func(n int) func() bool {
-		base := load.count(ok2xx)
-		return func() bool { return load.count(ok2xx) >= base+n }
-	}
-	eventually.True(t, 20*time.Second, "charged calls before the faults", answered(30))
+	eventually.True(t, 20*time.Second, "charged calls before the faults", load.answeredMore(30))
 	ready := func(what string) time.Duration {
 		began := time.Now()
 		eventually.True(t, 10*time.Second, "/readyz 200 "+what, func() bool {
@@ -195,13 +191,13 @@ func TestDependencyFaultProxy(t *testing.T) {
 	eventually.True(t, 40*time.Second, "calls answered through 2 s latency", func() bool { return load.count(ok2xx) >= slowBase+2 })
 	pg.set(0, 0)
 	phases["latency"] = ready("after latency")
-	eventually.True(t, 20*time.Second, "calls after latency", answered(20))
+	eventually.True(t, 20*time.Second, "calls after latency", load.answeredMore(20))
 
 	// reset_peer on both.
 	pg.resetPeer()
 	rd.resetPeer()
 	began := time.Now()
-	eventually.True(t, 10*time.Second, "calls after reset_peer", answered(20))
+	eventually.True(t, 10*time.Second, "calls after reset_peer", load.answeredMore(20))
 	phases["reset_peer→2xx"] = time.Since(began)
 	phases["reset_peer"] = ready("after reset_peer")
 
@@ -215,7 +211,7 @@ func TestDependencyFaultProxy(t *testing.T) {
 	rd.set(0, 0)
 	rd.resetPeer()
 	phases["1KB/s"] = ready("after the bandwidth cap")
-	eventually.True(t, 20*time.Second, "calls after the faults", answered(20))
+	eventually.True(t, 20*time.Second, "calls after the faults", load.answeredMore(20))
 	outcomes := load.end()
 
 	var ok, refused, hung int

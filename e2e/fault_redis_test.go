@@ -50,11 +50,7 @@ func TestRedisLossUnderLoad(t *testing.T) {
 	const deadline = 10 * time.Second
 	dir := t.TempDir()
 	load := startChargeLoad(func() []string { return []string{h.URL} }, cust.Key, creds.HostID, dir, 4, deadline)
-	answered := func(n int) func() bool {
-		base := load.count(ok2xx)
-		return func() bool { return load.count(ok2xx) >= base+n }
-	}
-	eventually.True(t, 20*time.Second, "charged calls before the loss", answered(30))
+	eventually.True(t, 20*time.Second, "charged calls before the loss", load.answeredMore(30))
 
 	rd.shutdownNoSave()
 	downAt := time.Now()
@@ -114,7 +110,7 @@ func TestRedisLossUnderLoad(t *testing.T) {
 	if s := ticketStatus(after.Ticket); s != http.StatusSwitchingProtocols {
 		t.Errorf("a ticket issued after Redis came back: %d, want 101", s)
 	}
-	eventually.True(t, 20*time.Second, "charged calls after Redis is back", answered(20))
+	eventually.True(t, 20*time.Second, "charged calls after Redis is back", load.answeredMore(20))
 	outcomes := load.end()
 
 	var ok, refused, hung, other int
