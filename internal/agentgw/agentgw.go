@@ -15,6 +15,7 @@ package agentgw
 import (
 	"cmp"
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -118,7 +119,7 @@ func (g *Gateway) Upgrade(w http.ResponseWriter, r *http.Request, a hosts.Agent,
 		g.log.InfoContext(r.Context(), "agent upgrade failed", "host_id", a.Host.ID, "err", err)
 		return
 	}
-	s := &session{g: g, hostID: a.Host.ID, ip: publicIP, socket: socket,
+	s := &session{g: g, hostID: a.Host.ID, ip: publicIP, socket: socket, checkedAt: a.CheckedAt,
 		recorded:       hosts.HandshakeDigest(a.Host.PublicIP, a.Host.OS, a.Host.InstalledVersion),
 		recordedOnline: a.Host.Status == hosts.StatusOnline}
 	socket.Session().Store("", s)
@@ -129,12 +130,15 @@ func (g *Gateway) Upgrade(w http.ResponseWriter, r *http.Request, a hosts.Agent,
 // session is one agent connection; it is the dispatcher's Conn and, for
 // an agent that speaks streams, its Mux's Transport.
 type session struct {
-	g        *Gateway
-	hostID   string
-	ip       string
-	socket   *gws.Conn
-	welcomed atomic.Bool
-	closing  atomic.Bool
+	g      *Gateway
+	hostID string
+	// checkedAt is when the agent's credentials were checked
+	// (hosts.Agent.CheckedAt); dispatch.Register compares it with drops.
+	checkedAt time.Time
+	ip        string
+	socket    *gws.Conn
+	welcomed  atomic.Bool
+	closing   atomic.Bool
 	// streams is set, before the session is registered, for an agent of
 	// protocol ≥ 2. Its mux is made on first use (most agents never carry
 	// a terminal, and an idle agent's memory is what bounds a hub), and
@@ -231,6 +235,9 @@ func (s *session) closeMux() {
 		_ = s.mux.Close()
 	}
 }
+
+// AuthenticatedAt implements dispatch.Authenticated.
+func (s *session) AuthenticatedAt() time.Time { return s.checkedAt }
 
 func (s *session) WriteMessage(msg []byte) error {
 	return s.write(func() error { return s.socket.WriteMessage(gws.OpcodeText, msg) }, len(msg))
@@ -415,7 +422,10 @@ func (h handler) hello(s *session, e agentproto.Envelope) {
 	// that comes first, here on the session's inbox (the socket's close is
 	// handled after it, on the same inbox); the store writes follow on the
 	// host's worker, where a busy database delays only them.
-	if err := h.g.disp.Register(h.g.ctx, s.hostID, s); err != nil {
+	if err := h.g.disp.Register(h.g.ctx, s.hostID, s); errors.Is(err, dispatch.ErrDropped) {
+		s.fail(CloseDropped, agentproto.Error{Code: "dropped", Message: "the host was changed while the agent connected; reconnect"})
+		return
+	} else if err != nil {
 		h.g.log.WarnContext(h.g.ctx, "register agent failed", "host_id", s.hostID, "err", err)
 		s.fail(CloseDropped, agentproto.Error{Code: "unavailable", Message: "hub cannot register the agent now"})
 		return

@@ -46,6 +46,27 @@ type Conn interface {
 	Close(reason string)
 }
 
+// Authenticated is a Conn that knows when its credentials were checked.
+// Register refuses it (ErrDropped) when its host was dropped (Disconnect:
+// deleted, banned, its secret rotated) at or after that moment, on this
+// instance or any other: the check passed before the change committed, and
+// the drop came before the connection was there to close.
+type Authenticated interface {
+	AuthenticatedAt() time.Time
+}
+
+// ErrDropped: the connection's host was dropped after its credentials
+// were checked; close it.
+var ErrDropped = errors.New("dispatch: the host was dropped while the agent connected")
+
+// dropMemory is how long a drop is remembered against connections still
+// registering: far longer than a handshake takes.
+const dropMemory = 2 * time.Minute
+
+// replacedReason is the drop a new connection sends its host's older ones;
+// it is not remembered (the newer connection is the one that registers).
+const replacedReason = "replaced by a new connection"
+
 // Observer learns how each command sent through Send ended: the outcome
 // is "ok", "agent_error" (the agent answered with an error), an error
 // code (host_offline, agent_timeout) or "error". The hub's metrics
@@ -69,6 +90,8 @@ type Dispatcher struct {
 	// inflight is, per connection, the commands written to it and not yet
 	// answered: each closes its channel when the connection goes.
 	inflight map[Conn]map[string]chan struct{}
+	// drops is, per host, its latest drop within dropMemory (Authenticated).
+	drops map[string]time.Time
 }
 
 // held is a connection and when it registered; a drop names a time and
@@ -268,17 +291,23 @@ func (d *Dispatcher) closeAll(reason string) {
 func (d *Dispatcher) Register(ctx context.Context, hostID string, c Conn) error {
 	now := time.Now()
 	d.mu.Lock()
+	if a, ok := c.(Authenticated); ok {
+		if at, dropped := d.drops[hostID]; dropped && !at.Before(a.AuthenticatedAt()) {
+			d.mu.Unlock()
+			return ErrDropped
+		}
+	}
 	old, had := d.conns[hostID]
 	d.conns[hostID] = held{conn: c, at: now}
 	d.mu.Unlock()
 	if had {
-		old.conn.Close("replaced by a new connection")
+		old.conn.Close(replacedReason)
 	}
 	if err := d.coord.SetPresence(ctx, hostID, d.instance, PresenceTTL); err != nil {
 		return err
 	}
 	// Another instance may hold an older connection of this host.
-	d.publishDrop(ctx, hostID, "replaced by a new connection", now)
+	d.publishDrop(ctx, hostID, replacedReason, now)
 	return nil
 }
 
@@ -371,6 +400,9 @@ func (d *Dispatcher) Disconnect(ctx context.Context, hostID, reason string) {
 // before, and withdraws its presence.
 func (d *Dispatcher) dropLocal(hostID, reason string, before time.Time) {
 	d.mu.Lock()
+	if reason != replacedReason {
+		d.rememberDrop(hostID, before)
+	}
 	c, ok := d.conns[hostID]
 	if ok && c.at.Before(before) {
 		delete(d.conns, hostID)
@@ -383,6 +415,24 @@ func (d *Dispatcher) dropLocal(hostID, reason string, before time.Time) {
 	}
 	_, _ = d.clears.Do([]string{hostID})
 	c.conn.Close(reason)
+}
+
+// rememberDrop records hostID's drop at, and forgets drops older than
+// dropMemory once there are many; d.mu is held.
+func (d *Dispatcher) rememberDrop(hostID string, at time.Time) {
+	if d.drops == nil {
+		d.drops = map[string]time.Time{}
+	}
+	if prev, ok := d.drops[hostID]; !ok || at.After(prev) {
+		d.drops[hostID] = at
+	}
+	if len(d.drops) > 1024 {
+		for id, t := range d.drops {
+			if time.Since(t) > dropMemory {
+				delete(d.drops, id)
+			}
+		}
+	}
 }
 
 // publishDrop tells every instance to drop connections of hostID that

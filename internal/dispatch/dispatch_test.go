@@ -3,6 +3,7 @@ package dispatch
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -391,5 +392,46 @@ func TestStoppingWithdrawsPresence(t *testing.T) {
 		if inst, _, _ := c.Presence(context.Background(), h); inst != want {
 			t.Errorf("presence of %s after stopping: %q, want %q", h, inst, want)
 		}
+	}
+}
+
+// authedAgent is a fakeAgent whose credentials were checked at checked.
+type authedAgent struct {
+	*fakeAgent
+	checked time.Time
+}
+
+func (a authedAgent) AuthenticatedAt() time.Time { return a.checked }
+
+// TestDropWhileConnectingEndsTheConnection: a host dropped (deleted,
+// banned, rotated) after an agent's credentials were checked but before
+// its connection registered is refused at registration, on the instance
+// that dropped it and on another; a connection checked after the drop
+// registers, and a replacement of an older connection is no drop.
+func TestDropWhileConnectingEndsTheConnection(t *testing.T) {
+	c := inproc.New()
+	t.Cleanup(func() { c.Close() })
+	a, b := startDispatcher(t, c, "a"), startDispatcher(t, c, "b")
+	ctx := context.Background()
+
+	checked := time.Now()
+	a.Disconnect(ctx, "h1", "host deleted")
+	if err := a.Register(ctx, "h1", authedAgent{&fakeAgent{d: a}, checked}); !errors.Is(err, ErrDropped) {
+		t.Fatalf("register on the dropping instance after the drop: %v, want ErrDropped", err)
+	}
+	eventually.True(t, 5*time.Second, "the drop reached b", func() bool {
+		return errors.Is(b.Register(ctx, "h1", authedAgent{&fakeAgent{d: b}, checked}), ErrDropped)
+	})
+	if err := a.Register(ctx, "h1", authedAgent{&fakeAgent{d: a}, time.Now()}); err != nil {
+		t.Fatalf("a connection checked after the drop: %v", err)
+	}
+
+	// A new connection replacing an older one leaves no drop behind.
+	replacedCheck := time.Now()
+	if err := b.Register(ctx, "h2", authedAgent{&fakeAgent{d: b}, replacedCheck}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Register(ctx, "h2", authedAgent{&fakeAgent{d: a}, replacedCheck}); err != nil {
+		t.Fatalf("a second connection checked before a replacement: %v, want registered", err)
 	}
 }

@@ -424,6 +424,12 @@ func (s *Service) issue(ctx context.Context, secret string, sealed []byte, apply
 type Agent struct {
 	Host    Host
 	CredGen int64
+	// CheckedAt is when AuthenticateAgent began, before it read the host
+	// (the process's clock): the dispatcher refuses to register a
+	// connection whose host was dropped (deleted, banned, rotated) after
+	// it, so a change that commits while an agent is connecting still
+	// ends that connection.
+	CheckedAt time.Time
 }
 
 func invalidAgentToken() error {
@@ -465,6 +471,7 @@ func (s *Service) agentToken(hostID string, gen int64) (agentproto.TokenResponse
 // AuthenticateAgent checks an agent token against the host's current
 // credential generation, so any later issuance, deletion or ban refuses it.
 func (s *Service) AuthenticateAgent(ctx context.Context, token string) (Agent, error) {
+	checked := time.Now()
 	c, err := s.keys.ParseToken(token, keyring.KindAgent)
 	if err != nil {
 		return Agent{}, invalidAgentToken()
@@ -483,7 +490,7 @@ func (s *Service) AuthenticateAgent(ctx context.Context, token string) (Agent, e
 	if h.Status == StatusBanned {
 		return Agent{}, banned()
 	}
-	return Agent{Host: h, CredGen: gen}, nil
+	return Agent{Host: h, CredGen: gen, CheckedAt: checked}, nil
 }
 
 func challengeKey(challenge string) string {
