@@ -74,17 +74,7 @@ var planCases = []planCase{
 // through host_tags_lookup (one owner's) or host_tags_any_owner (admins').
 func TestSearchPlans(t *testing.T) {
 	t.Run("sqlite", func(t *testing.T) {
-		path := filepath.Join(t.TempDir(), "plan.db")
-		d, err := sqlite.Open(t.Context(), path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer d.Close()
-		db, err := sql.Open("sqlite", path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
+		d, db := openPlanSQLite(t)
 		seedPlan(t, db, []string{
 			`WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 4999)
 			INSERT INTO users (id, email, display_name, status, password_hash, created_at)
@@ -114,17 +104,7 @@ func TestSearchPlans(t *testing.T) {
 		}
 	})
 	t.Run("postgres", func(t *testing.T) {
-		url := pgtest.NewDatabase(t)
-		d, err := postgres.Open(t.Context(), url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer d.Close()
-		pool, err := sql.Open("pgx", url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer pool.Close()
+		d, pool := openPlanPG(t)
 		seedPlan(t, pool, []string{
 			`INSERT INTO users (id, email, display_name, status, password_hash, created_at)
 			SELECT format('u%s', lpad(i::text, 4, '0')), format('%s%s-owner%s@example.com', chr(97 + i % 26), chr(97 + (i / 26) % 26), lpad(i::text, 4, '0')),
@@ -214,17 +194,7 @@ func asText(v any) []byte {
 // job_runs_results and a sort of the 20,000 queued runs, 250 ms a claim
 // in the 100,000-agent scale run.
 func TestJobClaimPlan(t *testing.T) {
-	url := pgtest.NewDatabase(t)
-	d, err := postgres.Open(t.Context(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	pool, err := sql.Open("pgx", url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	_, pool := openPlanPG(t)
 	seedPlan(t, pool, []string{
 		`INSERT INTO users (id, email, display_name, status, password_hash, created_at) VALUES ('big', 'big@example.com', 'Big', 'active', '!', now())`,
 		`INSERT INTO jobs (id, user_id, spec, target, state, host_count, queued, expires_at, created_at)
@@ -268,19 +238,44 @@ func TestJobClaimPlan(t *testing.T) {
 	// SQLite (no statistics: the hub never runs ANALYZE) reads the job's
 	// queued runs in seq order from an index (job_runs_results or
 	// job_runs_claim, its choice), never sorting them.
-	path := filepath.Join(t.TempDir(), "claim.db")
-	ds, err := sqlite.Open(t.Context(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ds.Close()
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	_, db := openPlanSQLite(t)
 	splan := explain(t, db, "EXPLAIN QUERY PLAN "+q, args)
 	if !strings.Contains(splan, "SEARCH job_runs USING INDEX") || strings.Contains(splan, "TEMP B-TREE") {
 		t.Errorf("sqlite: the claim does not read job_runs_claim in order:\n%s", splan)
 	}
+}
+
+// openPlanPG opens a new PostgreSQL database with the hub's schema, and a
+// plain pool on it for seeding and EXPLAIN.
+func openPlanPG(t *testing.T) (*sqldb.DB, *sql.DB) {
+	t.Helper()
+	url := pgtest.NewDatabase(t)
+	d, err := postgres.Open(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	pool, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pool.Close() })
+	return d, pool
+}
+
+// openPlanSQLite is openPlanPG for a new SQLite file.
+func openPlanSQLite(t *testing.T) (*sqldb.DB, *sql.DB) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "plan.db")
+	d, err := sqlite.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return d, db
 }
