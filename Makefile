@@ -25,7 +25,7 @@ cross = set -e; for p in $(3); do \
 		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags "-s -w $(STAMP)" -o $(1)-$$os-$$arch$$ext $(2); \
 	done
 
-.PHONY: test test-web test-sdk test-windows test-cli lint agents console build cli run release bench bench-go fuzz reliability
+.PHONY: test test-web test-sdk test-windows test-cli lint agents console build cli run release bench bench-go fuzz reliability soak
 
 # The browser console (web/, docs/console.md): its npm packages (again
 # when the lockfile changes), then its build into internal/console/dist,
@@ -134,6 +134,16 @@ reliability: test-web
 	mkdir -p build && rm -f build/battery.jsonl
 	HOSTGATE_BATTERY_OUT=$(CURDIR)/build/battery.jsonl $(GO) test -race -count=1 -timeout 20m ./...
 	$(GO) run ./internal/battery/render build/battery.jsonl docs/reliability.md
+
+# The soak (docs/reliability.md, "The soak"): one hub under 30 minutes of
+# mixed load — agents connecting, leaving and upgrading, commands, jobs,
+# terminals, webhooks, payments — sampled every 10 s; writes
+# build/soak/soak.png, soak.json and soak.md and fails on growth or on a
+# lost or doubled delivery or payment. PostgreSQL + Redis when reachable;
+# SOAKFLAGS='-pg=false' for SQLite, '-d 10m' for a shorter run. Not in CI.
+SOAKFLAGS ?=
+soak:
+	$(GO) run ./cmd/hostgate-bench soak -out build/soak $(SOAKFLAGS)
 
 # Every Go fuzz target (each `func Fuzz…` in a _test.go file under
 # internal/ and cmd/, found anew on each run), one after the other, each

@@ -1,0 +1,120 @@
+// Package soak judges a long run's resource samples: whether a hub's
+// memory, goroutines, open files or connections grew while the load
+// stayed the same (docs/reliability.md, "The soak"), and draws them.
+//
+// The judgement leaves out a warm-up, then compares the median of the
+// first third of what is left with the median of the last third. A leak
+// climbs, so its last third sits above its first by about two thirds of
+// what it gained over the steady part; a cache filling up and a pool at
+// its working size level off during the warm-up, and noise cancels in the
+// medians. Each metric allows a growth of its own (an absolute amount or a
+// share of the early level, whichever is larger), and the least-squares
+// slope over the steady part is reported beside it.
+package soak
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+)
+
+// Sample is what was read at one moment: At from the start of the run,
+// and a value per metric name (a metric missing from a sample was not
+// read then).
+type Sample struct {
+	At     time.Duration      `json:"at_ns"`
+	Values map[string]float64 `json:"values"`
+}
+
+// Metric is one series to judge and draw.
+type Metric struct {
+	Name  string `json:"name"`  // key in Sample.Values
+	Title string `json:"title"` // for people: "hub RSS"
+	Unit  string `json:"unit"`  // "MiB", "", …
+	// Allowed growth from the early level to the late one: the larger of
+	// Abs (in Unit) and Rel × the early level.
+	Abs, Rel float64
+	// Load marks a series drawn for context (how much load there was),
+	// never judged to grow.
+	Load bool `json:"load,omitempty"`
+}
+
+// Finding is the judgement of one metric.
+type Finding struct {
+	Metric  Metric  `json:"metric"`
+	Early   float64 `json:"early"`   // median of the first third of the steady part
+	Late    float64 `json:"late"`    // median of its last third
+	Peak    float64 `json:"peak"`    // largest value of the steady part
+	Growth  float64 `json:"growth"`  // Late - Early
+	Allowed float64 `json:"allowed"` // the growth this metric may show
+	PerHour float64 `json:"per_hour"`
+	Samples int     `json:"samples"`
+	Grew    bool    `json:"grew"`
+}
+
+// ErrTooFew is returned when the steady part holds too few samples to
+// judge anything.
+var ErrTooFew = errors.New("soak: fewer than 9 samples after the warm-up")
+
+// Judge judges each metric over the samples taken at or after warmup.
+func Judge(samples []Sample, metrics []Metric, warmup time.Duration) ([]Finding, error) {
+	out := make([]Finding, 0, len(metrics))
+	for _, m := range metrics {
+		var ts, vs []float64
+		for _, s := range samples {
+			v, ok := s.Values[m.Name]
+			if !ok || s.At < warmup || math.IsNaN(v) {
+				continue
+			}
+			ts, vs = append(ts, s.At.Hours()), append(vs, v)
+		}
+		if len(vs) < 9 {
+			return nil, fmt.Errorf("%w: %s has %d", ErrTooFew, m.Name, len(vs))
+		}
+		third := len(vs) / 3
+		f := Finding{Metric: m, Samples: len(vs), Early: median(vs[:third]), Late: median(vs[len(vs)-third:]),
+			Peak: slices.Max(vs), PerHour: slope(ts, vs)}
+		f.Growth = f.Late - f.Early
+		f.Allowed = max(m.Abs, m.Rel*math.Abs(f.Early))
+		f.Grew = !m.Load && f.Growth > f.Allowed
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// Grew reports whether any finding grew.
+func Grew(fs []Finding) bool {
+	return slices.ContainsFunc(fs, func(f Finding) bool { return f.Grew })
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// slope is the least-squares slope of v over t.
+func slope(t, v []float64) float64 {
+	var mt, mv float64
+	for i := range t {
+		mt += t[i]
+		mv += v[i]
+	}
+	n := float64(len(t))
+	mt, mv = mt/n, mv/n
+	var num, den float64
+	for i := range t {
+		num += (t[i] - mt) * (v[i] - mv)
+		den += (t[i] - mt) * (t[i] - mt)
+	}
+	if den == 0 {
+		return 0
+	}
+	return num / den
+}
