@@ -3,6 +3,7 @@
 // measured in the same run (docs/performance.md):
 //
 //	go run ./cmd/hostgate-bench [-run floor,api,cross,webhook,terminal,hostlist,search,tags,fleet,scale,jobs] [-d 3s] [-pg]
+//	    [-run capacity [-capacity-agents 5000]]
 //	    [-fleet 1000,5000,19000] [-scale-agents 100000] [-scale-hubs 6] [-scale-job-concurrency 50] [-profile dir]
 package main
 
@@ -64,6 +65,8 @@ type bench struct {
 	scaleAgents, scaleHubs int
 	// scaleJobConcurrency is the concurrency of the scale-out scenario's job.
 	scaleJobConcurrency int
+	// capacityAgents is the fleet of the capacity scenario.
+	capacityAgents int
 	// profile, when set, is a directory for CPU profiles of the hub taken
 	// during the client API scenarios.
 	profile string
@@ -81,19 +84,20 @@ type row struct {
 func run(ctx context.Context, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("hostgate-bench", flag.ContinueOnError)
 	scenarios := fs.String("run", "floor,api,cross,webhook,terminal,hostlist,search,tags,fleet,scale,jobs",
-		"scenarios: floor, api, cross (needs -pg), webhook, terminal, hostlist, search, tags, fleet, scale (needs -pg), jobs")
+		"scenarios: floor, api, cross (needs -pg), webhook, terminal, hostlist, search, tags, fleet, scale (needs -pg), jobs; capacity (needs -pg) only when named")
 	dur := fs.Duration("d", 3*time.Second, "length of each measured run")
 	pg := fs.Bool("pg", pgReachable(), "also run on PostgreSQL + Redis (127.0.0.1:5432, 127.0.0.1:6379)")
 	fleetSizes := fs.String("fleet", "1000,5000,19000", "idle fleet sizes on one hub (up to 19000 on this machine); the hub restarts under the last")
 	scaleAgents := fs.Int("scale-agents", 100000, "agents of the scale-out scenario")
 	scaleHubs := fs.Int("scale-hubs", 6, "hub instances of the scale-out scenario")
 	scaleJobConc := fs.Int("scale-job-concurrency", 50, "concurrency of the scale-out scenario's job over the whole fleet (1..1000)")
+	capacityAgents := fs.Int("capacity-agents", 5000, "agents of the capacity scenario (-run capacity, needs -pg; not run by default)")
 	profile := fs.String("profile", "", "directory for hub CPU profiles taken during the client API scenarios")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	b := &bench{dur: *dur, pg: *pg, floors: map[string]float64{}, out: out, profile: *profile,
-		scaleAgents: *scaleAgents, scaleHubs: *scaleHubs, scaleJobConcurrency: *scaleJobConc}
+		scaleAgents: *scaleAgents, scaleHubs: *scaleHubs, scaleJobConcurrency: *scaleJobConc, capacityAgents: *capacityAgents}
 	for _, s := range strings.Split(*fleetSizes, ",") {
 		if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil && n > 0 {
 			b.fleet = append(b.fleet, n)
@@ -126,6 +130,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		{"floor", b.floorScenarios}, {"api", b.apiScenarios}, {"cross", b.crossScenario},
 		{"webhook", b.webhookScenario}, {"terminal", b.terminalScenario}, {"hostlist", b.hostListScenario},
 		{"search", b.searchScenario}, {"tags", b.tagsScenario}, {"fleet", b.fleetScenarios}, {"scale", b.scaleOutScenario}, {"jobs", b.jobsScenario},
+		{"capacity", b.capacityScenario},
 	}
 	// A failed scenario does not cost the others' figures: the table is
 	// printed with what was measured, and the failures after it.

@@ -35,6 +35,7 @@ import (
 	"hostgate/internal/agent/l1report"
 	"hostgate/internal/agent/pty"
 	"hostgate/internal/agentproto"
+	"hostgate/internal/clip"
 	"hostgate/internal/l1"
 )
 
@@ -577,7 +578,7 @@ func (a *Agent) admit(s *session, id string, c agentproto.Command) (Handler, *ag
 		h, ok = a.lookup(c.Op)
 	}
 	if !ok {
-		return nil, cmdError(agentproto.CodeUnknownOp, "unknown op "+clip(c.Op, 64))
+		return nil, cmdError(agentproto.CodeUnknownOp, "unknown op "+clip.String(c.Op, 64))
 	}
 	return h, nil
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"hostgate/internal/agentproto"
+	"hostgate/internal/clip"
 )
 
 // HubError is a refusal from the hub: an HTTP status other than 2xx (or a
@@ -128,16 +129,9 @@ func hubError(op string, resp *http.Response, body []byte) *HubError {
 		Message string `json:"message"`
 	}
 	if json.Unmarshal(body, &p) == nil {
-		e.Code, e.Message = clip(p.Code, 64), clip(p.Message, 200)
+		e.Code, e.Message = clip.String(p.Code, 64), clip.String(p.Message, 200)
 	}
 	return e
-}
-
-func clip(s string, n int) string {
-	if len(s) > n {
-		return s[:n]
-	}
-	return s
 }
 
 // online spends the install token for an agent token.

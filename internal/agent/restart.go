@@ -6,6 +6,7 @@ import (
 
 	"hostgate/internal/agent/upgrade"
 	"hostgate/internal/agentproto"
+	"hostgate/internal/clip"
 )
 
 // RestartError is what Run returns when the agent stopped so that its
@@ -42,6 +43,6 @@ func (e *RestartError) Abandon(cause error) error {
 		return err
 	}
 	rec.State, rec.Time = agentproto.UpgradeRolledBack, time.Now().UTC()
-	rec.Reason = clip(fmt.Sprintf("restarting into version %s failed: %v", rec.Version, cause), maxReason)
+	rec.Reason = clip.String(fmt.Sprintf("restarting into version %s failed: %v", rec.Version, cause), maxReason)
 	return upgrade.SaveRecord(e.stateDir, *rec)
 }

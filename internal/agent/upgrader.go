@@ -14,6 +14,7 @@ import (
 
 	"hostgate/internal/agent/upgrade"
 	"hostgate/internal/agentproto"
+	"hostgate/internal/clip"
 )
 
 // maxReason bounds the reason of an upgrade report.
@@ -354,7 +355,7 @@ func (u *upgrader) confirmLocked() {
 // setLocked moves the upgrade in u.rec to state, saves the record and
 // reports it. The error is the record's: the report goes out anyway.
 func (u *upgrader) setLocked(state agentproto.UpgradeState, reason string) error {
-	u.rec.State, u.rec.Reason, u.rec.Time = state, clip(reason, maxReason), time.Now().UTC()
+	u.rec.State, u.rec.Reason, u.rec.Time = state, clip.String(reason, maxReason), time.Now().UTC()
 	err := upgrade.SaveRecord(u.dir, *u.rec)
 	if err != nil {
 		u.log.Warn("cannot write the upgrade record", "err", err)

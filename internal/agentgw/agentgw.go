@@ -25,6 +25,7 @@ import (
 	"github.com/lxzan/gws"
 
 	"hostgate/internal/agentproto"
+	"hostgate/internal/clip"
 	"hostgate/internal/dispatch"
 	"hostgate/internal/hosts"
 	"hostgate/internal/streams"
@@ -489,7 +490,7 @@ func (h handler) serve(s *session, e agentproto.Envelope) {
 	case agentproto.TypeEvent:
 		var ev agentproto.Event
 		if agentproto.DecodeBody(e, &ev) == nil {
-			h.g.work.do(s.hostID, func() { h.g.hosts.RecordEvent(ctx, s.hostID, "agent."+clip(ev.Kind, 32), ev.Message) })
+			h.g.work.do(s.hostID, func() { h.g.hosts.RecordEvent(ctx, s.hostID, "agent."+clip.String(ev.Kind, 32), ev.Message) })
 		}
 	case agentproto.TypeUpgrade:
 		var r agentproto.UpgradeReport
@@ -499,11 +500,4 @@ func (h handler) serve(s *session, e agentproto.Envelope) {
 	default:
 		s.send(agentproto.TypeError, e.ID, agentproto.Error{Code: "unknown_type", Message: "unknown message type"})
 	}
-}
-
-func clip(s string, n int) string {
-	if len(s) > n {
-		return s[:n]
-	}
-	return s
 }

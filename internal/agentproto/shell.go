@@ -7,6 +7,8 @@ package agentproto
 // stream ends the shell. A resize is a command on the text channel naming
 // the stream, so it never waits behind terminal data.
 
+import "hostgate/internal/clip"
+
 // StreamKindPTY is StreamMeta.Kind for an interactive terminal.
 const StreamKindPTY = "pty"
 
@@ -29,7 +31,7 @@ type StreamMeta struct {
 // Validate checks the kind and the size.
 func (m StreamMeta) Validate() error {
 	if m.Kind != StreamKindPTY {
-		return ArgsError("unknown stream kind %q", clipString(m.Kind, 32))
+		return ArgsError("unknown stream kind %q", clip.String(m.Kind, 32))
 	}
 	if m.Cols < 0 || m.Rows < 0 || m.Cols > MaxTermSize || m.Rows > MaxTermSize {
 		return ArgsError("cols and rows must be 0..%d", MaxTermSize)
@@ -63,13 +65,6 @@ func (r ShellResize) Validate() error {
 		return ArgsError("cols and rows must be 1..%d", MaxTermSize)
 	}
 	return nil
-}
-
-func clipString(s string, n int) string {
-	if len(s) > n {
-		return s[:n]
-	}
-	return s
 }
 
 // TerminalExit is the reason of the CLOSE (code 0) that ends a terminal

@@ -18,9 +18,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
+	"hostgate/internal/clip"
 	"hostgate/internal/webhooks"
 )
 
@@ -220,7 +220,7 @@ func Outcome(d Delivery, sched webhooks.Schedule, now time.Time, httpStatus int,
 	if why == "" {
 		why = fmt.Sprintf("receiver answered %d", httpStatus)
 	}
-	r.Error = truncate(why, maxErrorLen)
+	r.Error = clip.String(why, maxErrorLen)
 	delay, dead := sched.Next(d.Attempts + 1)
 	if dead {
 		r.Status = StatusDeadLetter
@@ -232,10 +232,3 @@ func Outcome(d Delivery, sched webhooks.Schedule, now time.Time, httpStatus int,
 
 // maxErrorLen bounds LastError.
 const maxErrorLen = 200
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[:n], "")
-}

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"hostgate/internal/clip"
 	"hostgate/internal/periodic"
 )
 
@@ -98,9 +99,7 @@ func (e *droppedEvents) Error() string {
 
 // RecordEvent keeps an agent's event for the next batch write (RunEvents).
 func (s *Service) RecordEvent(_ context.Context, hostID, kind, message string) {
-	if len(message) > 1000 {
-		message = message[:1000]
-	}
+	message = clip.String(message, maxEventMessage)
 	s.events.add(HostEvent{HostID: hostID, Event: Event{At: s.now().UTC().Truncate(time.Microsecond), Kind: kind, Message: message}})
 }
 

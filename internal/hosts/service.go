@@ -22,6 +22,7 @@ import (
 	"hostgate/internal/agentproto"
 	"hostgate/internal/apperr"
 	"hostgate/internal/audit"
+	"hostgate/internal/clip"
 	"hostgate/internal/keyring"
 	"hostgate/internal/names"
 	"hostgate/internal/paging"
@@ -677,10 +678,12 @@ func (s *Service) RecordMetrics(hostID string, m agentproto.Metrics) {
 	})
 }
 
+// maxEventMessage bounds a host event's message, in bytes; a longer one
+// is cut at the last whole character within it.
+const maxEventMessage = 1000
+
 func (s *Service) event(ctx context.Context, hostID, kind, message string) {
-	if len(message) > 1000 {
-		message = message[:1000]
-	}
+	message = clip.String(message, maxEventMessage)
 	e := Event{At: s.now().UTC().Truncate(time.Microsecond), Kind: kind, Message: message}
 	if err := s.store.AppendEvent(ctx, hostID, e, KeepEvents); err != nil {
 		s.log.WarnContext(ctx, "host event not recorded", "host_id", hostID, "kind", kind, "err", err)
@@ -691,7 +694,7 @@ func (s *Service) event(ctx context.Context, hostID, kind, message string) {
 // online: the one status change written as it happens (the others follow
 // the liveness flush and sweep).
 func (s *Service) RecordHandshake(ctx context.Context, hostID, publicIP, os, version string) error {
-	return s.store.RecordHandshake(ctx, hostID, publicIP, clip(os, 128), clip(version, 64), s.now().UTC().Truncate(time.Microsecond))
+	return s.store.RecordHandshake(ctx, hostID, publicIP, clip.String(os, 128), clip.String(version, 64), s.now().UTC().Truncate(time.Microsecond))
 }
 
 // HandshakeDigest digests what RecordHandshake stores. An agent that
@@ -701,18 +704,11 @@ func (s *Service) RecordHandshake(ctx context.Context, hostID, publicIP, os, ver
 // reaches the store with the next flush.
 func HandshakeDigest(publicIP, os, version string) uint64 {
 	h := fnv.New64a()
-	for _, v := range []string{publicIP, clip(os, 128), clip(version, 64)} {
+	for _, v := range []string{publicIP, clip.String(os, 128), clip.String(version, 64)} {
 		h.Write([]byte(v))
 		h.Write([]byte{0})
 	}
 	return h.Sum64()
-}
-
-func clip(s string, n int) string {
-	if len(s) > n {
-		return s[:n]
-	}
-	return s
 }
 
 // FlapWindow is the window Flaps counts over.

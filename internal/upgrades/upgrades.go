@@ -22,6 +22,7 @@ import (
 	"hostgate/internal/agentproto"
 	"hostgate/internal/apperr"
 	"hostgate/internal/audit"
+	"hostgate/internal/clip"
 	"hostgate/internal/hosts"
 	"hostgate/internal/versions"
 )
@@ -313,7 +314,7 @@ func (s *Service) Get(ctx context.Context, hostID string) (*Upgrade, error) {
 // backwards, change nothing.
 func (s *Service) Report(ctx context.Context, hostID string, r agentproto.UpgradeReport) {
 	if r.State.Rank() < 1 {
-		s.log.WarnContext(ctx, "ignoring an upgrade report with an unknown state", "host_id", hostID, "state", clip(string(r.State), 32))
+		s.log.WarnContext(ctx, "ignoring an upgrade report with an unknown state", "host_id", hostID, "state", clip.String(string(r.State), 32))
 		return
 	}
 	s.advance(ctx, hostID, r)
@@ -348,12 +349,12 @@ func (s *Service) Sweep(ctx context.Context) error {
 }
 
 func (s *Service) advance(ctx context.Context, hostID string, r agentproto.UpgradeReport) {
-	reason := clip(r.Reason, 500)
+	reason := clip.String(r.Reason, 500)
 	at := s.now().UTC().Truncate(time.Microsecond)
-	u, moved, err := AdvanceUpgrade(ctx, s.store, hostID, clip(r.Version, 64), r.State, reason, at, event(at, r.State, r.Version, reason))
+	u, moved, err := AdvanceUpgrade(ctx, s.store, hostID, clip.String(r.Version, 64), r.State, reason, at, event(at, r.State, r.Version, reason))
 	switch {
 	case errors.Is(err, ErrNotFound):
-		s.log.InfoContext(ctx, "ignoring a report for an upgrade the hub did not push", "host_id", hostID, "version", clip(r.Version, 64))
+		s.log.InfoContext(ctx, "ignoring a report for an upgrade the hub did not push", "host_id", hostID, "version", clip.String(r.Version, 64))
 	case err != nil:
 		s.log.ErrorContext(ctx, "record upgrade state failed", "host_id", hostID, "state", r.State, "err", err)
 	case moved:
@@ -363,16 +364,9 @@ func (s *Service) advance(ctx context.Context, hostID string, r agentproto.Upgra
 
 // event is the host event that records a move into state.
 func event(at time.Time, state agentproto.UpgradeState, version, reason string) hosts.Event {
-	msg := "version " + clip(version, 64)
+	msg := "version " + clip.String(version, 64)
 	if reason != "" {
 		msg += ": " + reason
 	}
-	return hosts.Event{At: at, Kind: "upgrade." + string(state), Message: clip(msg, 1000)}
-}
-
-func clip(s string, n int) string {
-	if len(s) > n {
-		return s[:n]
-	}
-	return s
+	return hosts.Event{At: at, Kind: "upgrade." + string(state), Message: clip.String(msg, 1000)}
 }

@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"hostgate/internal/clip"
 )
 
 // ProbeTimeout bounds the run of a new executable's "version".
@@ -51,17 +53,10 @@ func checkVersionLine(out, want string) error {
 	if rest, ok := strings.CutPrefix(line, "hostgate-agent "); ok {
 		got, _, _ := strings.Cut(strings.TrimSpace(rest), " ")
 		if got != want {
-			return fmt.Errorf("the new executable reports version %s, want %s", clip(got, 64), want)
+			return fmt.Errorf("the new executable reports version %s, want %s", clip.Ellipsis(got, 64), want)
 		}
 	}
-	return fmt.Errorf("the new executable is not a hostgate agent: \"version\" printed %q", clip(strings.TrimSpace(line), 80))
-}
-
-func clip(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
+	return fmt.Errorf("the new executable is not a hostgate agent: \"version\" printed %q", clip.Ellipsis(strings.TrimSpace(line), 80))
 }
 
 // cappedBuffer keeps the first max bytes written and drops the rest
