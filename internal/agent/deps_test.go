@@ -25,6 +25,7 @@ func TestAgentLinksNothingOfTheHub(t *testing.T) {
 		"hostgate/internal/agentproto": true,
 		"hostgate/internal/l1":         true, // the L1 codec, for the local listener and reverse reporting
 		"hostgate/internal/streams":    true, // stream frames over the WebSocket (standard library only)
+		"hostgate/internal/clip":       true, // shortening text on a character boundary (standard library only)
 	}
 	forbidden := []string{"github.com/jackc/pgx", "github.com/redis/go-redis", "modernc.org/sqlite", "github.com/danielgtaylor/huma"}
 	for _, goos := range []string{"linux", "windows"} {
