@@ -225,37 +225,46 @@ func (b *bench) newCustomer(ctx context.Context, h *hubProc) (*customer, error) 
 	if err != nil {
 		return nil, err
 	}
+	hostID, agent, err := b.agentFor(ctx, h, acct.key, "bench", filepath.Join(b.bins, "hostgate-agent"))
+	if err != nil {
+		return nil, err
+	}
+	return &customer{key: acct.key, hostID: hostID, access: acct.access, agent: agent}, nil
+}
+
+// agentFor creates a host named name with the API key and runs a real
+// agent process for it from the executable exe, until it is online.
+func (b *bench) agentFor(ctx context.Context, h *hubProc, key, name, exe string) (string, *proc, error) {
 	var created struct {
 		Credentials hosts.Credentials `json:"credentials"`
 	}
-	if err := call("POST", h.url+"/v1/api/hosts", acct.key, map[string]any{"name": "bench", "with_credentials": true}, &created); err != nil {
-		return nil, err
+	if err := call("POST", h.url+"/v1/api/hosts", key, map[string]any{"name": name, "with_credentials": true}, &created); err != nil {
+		return "", nil, err
 	}
 	c := created.Credentials
 	state, err := os.MkdirTemp(b.work, "agent-")
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	// Terminals run $SHELL: /bin/sh (dash) has no line editor and reads no
 	// rc file, so what a terminal echoes is the kernel's line discipline,
 	// the same few bytes on every machine.
-	agent, err := startProc(ctx, filepath.Join(b.bins, "hostgate-agent"), map[string]string{"SHELL": "/bin/sh"}, b.log, "run",
+	agent, err := startProc(ctx, exe, map[string]string{"SHELL": "/bin/sh"}, b.log, "run",
 		"--host-id", c.HostID, "--bid", strconv.FormatInt(c.BID, 10), "--secret-key", c.SecretKey,
 		"--install-token", c.InstallToken, "--agent-privkey-seed", c.AgentPrivkeySeed, "--agent-pubkey", c.AgentPubkey,
 		"--ws-url", c.WSURL, "--api-endpoint", c.APIEndpoint, "--state-dir", state, "--l1-listen", "off")
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
-	cu := &customer{key: acct.key, hostID: c.HostID, access: acct.access, agent: agent}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		var st struct{ Online bool }
-		if call("GET", h.url+"/v1/api/hosts/"+c.HostID, acct.key, nil, &st) == nil && st.Online {
-			return cu, nil
+		if call("GET", h.url+"/v1/api/hosts/"+c.HostID, key, nil, &st) == nil && st.Online {
+			return c.HostID, agent, nil
 		}
 		if time.Now().After(deadline) {
 			agent.stop()
-			return nil, errors.New("agent not online within 30 s")
+			return "", nil, fmt.Errorf("agent %s not online within 30 s", name)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -240,7 +240,7 @@ func (s *soakRun) setup(ctx context.Context) error {
 	// The real agents: one serves commands and terminals, the other is
 	// upgraded back and forth between two builds, from its own copy of
 	// the executable.
-	if s.worker, s.workerAgent, err = s.realAgent(ctx, "worker", filepath.Join(b.bins, "agent-"+soakVersionA, "hostgate-agent")); err != nil {
+	if s.worker, s.workerAgent, err = b.agentFor(ctx, h, s.acct.key, "soak-worker", filepath.Join(b.bins, "agent-"+soakVersionA, "hostgate-agent")); err != nil {
 		return err
 	}
 	s.upExe = filepath.Join(b.work, "upgraded", "hostgate-agent")
@@ -250,7 +250,7 @@ func (s *soakRun) setup(ctx context.Context) error {
 	if err := copyFile(filepath.Join(b.bins, "agent-"+soakVersionA, "hostgate-agent"), s.upExe); err != nil {
 		return err
 	}
-	if s.upHost, s.upAgent, err = s.realAgent(ctx, "upgraded", s.upExe); err != nil {
+	if s.upHost, s.upAgent, err = b.agentFor(ctx, h, s.acct.key, "soak-upgraded", s.upExe); err != nil {
 		return err
 	}
 	// The two agent builds, served on loopback and published.
@@ -277,49 +277,6 @@ func (s *soakRun) setup(ctx context.Context) error {
 	s.hookTarget = srv.URL + "/l1"
 	s.motd = filepath.Join(b.work, "motd.txt")
 	return os.WriteFile(s.motd, []byte("hello from the soak\n"), 0o600)
-}
-
-// realAgent creates a host and runs a real agent process for it from exe.
-func (s *soakRun) realAgent(ctx context.Context, name, exe string) (string, *proc, error) {
-	var created struct {
-		Credentials struct {
-			HostID           string `json:"host_id"`
-			BID              int64  `json:"bid"`
-			SecretKey        string `json:"secret_key"`
-			InstallToken     string `json:"install_token"`
-			AgentPrivkeySeed string `json:"agent_privkey_seed"`
-			AgentPubkey      string `json:"agent_pubkey"`
-			WSURL            string `json:"ws_url"`
-			APIEndpoint      string `json:"api_endpoint"`
-		} `json:"credentials"`
-	}
-	if err := call("POST", s.h.url+"/v1/api/hosts", s.acct.key, map[string]any{"name": "soak-" + name, "with_credentials": true}, &created); err != nil {
-		return "", nil, err
-	}
-	c := created.Credentials
-	state, err := os.MkdirTemp(s.b.work, "agent-")
-	if err != nil {
-		return "", nil, err
-	}
-	agent, err := startProc(ctx, exe, map[string]string{"SHELL": "/bin/sh"}, s.b.log, "run",
-		"--host-id", c.HostID, "--bid", strconv.FormatInt(c.BID, 10), "--secret-key", c.SecretKey,
-		"--install-token", c.InstallToken, "--agent-privkey-seed", c.AgentPrivkeySeed, "--agent-pubkey", c.AgentPubkey,
-		"--ws-url", c.WSURL, "--api-endpoint", c.APIEndpoint, "--state-dir", state, "--l1-listen", "off")
-	if err != nil {
-		return "", nil, err
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		var st struct{ Online bool }
-		if call("GET", s.h.url+"/v1/api/hosts/"+c.HostID, s.acct.key, nil, &st) == nil && st.Online {
-			return c.HostID, agent, nil
-		}
-		if time.Now().After(deadline) {
-			agent.stop()
-			return "", nil, fmt.Errorf("agent %s not online within 30 s", name)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 // every runs f each period until ctx ends.
