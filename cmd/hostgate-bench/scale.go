@@ -19,7 +19,11 @@ import (
 // account is a funded user with an API key, on some hub.
 type account struct {
 	userID, key, access string
+	email               string // its password is accountPassword
 }
+
+// accountPassword is the password of every account newAccount makes.
+const accountPassword = "bench password ok"
 
 // newAccount registers a user on h, funds it and creates an API key.
 func (b *bench) newAccount(h *hubProc) (account, error) {
@@ -28,7 +32,7 @@ func (b *bench) newAccount(h *hubProc) (account, error) {
 		User        struct{ ID string }
 	}
 	email := fmt.Sprintf("bench-%d@example.com", time.Now().UnixNano())
-	if err := call("POST", h.url+"/v1/public/auth/register", "", map[string]string{"email": email, "password": "bench password ok"}, &auth); err != nil {
+	if err := call("POST", h.url+"/v1/public/auth/register", "", map[string]string{"email": email, "password": accountPassword}, &auth); err != nil {
 		return account{}, err
 	}
 	var admin struct {
@@ -45,7 +49,7 @@ func (b *bench) newAccount(h *hubProc) (account, error) {
 	if err := call("POST", h.url+"/v1/user/api-keys", auth.AccessToken, map[string]string{"name": "bench"}, &key); err != nil {
 		return account{}, err
 	}
-	return account{userID: auth.User.ID, key: key.Secret, access: auth.AccessToken}, nil
+	return account{userID: auth.User.ID, key: key.Secret, access: auth.AccessToken, email: email}, nil
 }
 
 // scaleOutScenario: b.scaleAgents simulated agents held by b.scaleHubs hub

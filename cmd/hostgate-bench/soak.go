@@ -134,7 +134,8 @@ type soakRun struct {
 	outDir         string
 	h              *hubProc
 	acct           account
-	admin          string
+	tokens         sync.Mutex
+	access, admin  string // the user's and the admin's access tokens, renewed by renewTokens
 	counts         *soakCounts
 	samples        []soak.Sample
 	pgdb           *sql.DB
@@ -163,7 +164,7 @@ func (s *soakRun) run(ctx context.Context) error {
 	if s.acct, err = b.newAccount(s.h); err != nil {
 		return err
 	}
-	if s.admin, err = adminLogin(s.h); err != nil {
+	if err := s.renewTokens(); err != nil {
 		return err
 	}
 	if s.be.scaled {
@@ -194,6 +195,11 @@ func (s *soakRun) run(ctx context.Context) error {
 	if _, err := waitFleets(ctx, 5*time.Minute, idle); err != nil {
 		return err
 	}
+	go every(runCtx, 5*time.Minute, func() {
+		if err := s.renewTokens(); err != nil {
+			s.counts.note("sign-in", err)
+		}
+	})
 	for _, loop := range []func(context.Context){s.commands, s.commands, s.jobs, s.terminals, s.webhooks, s.payments, s.upgrades, s.lists} {
 		wg.Go(func() { loop(runCtx) })
 	}
@@ -218,6 +224,38 @@ func (s *soakRun) run(ctx context.Context) error {
 	}
 	checks := s.check(ctx)
 	return s.report(checks)
+}
+
+// renewTokens signs the user and the admin in again: access tokens live
+// 15 minutes (docs/accounts.md), the run longer.
+func (s *soakRun) renewTokens() error {
+	var user struct {
+		AccessToken string `json:"access_token"`
+	}
+	if err := call("POST", s.h.url+"/v1/public/auth/login", "", map[string]string{"email": s.acct.email, "password": accountPassword}, &user); err != nil {
+		return err
+	}
+	admin, err := adminLogin(s.h)
+	if err != nil {
+		return err
+	}
+	s.tokens.Lock()
+	s.access, s.admin = user.AccessToken, admin
+	s.tokens.Unlock()
+	return nil
+}
+
+// userToken and adminToken are the access tokens to use now.
+func (s *soakRun) userToken() string {
+	s.tokens.Lock()
+	defer s.tokens.Unlock()
+	return s.access
+}
+
+func (s *soakRun) adminToken() string {
+	s.tokens.Lock()
+	defer s.tokens.Unlock()
+	return s.admin
 }
 
 // creds is the credentials file of one of the run's fleets.
@@ -262,7 +300,7 @@ func (s *soakRun) setup(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if err := call("POST", h.url+"/v1/admin/gateway-versions", s.admin, map[string]any{"version": v,
+		if err := call("POST", h.url+"/v1/admin/gateway-versions", s.adminToken(), map[string]any{"version": v,
 			"exe_url": files.URL + "/agent-" + v + "/hostgate-agent", "exe_sha256": sum, "exe_size_bytes": size}, nil); err != nil {
 			return err
 		}
@@ -384,10 +422,10 @@ func (s *soakRun) jobs(ctx context.Context) {
 // terminals opens a terminal on the worker agent every 3 s, runs a line
 // in it and closes it.
 func (s *soakRun) terminals(ctx context.Context) {
-	c := &customer{key: s.acct.key, hostID: s.worker, access: s.acct.access}
 	n := 0
 	every(ctx, 3*time.Second, func() {
 		n++
+		c := &customer{key: s.acct.key, hostID: s.worker, access: s.userToken()}
 		t, err := openTerminal(s.h, c)
 		if err != nil {
 			s.counts.note("terminal", err)
@@ -406,9 +444,10 @@ func (s *soakRun) terminals(ctx context.Context) {
 // webhooks writes a host's L1 settings twice a second, each write
 // queueing a signed delivery to the receiver.
 func (s *soakRun) webhooks(ctx context.Context) {
-	w := newL1Writer(s.h.url, s.acct.access, s.hookTarget)
+	w := newL1Writer(s.h.url, "", s.hookTarget)
 	i := 0
 	every(ctx, 500*time.Millisecond, func() {
+		w.token = s.userToken()
 		id, err := w.write(s.hooks[i%len(s.hooks)])
 		i++
 		s.counts.note("webhook write", err)
@@ -428,7 +467,7 @@ func (s *soakRun) payments(ctx context.Context) {
 			OrderNo string `json:"order_no"`
 			Tokens  int64  `json:"tokens"`
 		}
-		if err := call("POST", s.h.url+"/v1/user/billing/recharge", s.acct.access, map[string]any{"amount_cny": 1}, &order); err != nil {
+		if err := call("POST", s.h.url+"/v1/user/billing/recharge", s.userToken(), map[string]any{"amount_cny": 1}, &order); err != nil {
 			s.counts.note("payment", err)
 			return
 		}
@@ -449,7 +488,7 @@ func (s *soakRun) upgrades(ctx context.Context) {
 	next := soakVersionB
 	every(ctx, 2*time.Minute, func() {
 		var res struct{ OK bool }
-		if err := call("POST", s.h.url+"/v1/admin/hosts/"+s.upHost+"/push-upgrade", s.admin, map[string]string{"version": next}, &res); err != nil || !res.OK {
+		if err := call("POST", s.h.url+"/v1/admin/hosts/"+s.upHost+"/push-upgrade", s.adminToken(), map[string]string{"version": next}, &res); err != nil || !res.OK {
 			s.counts.note("upgrade", cmpErr(err, "push not ok"))
 			return
 		}
@@ -464,7 +503,7 @@ func (s *soakRun) upgrades(ctx context.Context) {
 					State string `json:"state"`
 				} `json:"upgrade"`
 			}
-			err := call("GET", s.h.url+"/v1/admin/hosts/"+s.upHost, s.admin, nil, &v)
+			err := call("GET", s.h.url+"/v1/admin/hosts/"+s.upHost, s.adminToken(), nil, &v)
 			if err == nil && v.WSConnected && v.Host.InstalledVersion == next && v.Upgrade != nil && v.Upgrade.State == "done" {
 				break
 			}
@@ -487,8 +526,8 @@ func (s *soakRun) upgrades(ctx context.Context) {
 // a second each.
 func (s *soakRun) lists(ctx context.Context) {
 	every(ctx, time.Second, func() {
-		s.counts.note("host list", call("GET", s.h.url+"/v1/user/hosts?limit=50&offset=500", s.acct.access, nil, nil))
-		s.counts.note("admin host list", call("GET", s.h.url+"/v1/admin/hosts?limit=50&q=soak", s.admin, nil, nil))
+		s.counts.note("host list", call("GET", s.h.url+"/v1/user/hosts?limit=50&offset=500", s.userToken(), nil, nil))
+		s.counts.note("admin host list", call("GET", s.h.url+"/v1/admin/hosts?limit=50&q=soak", s.adminToken(), nil, nil))
 	})
 }
 
@@ -623,7 +662,7 @@ func (s *soakRun) check(ctx context.Context) []string {
 		EventsSum  int64 `json:"events_sum"`
 		Consistent bool  `json:"consistent"`
 	}
-	if err := call("GET", s.h.url+"/v1/admin/users/"+s.acct.userID+"/ledger-check", s.admin, nil, &lc); err != nil {
+	if err := call("GET", s.h.url+"/v1/admin/users/"+s.acct.userID+"/ledger-check", s.adminToken(), nil, &lc); err != nil {
 		problems = append(problems, fmt.Sprintf("ledger check: %v", err))
 	} else if !lc.Consistent {
 		problems = append(problems, fmt.Sprintf("ledger check: balance %d, events sum %d", lc.Balance, lc.EventsSum))
@@ -631,7 +670,7 @@ func (s *soakRun) check(ctx context.Context) []string {
 	var rech struct {
 		Total int `json:"total"`
 	}
-	if err := call("GET", s.h.url+"/v1/admin/recharges?status=paid&user_id="+s.acct.userID+"&limit=1", s.admin, nil, &rech); err != nil {
+	if err := call("GET", s.h.url+"/v1/admin/recharges?status=paid&user_id="+s.acct.userID+"&limit=1", s.adminToken(), nil, &rech); err != nil {
 		problems = append(problems, fmt.Sprintf("recharges: %v", err))
 	} else if paid := s.counts.ok["payment"]; int64(rech.Total) != paid {
 		problems = append(problems, fmt.Sprintf("payments: %d orders paid, %d paid by the loop", rech.Total, paid))
