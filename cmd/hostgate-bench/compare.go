@@ -1,0 +1,430 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Baseline is the last accepted run on this machine kind
+// (bench/baseline.json): each figure's value, the mean of the runs it was
+// made from, and how far a later run may move it for the worse before
+// the comparison fails.
+type Baseline struct {
+	Schema   int          `json:"schema"`
+	Kind     string       `json:"kind"` // "baseline"
+	Time     time.Time    `json:"time"` // the last run's
+	Commit   string       `json:"commit"`
+	Dirty    bool         `json:"dirty"`
+	Machine  Machine      `json:"machine"`
+	Settings Settings     `json:"settings"`
+	Spread   Spread       `json:"spread"`
+	Runs     []RunRef     `json:"runs"`
+	Figures  []BaseFigure `json:"figures"`
+}
+
+// Spread is the rule a baseline's allowed changes were made with: the
+// runs' relative spread ((max-min)/mean) times K, and at least Min.
+type Spread struct {
+	K   float64 `json:"k"`
+	Min float64 `json:"min"`
+}
+
+// RunRef names one of the runs a baseline was made from.
+type RunRef struct {
+	Time   time.Time `json:"time"`
+	Commit string    `json:"commit"`
+	Dirty  bool      `json:"dirty"`
+}
+
+// BaseFigure is one figure of a baseline. Allowed* are relative changes
+// (0.12 is 12 %) in the worse direction.
+type BaseFigure struct {
+	Scenario     string    `json:"scenario"`
+	Backend      string    `json:"backend"`
+	Metric       string    `json:"metric"`
+	Unit         string    `json:"unit"`
+	Better       string    `json:"better"`
+	MachineFloor bool      `json:"machine_floor,omitempty"`
+	Floor        string    `json:"floor"`
+	Value        float64   `json:"value"`
+	Values       []float64 `json:"values"`
+	AllowedValue float64   `json:"allowed_value"`
+	// Ratio is null when the figure has no floor (or it was not measured
+	// in every run).
+	Ratio        *float64  `json:"ratio"`
+	Ratios       []float64 `json:"ratios"`
+	AllowedRatio *float64  `json:"allowed_ratio"`
+}
+
+func (f BaseFigure) key() string { return f.Scenario + " · " + f.Backend + " · " + f.Metric }
+
+// makeBaseline folds runs made with the same settings into a baseline.
+// A figure's allowed change is max(k × spread, min), its spread the
+// relative difference between the runs; a figure measured in one run only
+// gets min.
+func makeBaseline(runs []Report, sp Spread) (Baseline, error) {
+	if len(runs) == 0 {
+		return Baseline{}, errors.New("no runs")
+	}
+	last := runs[len(runs)-1]
+	for _, r := range runs[:len(runs)-1] {
+		if !slices.Equal(r.Settings.Run, last.Settings.Run) || r.Settings.Duration != last.Settings.Duration || r.Settings.PG != last.Settings.PG {
+			return Baseline{}, fmt.Errorf("the runs were made with different settings (%v, -d %s, -pg=%v and %v, -d %s, -pg=%v)",
+				r.Settings.Run, r.Settings.Duration, r.Settings.PG, last.Settings.Run, last.Settings.Duration, last.Settings.PG)
+		}
+	}
+	b := Baseline{Schema: reportSchema, Kind: "baseline", Time: last.Time, Commit: last.Commit, Dirty: last.Dirty,
+		Machine: last.Machine, Settings: last.Settings, Spread: sp, Figures: []BaseFigure{}}
+	byKey := map[string]int{}
+	for _, r := range runs {
+		b.Runs = append(b.Runs, RunRef{Time: r.Time, Commit: r.Commit, Dirty: r.Dirty})
+		for _, f := range r.Figures {
+			i, ok := byKey[f.key()]
+			if !ok {
+				i = len(b.Figures)
+				byKey[f.key()] = i
+				b.Figures = append(b.Figures, BaseFigure{Scenario: f.Scenario, Backend: f.Backend, Metric: f.Metric,
+					Unit: f.Unit, Better: f.Better, MachineFloor: f.MachineFloor, Floor: f.Floor})
+			}
+			bf := &b.Figures[i]
+			bf.Values = append(bf.Values, f.Value)
+			if f.Ratio != nil {
+				bf.Ratios = append(bf.Ratios, *f.Ratio)
+			}
+		}
+	}
+	for i := range b.Figures {
+		bf := &b.Figures[i]
+		bf.Value, bf.AllowedValue = mean(bf.Values), allowed(bf.Values, sp)
+		if len(bf.Ratios) == len(bf.Values) {
+			r, a := mean(bf.Ratios), allowed(bf.Ratios, sp)
+			bf.Ratio, bf.AllowedRatio = &r, &a
+		} else {
+			bf.Ratios = nil
+		}
+	}
+	return b, nil
+}
+
+func mean(vs []float64) float64 {
+	var s float64
+	for _, v := range vs {
+		s += v
+	}
+	return s / float64(len(vs))
+}
+
+// allowed is max(k × (max-min)/mean, min), rounded up to a whole percent.
+func allowed(vs []float64, sp Spread) float64 {
+	a := sp.Min
+	if m := mean(vs); len(vs) > 1 && m > 0 {
+		a = max(a, sp.K*(slices.Max(vs)-slices.Min(vs))/m)
+	}
+	return math.Ceil(a*100-1e-9) / 100
+}
+
+// verdicts of a compared figure.
+const (
+	verdictWorse   = "worse"   // worse by more than allowed: the comparison fails
+	verdictMachine = "machine" // a machine floor worse by more than allowed: reported, not failing
+	verdictBetter  = "better"  // better by more than allowed
+	verdictSame    = "same"    // within the spread
+	verdictUngated = "ungated" // no direction, or a baseline of 0: shown, never judged
+)
+
+// Line is one figure compared with its baseline. Basis is "ratio" when
+// both have a ratio to a floor, else "value". Change is (now - base) /
+// base; Allowed is the relative change allowed in the worse direction.
+type Line struct {
+	Key, Basis, Unit, Better string
+	Base, Now                float64
+	Change, Allowed          float64
+	Verdict                  string
+}
+
+// Comparison is a run compared with a baseline.
+type Comparison struct {
+	Baseline Baseline
+	Lines    []Line
+	Missing  []string // in the baseline, not in the run
+	New      []string // in the run, not in the baseline
+	Notes    []string
+}
+
+// compare judges every figure of run that the baseline has. A figure with
+// a floor is compared by its ratio to the floor when both the baseline
+// and the run have it: the floor is measured in the same run, so the
+// ratio carries less of the machine's noise than the value. Figures
+// without a floor are compared by value.
+func compare(base Baseline, run Report) Comparison {
+	c := Comparison{Baseline: base, Notes: settingsNotes(base, run)}
+	now := map[string]Figure{}
+	for _, f := range run.Figures {
+		if _, dup := now[f.key()]; dup {
+			c.Notes = append(c.Notes, "figure measured twice in the run, the first compared: "+f.key())
+			continue
+		}
+		now[f.key()] = f
+	}
+	seen := map[string]bool{}
+	for _, bf := range base.Figures {
+		k := bf.key()
+		seen[k] = true
+		f, ok := now[k]
+		if !ok {
+			c.Missing = append(c.Missing, k)
+			continue
+		}
+		c.Lines = append(c.Lines, judge(bf, f))
+	}
+	for _, f := range run.Figures {
+		if !seen[f.key()] {
+			seen[f.key()] = true
+			c.New = append(c.New, f.key())
+		}
+	}
+	return c
+}
+
+func judge(bf BaseFigure, f Figure) Line {
+	l := Line{Key: bf.key(), Basis: "value", Unit: bf.Unit, Better: bf.Better, Base: bf.Value, Now: f.Value, Allowed: bf.AllowedValue}
+	if bf.Ratio != nil && f.Ratio != nil && bf.AllowedRatio != nil {
+		l.Basis, l.Base, l.Now, l.Allowed = "ratio", *bf.Ratio, *f.Ratio, *bf.AllowedRatio
+	}
+	if l.Better == "" {
+		l.Better = f.Better
+	}
+	if l.Base <= 0 || (l.Better != "lower" && l.Better != "higher") {
+		l.Verdict = verdictUngated
+		return l
+	}
+	l.Change = (l.Now - l.Base) / l.Base
+	worseBy := l.Change
+	if l.Better == "higher" {
+		worseBy = -worseBy
+	}
+	// A hair of tolerance, so a change of exactly the allowed percentage
+	// passes whatever the floating point makes of it.
+	const eps = 1e-9
+	switch {
+	case worseBy > l.Allowed+eps && bf.MachineFloor:
+		l.Verdict = verdictMachine
+	case worseBy > l.Allowed+eps:
+		l.Verdict = verdictWorse
+	case -worseBy > l.Allowed+eps:
+		l.Verdict = verdictBetter
+	default:
+		l.Verdict = verdictSame
+	}
+	return l
+}
+
+// settingsNotes says where the run was made differently from the
+// baseline: its figures are then less comparable.
+func settingsNotes(base Baseline, run Report) []string {
+	var n []string
+	bs, rs := base.Settings, run.Settings
+	if bs.Duration != rs.Duration {
+		n = append(n, fmt.Sprintf("measured runs of %s, the baseline's of %s", rs.Duration, bs.Duration))
+	}
+	if bs.PG != rs.PG {
+		n = append(n, fmt.Sprintf("-pg=%v, the baseline -pg=%v", rs.PG, bs.PG))
+	}
+	if !slices.Equal(bs.Fleet, rs.Fleet) || bs.ScaleAgents != rs.ScaleAgents || bs.ScaleHubs != rs.ScaleHubs ||
+		bs.ScaleJobConcurrency != rs.ScaleJobConcurrency {
+		n = append(n, "fleet or scale settings differ from the baseline's")
+	}
+	bm, rm := base.Machine, run.Machine
+	if bm.CPUs != rm.CPUs || bm.MemoryBytes != rm.MemoryBytes || bm.OS != rm.OS || bm.Arch != rm.Arch {
+		n = append(n, fmt.Sprintf("another machine kind: %d CPUs, %s, %s/%s; the baseline's %d CPUs, %s, %s/%s",
+			rm.CPUs, gib(rm.MemoryBytes), rm.OS, rm.Arch, bm.CPUs, gib(bm.MemoryBytes), bm.OS, bm.Arch))
+	}
+	if bm.Go != rm.Go {
+		n = append(n, fmt.Sprintf("Go %s, the baseline's %s", rm.Go, bm.Go))
+	}
+	for _, f := range run.Failed {
+		n = append(n, "scenario failed in this run: "+f)
+	}
+	return n
+}
+
+func gib(n int64) string { return fmt.Sprintf("%.0f GiB", float64(n)/(1<<30)) }
+
+// worse is the number of figures that fail the comparison.
+func (c Comparison) worse() int {
+	n := 0
+	for _, l := range c.Lines {
+		if l.Verdict == verdictWorse {
+			n++
+		}
+	}
+	return n
+}
+
+// err is non-nil when a figure got worse by more than its spread.
+func (c Comparison) err() error {
+	if n := c.worse(); n > 0 {
+		return fmt.Errorf("%d figure(s) worse than the baseline by more than the run-to-run spread", n)
+	}
+	return nil
+}
+
+// write prints the comparison in Markdown: a summary, then the figures
+// worse than allowed, the machine floors that moved, the figures better
+// than the spread (all of them with all), the figures missing on either
+// side, and the notes.
+func (c Comparison) write(w io.Writer, all bool) {
+	count := map[string]int{}
+	for _, l := range c.Lines {
+		count[l.Verdict]++
+	}
+	b := c.Baseline
+	fmt.Fprintf(w, "%d figures compared with the baseline of %s (commit %s, -d %s): %d worse, %d better, %d within their spread, %d not judged; %d not in this run, %d new.\n",
+		len(c.Lines), b.Time.UTC().Format("2006-01-02 15:04 UTC"), orNone(b.Commit), b.Settings.Duration,
+		count[verdictWorse], count[verdictBetter], count[verdictSame], count[verdictUngated]+count[verdictMachine],
+		len(c.Missing), len(c.New))
+	sections := []struct {
+		title    string
+		verdicts []string
+	}{
+		{"Worse than the baseline by more than the run-to-run spread (this fails the run)", []string{verdictWorse}},
+		{"Machine floors worse than the baseline (not failing: the machine was slower, so figures compared by value are suspect)", []string{verdictMachine}},
+		{"Better than the baseline by more than the spread (refresh the baseline once accepted: make bench-baseline)", []string{verdictBetter}},
+	}
+	if all {
+		sections = append(sections, struct {
+			title    string
+			verdicts []string
+		}{"Within the spread, or not judged", []string{verdictSame, verdictUngated}})
+	}
+	for _, s := range sections {
+		var ls []Line
+		for _, l := range c.Lines {
+			if slices.Contains(s.verdicts, l.Verdict) {
+				ls = append(ls, l)
+			}
+		}
+		if len(ls) > 0 {
+			fmt.Fprintf(w, "\n%s:\n\n", s.title)
+			writeLines(w, ls)
+		}
+	}
+	writeList(w, "In the baseline, not in this run (not failing)", c.Missing)
+	writeList(w, "New in this run, not in the baseline (not failing)", c.New)
+	writeList(w, "Notes", c.Notes)
+}
+
+func writeLines(w io.Writer, ls []Line) {
+	fmt.Fprintln(w, "| figure | compared | baseline | now | change | allowed |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	for _, l := range ls {
+		show := func(v float64) string { return format(v) + " " + l.Unit }
+		if l.Basis == "ratio" {
+			show = func(v float64) string { return fmt.Sprintf("%.2f×", v) }
+		}
+		change, allowed := "", ""
+		if l.Verdict != verdictUngated {
+			change = fmt.Sprintf("%+.0f%%", l.Change*100)
+			sign := "+"
+			if l.Better == "higher" {
+				sign = "-"
+			}
+			allowed = fmt.Sprintf("%s%.0f%% (%s is better)", sign, l.Allowed*100, l.Better)
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", l.Key, l.Basis, show(l.Base), show(l.Now), change, allowed)
+	}
+}
+
+func writeList(w io.Writer, title string, items []string) {
+	if len(items) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n%s:\n\n", title)
+	for _, s := range items {
+		fmt.Fprintln(w, "- "+s)
+	}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+func readBaseline(name string) (Baseline, error) {
+	var b Baseline
+	if err := readJSON(name, &b); err != nil {
+		return b, err
+	}
+	if b.Schema != reportSchema || b.Kind != "baseline" {
+		return b, fmt.Errorf("%s: not a baseline of hostgate-bench (schema %d, kind %q)", name, b.Schema, b.Kind)
+	}
+	return b, nil
+}
+
+// compareCmd is `hostgate-bench compare [-all] BASELINE RUN`.
+func compareCmd(args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("hostgate-bench compare", flag.ContinueOnError)
+	all := fs.Bool("all", false, "also list the figures within their spread")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 2 {
+		return errors.New("usage: hostgate-bench compare [-all] BASELINE RUN (bench/baseline.json build/bench.json)")
+	}
+	base, err := readBaseline(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	run, err := readReport(fs.Arg(1))
+	if err != nil {
+		return err
+	}
+	c := compare(base, run)
+	c.write(out, *all)
+	return c.err()
+}
+
+// baselineCmd is `hostgate-bench baseline [-k K] [-min M] [-o FILE] RUN...`.
+func baselineCmd(args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("hostgate-bench baseline", flag.ContinueOnError)
+	k := fs.Float64("k", 2, "allowed change = max(k × the runs' relative spread, min)")
+	minimum := fs.Float64("min", 0.10, "the smallest allowed relative change (0.10 is 10 %)")
+	o := fs.String("o", "", "write the baseline to this file instead of standard output")
+	acceptFailed := fs.Bool("accept-failed", false, "accept runs in which a scenario failed")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return errors.New("usage: hostgate-bench baseline [-k 2] [-min 0.1] [-o bench/baseline.json] RUN1 RUN2 (files written by -json)")
+	}
+	if *k < 0 || *minimum < 0 {
+		return errors.New("-k and -min must not be negative")
+	}
+	var runs []Report
+	for _, name := range fs.Args() {
+		r, err := readReport(name)
+		if err != nil {
+			return err
+		}
+		if len(r.Failed) > 0 && !*acceptFailed {
+			return fmt.Errorf("%s: scenarios failed (%s); rerun, or -accept-failed", name, strings.Join(r.Failed, "; "))
+		}
+		runs = append(runs, r)
+	}
+	b, err := makeBaseline(runs, Spread{K: *k, Min: *minimum})
+	if err != nil {
+		return err
+	}
+	if *o != "" {
+		return writeJSON(*o, b)
+	}
+	return writeJSONTo(out, b)
+}
