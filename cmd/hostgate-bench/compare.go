@@ -138,14 +138,19 @@ const (
 	verdictUngated = "ungated" // no direction, or a baseline of 0: shown, never judged
 )
 
-// Line is one figure compared with its baseline. Basis is "ratio" when
-// both have a ratio to a floor, else "value". Change is (now - base) /
-// base; Allowed is the relative change allowed in the worse direction.
+// Line is one figure compared with its baseline: by value, and by its
+// ratio to its floor when both the baseline and the run have one.
 type Line struct {
-	Key, Basis, Unit, Better string
-	Base, Now                float64
-	Change, Allowed          float64
-	Verdict                  string
+	Key, Unit, Better string
+	Value             Delta
+	Ratio             *Delta // nil: compared by value only
+	Verdict           string
+}
+
+// Delta is one quantity compared. Change is (Now - Base) / Base; Allowed
+// is the relative change allowed in the worse direction.
+type Delta struct {
+	Base, Now, Change, Allowed float64
 }
 
 // Comparison is a run compared with a baseline.
@@ -157,11 +162,12 @@ type Comparison struct {
 	Notes    []string
 }
 
-// compare judges every figure of run that the baseline has. A figure with
-// a floor is compared by its ratio to the floor when both the baseline
-// and the run have it: the floor is measured in the same run, so the
-// ratio carries less of the machine's noise than the value. Figures
-// without a floor are compared by value.
+// compare judges every figure of run that the baseline has. A figure
+// without a floor is judged by its value. A figure with a floor is worse
+// only when its value and its ratio to the floor (measured in the same
+// run) both got worse by more than their spreads: a slower hostgate moves
+// both, while a busy machine moves the value, and a noisy floor the
+// ratio, alone.
 func compare(base Baseline, run Report) Comparison {
 	c := Comparison{Baseline: base, Notes: settingsNotes(base, run)}
 	now := map[string]Figure{}
@@ -193,36 +199,52 @@ func compare(base Baseline, run Report) Comparison {
 }
 
 func judge(bf BaseFigure, f Figure) Line {
-	l := Line{Key: bf.key(), Basis: "value", Unit: bf.Unit, Better: bf.Better, Base: bf.Value, Now: f.Value, Allowed: bf.AllowedValue}
-	if bf.Ratio != nil && f.Ratio != nil && bf.AllowedRatio != nil {
-		l.Basis, l.Base, l.Now, l.Allowed = "ratio", *bf.Ratio, *f.Ratio, *bf.AllowedRatio
-	}
+	l := Line{Key: bf.key(), Unit: bf.Unit, Better: bf.Better,
+		Value: Delta{Base: bf.Value, Now: f.Value, Allowed: bf.AllowedValue}}
 	if l.Better == "" {
 		l.Better = f.Better
 	}
-	if l.Base <= 0 || (l.Better != "lower" && l.Better != "higher") {
+	if bf.Ratio != nil && f.Ratio != nil && bf.AllowedRatio != nil {
+		l.Ratio = &Delta{Base: *bf.Ratio, Now: *f.Ratio, Allowed: *bf.AllowedRatio}
+	}
+	if l.Better != "lower" && l.Better != "higher" {
 		l.Verdict = verdictUngated
 		return l
 	}
-	l.Change = (l.Now - l.Base) / l.Base
-	worseBy := l.Change
-	if l.Better == "higher" {
+	v := l.Value.judge(l.Better)
+	if l.Ratio != nil {
+		if r := l.Ratio.judge(l.Better); r != v {
+			v = verdictSame // the two disagree: noise on one side
+		}
+	}
+	if v == verdictWorse && bf.MachineFloor {
+		v = verdictMachine
+	}
+	l.Verdict = v
+	return l
+}
+
+// judge sets d.Change and says whether it is worse or better than
+// allowed, or within it; a base of 0 or less is not judged.
+func (d *Delta) judge(better string) string {
+	if d.Base <= 0 {
+		return verdictUngated
+	}
+	d.Change = (d.Now - d.Base) / d.Base
+	worseBy := d.Change
+	if better == "higher" {
 		worseBy = -worseBy
 	}
 	// A hair of tolerance, so a change of exactly the allowed percentage
 	// passes whatever the floating point makes of it.
 	const eps = 1e-9
 	switch {
-	case worseBy > l.Allowed+eps && bf.MachineFloor:
-		l.Verdict = verdictMachine
-	case worseBy > l.Allowed+eps:
-		l.Verdict = verdictWorse
-	case -worseBy > l.Allowed+eps:
-		l.Verdict = verdictBetter
-	default:
-		l.Verdict = verdictSame
+	case worseBy > d.Allowed+eps:
+		return verdictWorse
+	case -worseBy > d.Allowed+eps:
+		return verdictBetter
 	}
-	return l
+	return verdictSame
 }
 
 // settingsNotes says where the run was made differently from the
@@ -285,16 +307,16 @@ func (c Comparison) write(w io.Writer, all bool) {
 		count[l.Verdict]++
 	}
 	b := c.Baseline
-	fmt.Fprintf(w, "%d figures compared with the baseline of %s (commit %s, -d %s): %d worse, %d better, %d within their spread, %d not judged; %d not in this run, %d new.\n",
+	fmt.Fprintf(w, "%d figures compared with the baseline of %s (commit %s, -d %s): %d worse, %d better, %d within their spread, %d machine floors worse, %d not judged; %d not in this run, %d new.\n",
 		len(c.Lines), b.Time.UTC().Format("2006-01-02 15:04 UTC"), orNone(b.Commit), b.Settings.Duration,
-		count[verdictWorse], count[verdictBetter], count[verdictSame], count[verdictUngated]+count[verdictMachine],
+		count[verdictWorse], count[verdictBetter], count[verdictSame], count[verdictMachine], count[verdictUngated],
 		len(c.Missing), len(c.New))
 	sections := []struct {
 		title    string
 		verdicts []string
 	}{
 		{"Worse than the baseline by more than the run-to-run spread (this fails the run)", []string{verdictWorse}},
-		{"Machine floors worse than the baseline (not failing: the machine was slower, so figures compared by value are suspect)", []string{verdictMachine}},
+		{"Machine floors worse than the baseline (not failing: they measure the machine, which was busier)", []string{verdictMachine}},
 		{"Better than the baseline by more than the spread (refresh the baseline once accepted: make bench-baseline)", []string{verdictBetter}},
 	}
 	if all {
@@ -320,24 +342,34 @@ func (c Comparison) write(w io.Writer, all bool) {
 	writeList(w, "Notes", c.Notes)
 }
 
+// writeLines prints a table of lines; a figure with a floor shows its
+// ratio beside its value.
 func writeLines(w io.Writer, ls []Line) {
-	fmt.Fprintln(w, "| figure | compared | baseline | now | change | allowed |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| figure | baseline | now | change | allowed |")
+	fmt.Fprintln(w, "|---|---|---|---|---|")
 	for _, l := range ls {
-		show := func(v float64) string { return format(v) + " " + l.Unit }
-		if l.Basis == "ratio" {
-			show = func(v float64) string { return fmt.Sprintf("%.2f×", v) }
+		base, now := format(l.Value.Base)+" "+l.Unit, format(l.Value.Now)+" "+l.Unit
+		sign := "+"
+		if l.Better == "higher" {
+			sign = "-"
 		}
-		change, allowed := "", ""
-		if l.Verdict != verdictUngated {
-			change = fmt.Sprintf("%+.0f%%", l.Change*100)
-			sign := "+"
-			if l.Better == "higher" {
-				sign = "-"
+		pct := func(d Delta) (string, string) {
+			if l.Verdict == verdictUngated || d.Base <= 0 {
+				return "", ""
 			}
-			allowed = fmt.Sprintf("%s%.0f%% (%s is better)", sign, l.Allowed*100, l.Better)
+			return fmt.Sprintf("%+.0f%%", d.Change*100), fmt.Sprintf("%s%.0f%%", sign, d.Allowed*100)
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", l.Key, l.Basis, show(l.Base), show(l.Now), change, allowed)
+		change, allowed := pct(l.Value)
+		if r := l.Ratio; r != nil {
+			base += fmt.Sprintf(", %.2f×", r.Base)
+			now += fmt.Sprintf(", %.2f×", r.Now)
+			rc, ra := pct(*r)
+			change, allowed = change+", ratio "+rc, allowed+", ratio "+ra
+		}
+		if allowed != "" {
+			allowed += " (" + l.Better + " is better)"
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", l.Key, base, now, change, allowed)
 	}
 }
 
