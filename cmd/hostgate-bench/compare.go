@@ -337,8 +337,8 @@ func (c Comparison) write(w io.Writer, all bool) {
 			writeLines(w, ls)
 		}
 	}
-	writeList(w, "In the baseline, not in this run (not failing)", c.Missing)
-	writeList(w, "New in this run, not in the baseline (not failing)", c.New)
+	writeList(w, "In the baseline, not in this run (not failing)", grouped(c.Missing))
+	writeList(w, "New in this run, not in the baseline (not failing)", grouped(c.New))
 	writeList(w, "Notes", c.Notes)
 }
 
@@ -371,6 +371,31 @@ func writeLines(w io.Writer, ls []Line) {
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", l.Key, base, now, change, allowed)
 	}
+}
+
+// grouped shortens a list of figure names to a line per scenario and
+// backend: "scenario · backend: metric, metric".
+func grouped(keys []string) []string {
+	var heads []string
+	metrics := map[string][]string{}
+	for _, k := range keys {
+		head, metric := k, ""
+		if i := strings.LastIndex(k, " · "); i >= 0 {
+			head, metric = k[:i], k[i+len(" · "):]
+		}
+		if _, ok := metrics[head]; !ok {
+			heads = append(heads, head)
+			metrics[head] = nil
+		}
+		if metric != "" {
+			metrics[head] = append(metrics[head], metric)
+		}
+	}
+	out := make([]string, len(heads))
+	for i, h := range heads {
+		out[i] = strings.TrimSpace(h + ": " + strings.Join(metrics[h], ", "))
+	}
+	return out
 }
 
 func writeList(w io.Writer, title string, items []string) {
@@ -435,7 +460,7 @@ func baselineCmd(args []string, out io.Writer) error {
 		return err
 	}
 	if fs.NArg() == 0 {
-		return errors.New("usage: hostgate-bench baseline [-k 2] [-min 0.1] [-o bench/baseline.json] RUN1 RUN2 (files written by -json)")
+		return errors.New("usage: hostgate-bench baseline [-k 2] [-min 0.1] [-accept-failed] [-o bench/baseline.json] RUN1 RUN2 (files written by -json)")
 	}
 	if *k < 0 || *minimum < 0 {
 		return errors.New("-k and -min must not be negative")

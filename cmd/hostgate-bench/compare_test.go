@@ -115,7 +115,7 @@ func TestCompareMissingAndNew(t *testing.T) {
 	}
 	var out bytes.Buffer
 	c.write(&out, false)
-	for _, want := range []string{"- tags · sqlite · p50", "- keyset · sqlite · p50", "0 worse"} {
+	for _, want := range []string{"- tags · sqlite: p50", "- keyset · sqlite: p50", "0 worse"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
@@ -244,6 +244,14 @@ func TestMakeBaseline(t *testing.T) {
 	}
 	if _, err := makeBaseline(nil, Spread{}); err == nil {
 		t.Error("no runs made a baseline")
+	}
+}
+
+func TestGrouped(t *testing.T) {
+	got := grouped([]string{"api · sqlite · p50", "api · sqlite · p99", "api · pg+redis · p50", "api · sqlite · throughput c=16", "odd"})
+	want := []string{"api · sqlite: p50, p99, throughput c=16", "api · pg+redis: p50", "odd:"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("grouped = %q, want %q", got, want)
 	}
 }
 

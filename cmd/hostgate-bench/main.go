@@ -5,8 +5,8 @@
 //	go run ./cmd/hostgate-bench [-run floor,api,cross,webhook,terminal,hostlist,search,tags,fleet,scale,jobs] [-d 3s] [-pg]
 //	    [-fleet 1000,5000,19000] [-scale-agents 100000] [-scale-hubs 6] [-scale-job-concurrency 50] [-profile dir]
 //	    [-json file] [-baseline file]
-//	go run ./cmd/hostgate-bench compare [-notes=false] BASELINE RUN
-//	go run ./cmd/hostgate-bench baseline [-k 2] [-min 0.1] RUN1 RUN2 > bench/baseline.json
+//	go run ./cmd/hostgate-bench compare [-all] BASELINE RUN
+//	go run ./cmd/hostgate-bench baseline [-k 2] [-min 0.1] [-accept-failed] [-o bench/baseline.json] RUN1 RUN2
 //
 // With -json the figures are also written as JSON (report.go); with
 // -baseline they are compared with a baseline after the table, and the
@@ -178,7 +178,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if *baseline != "" {
 		fmt.Fprintf(b.out, "\nAgainst the baseline %s:\n\n", *baseline)
 		c := compare(base, rep)
-		c.write(b.out, true)
+		c.write(b.out, false)
 		if err := c.err(); err != nil {
 			failed = append(failed, err)
 		}
