@@ -311,6 +311,9 @@ func (c Comparison) write(w io.Writer, all bool) {
 		len(c.Lines), b.Time.UTC().Format("2006-01-02 15:04 UTC"), orNone(b.Commit), b.Settings.Duration,
 		count[verdictWorse], count[verdictBetter], count[verdictSame], count[verdictMachine], count[verdictUngated],
 		len(c.Missing), len(c.New))
+	if n := count[verdictMachine]; n > 0 {
+		fmt.Fprintf(w, "\n**%d machine floor(s) worse than at the baseline: the machine was busier. Rerun on a quiet machine before reading a worse figure as a slower hostgate.**\n", n)
+	}
 	sections := []struct {
 		title    string
 		verdicts []string

@@ -164,6 +164,21 @@ func TestCompareWorseByRatio(t *testing.T) {
 	}
 }
 
+// A slower machine floor fails nothing, and the output warns that the
+// machine was busier.
+func TestCompareMachineFloor(t *testing.T) {
+	floor := Figure{Scenario: "floor ws", Backend: "-", Metric: "p50", Value: 0.07, Unit: "ms", Better: "lower", MachineFloor: true}
+	base := baseOf(floor)
+	floor.Value = 0.14
+	c := compare(base, Report{Figures: []Figure{floor}})
+	var out bytes.Buffer
+	c.write(&out, false)
+	if c.err() != nil || !strings.Contains(out.String(), "1 machine floor(s) worse than at the baseline") ||
+		!strings.Contains(out.String(), "| floor ws · - · p50 | 0.07 ms | 0.14 ms | +100% | +10% (lower is better) |") {
+		t.Fatalf("err %v, output:\n%s", c.err(), out.String())
+	}
+}
+
 func TestCompareNotes(t *testing.T) {
 	base := baseOf(figure("api", "p50", 1, "lower"))
 	base.Settings.Duration, base.Machine.CPUs = "2s", 2
