@@ -298,9 +298,10 @@ func (c Comparison) err() error {
 }
 
 // write prints the comparison in Markdown: a summary, then the figures
-// worse than allowed, the machine floors that moved, the figures better
-// than the spread (all of them with all), the figures missing on either
-// side, and the notes.
+// worse than allowed, the machine floors that got worse, the figures
+// better than allowed (with all, every figure), the figures missing on
+// either side (without all, only their number when there are many), and
+// the notes.
 func (c Comparison) write(w io.Writer, all bool) {
 	count := map[string]int{}
 	for _, l := range c.Lines {
@@ -340,9 +341,9 @@ func (c Comparison) write(w io.Writer, all bool) {
 			writeLines(w, ls)
 		}
 	}
-	writeList(w, "In the baseline, not in this run (not failing)", grouped(c.Missing))
-	writeList(w, "New in this run, not in the baseline (not failing)", grouped(c.New))
-	writeList(w, "Notes", c.Notes)
+	writeList(w, "In the baseline, not in this run (not failing)", grouped(c.Missing), all)
+	writeList(w, "New in this run, not in the baseline (not failing)", grouped(c.New), all)
+	writeList(w, "Notes", c.Notes, true)
 }
 
 // writeLines prints a table of lines; a figure with a floor shows its
@@ -401,8 +402,15 @@ func grouped(keys []string) []string {
 	return out
 }
 
-func writeList(w io.Writer, title string, items []string) {
+// maxList is how many lines of a list are printed without -all.
+const maxList = 10
+
+func writeList(w io.Writer, title string, items []string, all bool) {
 	if len(items) == 0 {
+		return
+	}
+	if !all && len(items) > maxList {
+		fmt.Fprintf(w, "\n%s: %d scenarios and backends (compare -all lists them).\n", title, len(items))
 		return
 	}
 	fmt.Fprintf(w, "\n%s:\n\n", title)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -259,6 +260,26 @@ func TestMakeBaseline(t *testing.T) {
 	}
 	if _, err := makeBaseline(nil, Spread{}); err == nil {
 		t.Error("no runs made a baseline")
+	}
+}
+
+// Long lists of missing figures are counted, and listed with -all.
+func TestCompareLongLists(t *testing.T) {
+	var fs []Figure
+	for i := range maxList + 1 {
+		fs = append(fs, figure(fmt.Sprintf("scenario %d", i), "p50", 1, "lower"))
+	}
+	c := compare(baseOf(fs...), Report{})
+	var out bytes.Buffer
+	c.write(&out, false)
+	if !strings.Contains(out.String(), "not in this run (not failing): 11 scenarios and backends (compare -all lists them).") ||
+		strings.Contains(out.String(), "- scenario 0") {
+		t.Fatalf("without -all:\n%s", out.String())
+	}
+	out.Reset()
+	c.write(&out, true)
+	if !strings.Contains(out.String(), "- scenario 0 · sqlite: p50") || !strings.Contains(out.String(), "- scenario 10 · sqlite: p50") {
+		t.Fatalf("with -all:\n%s", out.String())
 	}
 }
 
