@@ -67,9 +67,12 @@ type bench struct {
 	rows  []row
 	// settings are the flags that shape the figures, for the JSON.
 	settings Settings
-	floors   map[string]float64 // floor name → value, for the ratios
-	out      io.Writer
-	log      io.Writer // the children's output
+	// commit and dirty describe the checkout the binaries were built from.
+	commit string
+	dirty  bool
+	floors map[string]float64 // floor name → value, for the ratios
+	out    io.Writer
+	log    io.Writer // the children's output
 	// logName is the log's file, for error messages.
 	logName string
 	// scaleAgents simulated agents on scaleHubs instances: the scale-out scenario.
@@ -140,6 +143,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fmt.Fprintln(os.Stderr, "hub and agent output:", logFile.Name())
 	b.bins = filepath.Join(b.work, "bin")
 	fmt.Fprintln(os.Stderr, "building binaries…")
+	b.commit, b.dirty = gitCommit()
 	build := exec.CommandContext(ctx, "go", "build", "-o", b.bins+"/", "./cmd/hostgate", "./cmd/hostgate-agent", "./cmd/hostgate-fleet")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {

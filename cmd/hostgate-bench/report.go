@@ -79,8 +79,7 @@ func (f Figure) key() string { return f.Scenario + " · " + f.Backend + " · " +
 // measured in the same run.
 func (b *bench) report(now time.Time, failed []error) Report {
 	r := Report{Schema: reportSchema, Kind: "run", Time: now.UTC().Truncate(time.Second), Settings: b.settings,
-		Machine: machine(), Failed: []string{}, Figures: []Figure{}}
-	r.Commit, r.Dirty = gitCommit()
+		Commit: b.commit, Dirty: b.dirty, Machine: machine(), Failed: []string{}, Figures: []Figure{}}
 	for _, err := range failed {
 		r.Failed = append(r.Failed, err.Error())
 	}

@@ -74,6 +74,8 @@ func TestReportJSON(t *testing.T) {
 	b := &bench{
 		settings: Settings{Run: []string{"floor", "api"}, Duration: "2s", PG: true, Fleet: []int{1000}, ScaleAgents: 100000, ScaleHubs: 6, ScaleJobConcurrency: 50},
 		floors:   map[string]float64{"floor_ws p50": 0.25},
+		commit:   "1cf58b5e0e0e",
+		dirty:    true,
 		rows: []row{
 			{scenario: "floor ws", backend: "-", metric: "p50", value: 0.25, unit: "ms", better: "lower"},
 			{scenario: "api read", backend: "sqlite", metric: "p50", value: 1, unit: "ms", floor: "floor_ws p50", better: "lower"},
@@ -93,7 +95,7 @@ func TestReportJSON(t *testing.T) {
 	if !reflect.DeepEqual(got, rep) {
 		t.Fatalf("read back %+v\nwrote %+v", got, rep)
 	}
-	if got.Kind != "run" || !got.Time.Equal(now) || got.Machine.CPUs < 1 || got.Machine.Go == "" || len(got.Failed) != 1 {
+	if got.Kind != "run" || !got.Time.Equal(now) || got.Commit != "1cf58b5e0e0e" || !got.Dirty || got.Machine.CPUs < 1 || got.Machine.Go == "" || len(got.Failed) != 1 {
 		t.Fatalf("header %+v", got)
 	}
 	if len(got.Figures) != 3 || *got.Figures[1].Ratio != 4 || !got.Figures[0].MachineFloor || got.Figures[2].Better != "higher" {
