@@ -84,7 +84,12 @@ func makeBaseline(runs []Report, sp Spread) (Baseline, error) {
 	byKey := map[string]int{}
 	for _, r := range runs {
 		b.Runs = append(b.Runs, RunRef{Time: r.Time, Commit: r.Commit, Dirty: r.Dirty})
+		inRun := map[string]bool{}
 		for _, f := range r.Figures {
+			if inRun[f.key()] { // measured twice in one run: the first counts, as in compare
+				continue
+			}
+			inRun[f.key()] = true
 			i, ok := byKey[f.key()]
 			if !ok {
 				i = len(b.Figures)
