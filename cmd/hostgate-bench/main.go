@@ -11,7 +11,7 @@
 // With -json the figures are also written as JSON (report.go); with
 // -baseline they are compared with a baseline after the table, and the
 // command fails when a figure got worse by more than the baseline's
-// run-to-run spread (compare.go).
+// run-to-run spread (compare.go; baselines are made in baseline.go).
 package main
 
 import (
