@@ -25,7 +25,7 @@ cross = set -e; for p in $(3); do \
 		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags "-s -w $(STAMP)" -o $(1)-$$os-$$arch$$ext $(2); \
 	done
 
-.PHONY: test test-web test-sdk test-windows test-cli lint agents console build cli run release bench bench-go fuzz reliability soak
+.PHONY: test test-web test-sdk test-windows test-cli lint agents console build cli run release bench bench-baseline bench-go fuzz reliability soak
 
 # The browser console (web/, docs/console.md): its npm packages (again
 # when the lockfile changes), then its build into internal/console/dist,
@@ -115,10 +115,25 @@ release: console
 # Load scenarios (cmd/hostgate-bench): real hub, agent and fleet processes
 # on loopback, each run bounded, one table with every figure beside a floor
 # measured in the same run (tags: Select over 100,000 hosts of one user,
-# p95 target 200 ms). Takes about 17 minutes; BENCHFLAGS narrows it,
-# e.g. BENCHFLAGS='-run floor,api -d 2s'. See docs/performance.md.
+# p95 target 200 ms). The figures are also written to build/bench.json and
+# compared with bench/baseline.json: the run fails when a figure got worse
+# by more than the baseline's run-to-run spread. Every scenario but scale
+# (100,000 agents, PostgreSQL, about 40 minutes: BENCHFLAGS='-run scale');
+# BENCHFLAGS narrows it, e.g. BENCHFLAGS='-run floor,api -d 2s'. See
+# docs/performance.md, "How to measure".
+BENCHFLAGS ?= -run floor,api,cross,webhook,terminal,hostlist,search,tags,fleet,jobs
 bench: bench-go
-	$(GO) run ./cmd/hostgate-bench $(BENCHFLAGS)
+	mkdir -p build
+	$(GO) run ./cmd/hostgate-bench -json build/bench.json -baseline bench/baseline.json $(BENCHFLAGS)
+
+# A new bench/baseline.json: the load scenarios run twice with BENCHFLAGS,
+# each figure's allowed change max(2 × the two runs' relative difference,
+# 10 %). Commit the file once the figures are accepted.
+bench-baseline:
+	mkdir -p build bench
+	$(GO) run ./cmd/hostgate-bench -json build/bench-1.json $(BENCHFLAGS)
+	$(GO) run ./cmd/hostgate-bench -json build/bench-2.json $(BENCHFLAGS)
+	$(GO) run ./cmd/hostgate-bench baseline -o bench/baseline.json build/bench-1.json build/bench-2.json
 
 # Go benchmarks of the hot paths, written to bench-go.txt; compare two runs
 # with `go tool benchstat old.txt bench-go.txt`.

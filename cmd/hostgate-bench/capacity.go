@@ -136,7 +136,7 @@ func (b *bench) capacityScenario(ctx context.Context) error {
 		return errors.New("no command succeeded in the command window")
 	}
 	rate := c / busy.secs
-	add("commands through the other instance", rate, "/s")
+	b.add(row{scenario: label, backend: be.name, metric: "commands through the other instance", value: rate, unit: "/s", better: "higher"})
 	add("CPU per command, instance receiving the call", (busy.cpu[1]-idle.cpu[1])/rate*1000, "ms")
 	add("CPU per command, instance holding the agent", (busy.cpu[0]-idle.cpu[0])/rate*1000, "ms")
 	add("database transactions per command", (busy.commits-idle.commits)/rate, "")

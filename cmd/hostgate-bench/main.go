@@ -5,6 +5,15 @@
 //	go run ./cmd/hostgate-bench [-run floor,api,cross,webhook,terminal,hostlist,search,tags,fleet,scale,jobs] [-d 3s] [-pg]
 //	    [-run capacity [-capacity-agents 5000]]
 //	    [-fleet 1000,5000,19000] [-scale-agents 100000] [-scale-hubs 6] [-scale-job-concurrency 50] [-profile dir]
+//	    [-json file] [-baseline file]
+//	go run ./cmd/hostgate-bench compare [-all] BASELINE RUN
+//	go run ./cmd/hostgate-bench baseline [-k 2] [-min 0.1] [-accept-failed] [-o bench/baseline.json] RUN1 RUN2
+//	go run ./cmd/hostgate-bench soak [-d 30m] [-warmup 5m] [-out build/soak] [-pg]
+//
+// With -json the figures are also written as JSON (report.go); with
+// -baseline they are compared with a baseline after the table, and the
+// command fails when a figure got worse by more than the baseline's
+// run-to-run spread (compare.go; baselines are made in baseline.go).
 package main
 
 import (
@@ -35,14 +44,18 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if len(os.Args) > 1 && os.Args[1] == "soak" {
-		if err := soakMain(ctx, os.Args[2:], os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, "hostgate-bench soak:", err)
-			os.Exit(1)
+	cmd := run
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case "compare":
+			cmd = func(_ context.Context, args []string, out io.Writer) error { return compareCmd(args[1:], out) }
+		case "baseline":
+			cmd = func(_ context.Context, args []string, out io.Writer) error { return baselineCmd(args[1:], out) }
+		case "soak":
+			cmd = func(ctx context.Context, args []string, out io.Writer) error { return soakMain(ctx, args[1:], out) }
 		}
-		return
 	}
-	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
+	if err := cmd(ctx, os.Args[1:], os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "hostgate-bench:", err)
 		os.Exit(1)
 	}
@@ -50,12 +63,17 @@ func main() {
 
 // bench is one run's settings and what it has measured.
 type bench struct {
-	dur    time.Duration
-	pg     bool
-	fleet  []int
-	bins   string // directory of the built binaries
-	work   string // scratch directory
-	rows   []row
+	dur   time.Duration
+	pg    bool
+	fleet []int
+	bins  string // directory of the built binaries
+	work  string // scratch directory
+	rows  []row
+	// settings are the flags that shape the figures, for the JSON.
+	settings Settings
+	// commit and dirty describe the checkout the binaries were built from.
+	commit string
+	dirty  bool
 	floors map[string]float64 // floor name → value, for the ratios
 	out    io.Writer
 	log    io.Writer // the children's output
@@ -93,8 +111,20 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	scaleJobConc := fs.Int("scale-job-concurrency", 50, "concurrency of the scale-out scenario's job over the whole fleet (1..1000)")
 	capacityAgents := fs.Int("capacity-agents", 5000, "agents of the capacity scenario (-run capacity, needs -pg; not run by default)")
 	profile := fs.String("profile", "", "directory for hub CPU profiles taken during the client API scenarios")
+	jsonOut := fs.String("json", "", "also write the figures as JSON to this file")
+	baseline := fs.String("baseline", "", "after the run, compare its figures with this baseline (bench/baseline.json) and fail if any got worse")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q (subcommands: compare, baseline)", fs.Arg(0))
+	}
+	var base Baseline
+	if *baseline != "" { // read first: a wrong path fails before the run, not after it
+		var err error
+		if base, err = readBaseline(*baseline); err != nil {
+			return err
+		}
 	}
 	b := &bench{dur: *dur, pg: *pg, floors: map[string]float64{}, out: out, profile: *profile,
 		scaleAgents: *scaleAgents, scaleHubs: *scaleHubs, scaleJobConcurrency: *scaleJobConc, capacityAgents: *capacityAgents}
@@ -103,6 +133,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			b.fleet = append(b.fleet, n)
 		}
 	}
+	want := strings.Split(*scenarios, ",")
+	b.settings = Settings{Run: want, Duration: b.dur.String(), PG: b.pg, Fleet: b.fleet,
+		ScaleAgents: b.scaleAgents, ScaleHubs: b.scaleHubs, ScaleJobConcurrency: b.scaleJobConcurrency}
 	var err error
 	if b.work, err = os.MkdirTemp("", "hostgate-bench-"); err != nil {
 		return err
@@ -117,12 +150,12 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fmt.Fprintln(os.Stderr, "hub and agent output:", logFile.Name())
 	b.bins = filepath.Join(b.work, "bin")
 	fmt.Fprintln(os.Stderr, "building binaries…")
+	b.commit, b.dirty = gitCommit()
 	build := exec.CommandContext(ctx, "go", "build", "-o", b.bins+"/", "./cmd/hostgate", "./cmd/hostgate-agent", "./cmd/hostgate-fleet")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		return fmt.Errorf("build: %w (run from the repository root)", err)
 	}
-	want := strings.Split(*scenarios, ",")
 	steps := []struct {
 		name string
 		f    func(context.Context) error
@@ -146,6 +179,22 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		}
 	}
 	b.print()
+	rep := b.report(time.Now(), failed)
+	if *jsonOut != "" {
+		if err := writeJSON(*jsonOut, rep); err != nil {
+			failed = append(failed, fmt.Errorf("json: %w", err))
+		} else {
+			fmt.Fprintln(os.Stderr, "figures written to", *jsonOut)
+		}
+	}
+	if *baseline != "" {
+		fmt.Fprintf(b.out, "\nAgainst the baseline %s:\n\n", *baseline)
+		c := compare(base, rep)
+		c.write(b.out, false)
+		if err := c.err(); err != nil {
+			failed = append(failed, err)
+		}
+	}
 	return errors.Join(failed...)
 }
 
@@ -185,15 +234,24 @@ func format(v float64) string {
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 func memTotal() string {
+	n := memBytes()
+	if n == 0 {
+		return "memory unknown"
+	}
+	return fmt.Sprintf("%.0f GiB", float64(n)/(1<<30))
+}
+
+// memBytes is the machine's memory (MemTotal), 0 when unknown.
+func memBytes() int64 {
 	b, err := os.ReadFile("/proc/meminfo")
 	if err != nil {
-		return "memory unknown"
+		return 0
 	}
 	for _, l := range strings.Split(string(b), "\n") {
 		if f := strings.Fields(l); len(f) >= 2 && f[0] == "MemTotal:" {
-			kb, _ := strconv.Atoi(f[1])
-			return fmt.Sprintf("%.0f GiB", float64(kb)/(1<<20))
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10
 		}
 	}
-	return "memory unknown"
+	return 0
 }
