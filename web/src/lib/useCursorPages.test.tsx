@@ -12,9 +12,21 @@ import { CursorMemory } from './cursorPages';
 import { pageToParams } from './paging';
 import { useCursorPages } from './useCursorPages';
 
-// The test waits on the fake hub's answers and the renders they cause, as a
-// browser would, rather than inside act().
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = false;
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
+/** Lets the fake hub answer and React render (inside act) until `check` passes, for at most 2 s. */
+async function until(check: () => void) {
+  const end = Date.now() + 2_000;
+  for (;;) {
+    await act(() => new Promise<void>((r) => setTimeout(r, 5)));
+    try {
+      check();
+      return;
+    } catch (err) {
+      if (Date.now() > end) throw err;
+    }
+  }
+}
 
 const TOTAL = 20_000;
 
@@ -111,9 +123,9 @@ describe('useCursorPages', () => {
     const l = mount();
     const step = async (page: number, sort = 'name', size = 20) => {
       const n = calls.length;
-      await l.show(page, sort, size);
-      await vi.waitFor(() => expect(calls.length).toBe(n + 1));
-      await vi.waitFor(() => expect(l.firstRow()).toBe(`h${(page - 1) * size}`));
+      l.show(page, sort, size);
+      await until(() => expect(calls.length).toBe(n + 1));
+      await until(() => expect(l.firstRow()).toBe(`h${(page - 1) * size}`));
       return query(calls[n] as FetchCall);
     };
     expect(await step(1)).toEqual({ sort: 'name', limit: '20', offset: '0' });
@@ -141,10 +153,10 @@ describe('useCursorPages', () => {
     const calls: FetchCall[] = [];
     fakeHub(calls, { cursors: false });
     const l = mount();
-    await l.show(1);
-    await vi.waitFor(() => expect(l.firstRow()).toBe('h0'));
-    await l.show(2);
-    await vi.waitFor(() => expect(l.firstRow()).toBe('h20'));
+    l.show(1);
+    await until(() => expect(l.firstRow()).toBe('h0'));
+    l.show(2);
+    await until(() => expect(l.firstRow()).toBe('h20'));
     expect(calls.map(query)).toEqual([
       { sort: 'name', limit: '20', offset: '0' },
       { sort: 'name', limit: '20', offset: '20' },
@@ -155,10 +167,10 @@ describe('useCursorPages', () => {
     const calls: FetchCall[] = [];
     fakeHub(calls, { cursors: true, refuse: 'name@20' });
     const l = mount();
-    await l.show(1);
-    await vi.waitFor(() => expect(l.firstRow()).toBe('h0'));
-    await l.show(2);
-    await vi.waitFor(() => expect(l.firstRow()).toBe('h20'));
+    l.show(1);
+    await until(() => expect(l.firstRow()).toBe('h0'));
+    l.show(2);
+    await until(() => expect(l.firstRow()).toBe('h20'));
     expect(l.error()).toBeNull();
     expect(calls.map(query)).toEqual([
       { sort: 'name', limit: '20', offset: '0' },
@@ -171,8 +183,8 @@ describe('useCursorPages', () => {
     const calls: FetchCall[] = [];
     fakeHub(calls, { cursors: true });
     const l = mount();
-    await l.show(6_000);
-    await vi.waitFor(() => expect(l.error()).toMatchObject({ code: 'page_too_deep' }));
+    l.show(6_000);
+    await until(() => expect(l.error()).toMatchObject({ code: 'page_too_deep' }));
     expect(calls).toHaveLength(0);
   });
 });
