@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../api/client';
-import { criteriaKey, CursorMemory, fetchPage, MAX_LISTS, MAX_OFFSET, nextCursorOf, PageTooDeepError, type Query } from './cursorPages';
+import {
+  criteriaKey,
+  CursorMemory,
+  fetchPage,
+  MAX_LISTS,
+  MAX_OFFSET,
+  nextCursorOf,
+  PageTooDeepError,
+  retryable,
+  type Query,
+} from './cursorPages';
 import { pageToParams } from './paging';
 
 describe('nextCursorOf', () => {
@@ -123,5 +133,8 @@ describe('fetchPage', () => {
     await expect(fetchPage({ ...base, memory, page: pageToParams(1, 20), fetch: failing })).rejects.toMatchObject({ code: 'internal' });
     await expect(fetchPage({ ...base, memory, page: pageToParams(10_000, 20), fetch: failing })).rejects.toBeInstanceOf(PageTooDeepError);
     expect(sent).toHaveLength(1);
+    // Trying a page too deep again cannot help; any other failure may.
+    expect(retryable(new PageTooDeepError('too deep'))).toBe(false);
+    expect(retryable(new ApiError(500, 'internal', 'boom'))).toBe(true);
   });
 });

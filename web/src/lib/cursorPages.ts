@@ -73,6 +73,9 @@ export class PageTooDeepError extends ApiError {
   }
 }
 
+/** Whether asking for the same page again can help (not for a page too deep to open). */
+export const retryable = (err: unknown): boolean => !(err instanceof PageTooDeepError);
+
 interface ListMemory {
   criteria: string;
   /** Page number → the cursor that asks for that page. */

@@ -7,6 +7,7 @@ import type { ColumnsType, TablePaginationConfig, TableProps } from 'antd/es/tab
 import type { SorterResult } from 'antd/es/table/interface';
 import type { HTMLAttributes, ReactNode } from 'react';
 import { errorMessage } from '../api/client';
+import { retryable } from '../lib/cursorPages';
 import type { PageParams } from '../lib/paging';
 import { ErrorState } from './ErrorState';
 import { usePager } from './pager';
@@ -82,7 +83,7 @@ interface ListTableProps<T extends { id: string }> {
 export function ListTable<T extends { id: string }>(p: ListTableProps<T>) {
   const pager = usePager();
   const q = p.query;
-  if (q.isError && !q.data) return <ErrorState error={q.error} onRetry={() => void q.refetch()} />;
+  if (q.isError && !q.data) return <ErrorState error={q.error} onRetry={retryable(q.error) ? () => void q.refetch() : undefined} />;
   const items = q.data?.items ?? undefined;
   const table = withSkeleton(p.columns, q.data ? (items ?? []) : undefined, q.isPending);
   const total = q.data?.total ?? items?.length ?? 0;
