@@ -1,10 +1,11 @@
 // Balance, billing events and recharge orders.
-import { keepPreviousData, useMutation, useQuery, useQueryClient, type Query } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient, type Query } from '@tanstack/react-query';
 import { api } from '../api/client';
 import { qk } from '../api/queryKeys';
 import type { Balance, BillingEventPage, PriceList, RechargeCreated, RechargePage } from '../api/types';
 import { cheapestPrice, isLowBalance } from '../lib/balance';
 import type { PageParams } from '../lib/paging';
+import { useCursorPages } from '../lib/useCursorPages';
 
 export function useBalance() {
   return useQuery({
@@ -36,21 +37,26 @@ export function useLowBalance(): boolean {
 }
 
 export function useBillingEvents(p: PageParams) {
-  return useQuery({
+  return useCursorPages({
+    list: 'user.billing.events',
     queryKey: qk.billing.events(p),
-    queryFn: ({ signal }) => api.get<BillingEventPage>('/v1/user/billing/events', { ...p }, signal),
-    placeholderData: keepPreviousData,
+    page: p,
+    fetch: (query, signal) => api.get<BillingEventPage>('/v1/user/billing/events', query, signal),
   });
 }
 
 type Interval = number | false | ((q: Query<RechargePage, Error, RechargePage, readonly unknown[]>) => number | false | undefined);
 
-/** Recharge orders; `refetch` polls (a number of ms, or a function of the query deciding per answer). */
-export function useRecharges(p: PageParams, refetch: Interval = false) {
-  return useQuery({
+/**
+ * Recharge orders; `refetch` polls (a number of ms, or a function of the
+ * query deciding per answer); `list` names the table for its cursors.
+ */
+export function useRecharges(p: PageParams, refetch: Interval = false, list = 'user.billing.recharges') {
+  return useCursorPages({
+    list,
     queryKey: qk.billing.recharges(p),
-    queryFn: ({ signal }) => api.get<RechargePage>('/v1/user/billing/recharges', { ...p }, signal),
-    placeholderData: keepPreviousData,
+    page: p,
+    fetch: (query, signal) => api.get<RechargePage>('/v1/user/billing/recharges', query, signal),
     refetchInterval: refetch,
     // The pay page is another tab: keep following the order while this one is hidden.
     refetchIntervalInBackground: refetch !== false,

@@ -4,7 +4,8 @@ import { useSearchParams } from 'react-router';
 import type { BillingEvent, Recharge } from '../api/types';
 import { useBalance, useBillingEvents, useRecharges } from '../hooks/billing';
 import { useFormat, useI18n } from '../i18n';
-import { PAGE_SIZES, pageFromSearch, pageToParams, pageToSearch, paramsToPage, type PageParams } from '../lib/paging';
+import { pageFromSearch, pageToParams, pageToSearch, type PageParams } from '../lib/paging';
+import { usePager } from '../ui/pager';
 import { ErrorState } from '../ui/ErrorState';
 import { PageHeader } from '../ui/PageHeader';
 import { rowKeyOf, withSkeleton } from '../ui/tableSkeleton';
@@ -41,22 +42,16 @@ function usePaged(prefix: string): [PageParams, (p: PageParams) => void] {
   return [p, (next) => setSp((cur) => pageToSearch(cur, next, prefix), { replace: true })];
 }
 
-function pagination(p: PageParams, total: number, set: (p: PageParams) => void, totalText: (n: number) => string) {
-  return {
-    current: paramsToPage(p),
-    pageSize: p.limit,
-    total,
-    showSizeChanger: true,
-    pageSizeOptions: PAGE_SIZES.map(String),
-    showTotal: totalText,
-    onChange: (page: number, size: number) => set(pageToParams(size === p.limit ? page : 1, size)),
-  };
+/** The shared pager's options for a billing table: a new size starts at page 1. */
+function pagerOf(p: PageParams, total: number | undefined, set: (p: PageParams) => void) {
+  return { page: p, total, onChange: (page: number, size: number) => set(pageToParams(size === p.limit ? page : 1, size)) };
 }
 
 function EventsTable() {
   const { t } = useI18n();
   const fmt = useFormat();
   const [p, setP] = usePaged('ev_');
+  const pager = usePager();
   const events = useBillingEvents(p);
   const columns: ColumnsType<BillingEvent> = [
     { title: t('billing.col.time'), dataIndex: 'created_at', key: 'time', render: (v: string) => fmt.dateTime(v) },
@@ -96,7 +91,7 @@ function EventsTable() {
         dataSource={table.dataSource}
         scroll={{ x: 'max-content' }}
         locale={{ emptyText: t('billing.eventsEmpty') }}
-        pagination={pagination(p, events.data?.total ?? 0, setP, (n) => t('common.total', { total: fmt.number(n) }))}
+        pagination={pager(pagerOf(p, events.data?.total, setP))}
       />
     </div>
   );
@@ -106,6 +101,7 @@ function RechargesTable() {
   const { t } = useI18n();
   const fmt = useFormat();
   const [p, setP] = usePaged('rc_');
+  const pager = usePager();
   const recharges = useRecharges(p);
   const columns: ColumnsType<Recharge> = [
     { title: t('billing.col.time'), dataIndex: 'created_at', key: 'time', render: (v: string) => fmt.dateTime(v) },
@@ -132,7 +128,7 @@ function RechargesTable() {
         dataSource={table.dataSource}
         scroll={{ x: 'max-content' }}
         locale={{ emptyText: t('billing.rechargesEmpty') }}
-        pagination={pagination(p, recharges.data?.total ?? 0, setP, (n) => t('common.total', { total: fmt.number(n) }))}
+        pagination={pager(pagerOf(p, recharges.data?.total, setP))}
       />
     </div>
   );

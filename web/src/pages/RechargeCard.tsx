@@ -30,7 +30,11 @@ function OrderStatus({ order, blocked }: { order: RechargeCreated; blocked: bool
   const qc = useQueryClient();
   const statusIn = (items?: Recharge[] | null): RechargeStatus =>
     items?.find((r) => r.order_no === order.order_no)?.status ?? 'pending';
-  const list = useRecharges(TRACK_PAGE, (q) => (statusIn(q.state.data?.items) === 'pending' ? ORDER_POLL_MS : false));
+  const list = useRecharges(
+    TRACK_PAGE,
+    (q) => (statusIn(q.state.data?.items) === 'pending' ? ORDER_POLL_MS : false),
+    'user.billing.recharges.track',
+  );
   const status = statusIn(list.data?.items);
 
   // Once settled, the balance and the history change: read them again.

@@ -1,14 +1,16 @@
 // A server-paged list's pieces both consoles share: the toolbar row, its
 // search box, and the table with its first-load skeleton, error states,
-// paging and an empty state that offers to clear the filters.
+// paging (the shared pager, src/ui/pager.ts) and an empty state that offers
+// to clear the filters.
 import { Alert, Button, Empty, Flex, Input, Table, Typography } from 'antd';
 import type { ColumnsType, TablePaginationConfig, TableProps } from 'antd/es/table';
 import type { SorterResult } from 'antd/es/table/interface';
 import type { HTMLAttributes, ReactNode } from 'react';
 import { errorMessage } from '../api/client';
-import { useFormat, useI18n } from '../i18n';
-import { PAGE_SIZES, paramsToPage, type PageParams } from '../lib/paging';
+import { retryable } from '../lib/cursorPages';
+import type { PageParams } from '../lib/paging';
 import { ErrorState } from './ErrorState';
+import { usePager } from './pager';
 import { isSkeletonRow, rowKeyOf, withSkeleton } from './tableSkeleton';
 
 /** The row of a list's search box and filters. */
@@ -79,10 +81,9 @@ interface ListTableProps<T extends { id: string }> {
 }
 
 export function ListTable<T extends { id: string }>(p: ListTableProps<T>) {
-  const { t } = useI18n();
-  const fmt = useFormat();
+  const pager = usePager();
   const q = p.query;
-  if (q.isError && !q.data) return <ErrorState error={q.error} onRetry={() => void q.refetch()} />;
+  if (q.isError && !q.data) return <ErrorState error={q.error} onRetry={retryable(q.error) ? () => void q.refetch() : undefined} />;
   const items = q.data?.items ?? undefined;
   const table = withSkeleton(p.columns, q.data ? (items ?? []) : undefined, q.isPending);
   const total = q.data?.total ?? items?.length ?? 0;
@@ -103,15 +104,7 @@ export function ListTable<T extends { id: string }>(p: ListTableProps<T>) {
           rowSelection={p.rowSelection && !(q.isPending && !q.data) ? p.rowSelection : undefined}
           expandable={p.expandable && !(q.isPending && !q.data) ? p.expandable : undefined}
           onRow={(r) => (isSkeletonRow(r) ? {} : p.rowAttrs(r)) as HTMLAttributes<HTMLElement>}
-          pagination={{
-            current: paramsToPage(p.page),
-            pageSize: p.page.limit,
-            total,
-            showSizeChanger: true,
-            pageSizeOptions: PAGE_SIZES.map(String),
-            showTotal: (n) => t(p.totalKey, { total: fmt.number(n) }),
-            hideOnSinglePage: false,
-          }}
+          pagination={pager({ page: p.page, total, totalKey: p.totalKey })}
           locale={{
             emptyText: (
               <Empty

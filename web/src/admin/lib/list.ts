@@ -1,9 +1,12 @@
 // A paged list's state in the URL: page/size plus the page's filters, so a
 // reload or a shared link shows the same page. The hub pages and filters
-// (limit/offset); the console never loads a whole list.
+// (by cursor or offset: src/lib/useCursorPages.ts); the console never loads
+// a whole list.
+import type { TablePaginationConfig } from 'antd/es/table';
 import { useCallback, useMemo } from 'react';
 import { useSearchParams } from 'react-router';
-import { PAGE_SIZES, pageFromSearch, paramsToPage, type PageParams } from '../../lib/paging';
+import { pageFromSearch, type PageParams } from '../../lib/paging';
+import { usePager } from '../../ui/pager';
 
 export interface UrlList<K extends string> {
   page: PageParams;
@@ -12,15 +15,8 @@ export interface UrlList<K extends string> {
   setFilter: (k: K, v: string | undefined) => void;
   /** Clears every filter of the page and goes back to page 1. */
   clearFilters: () => void;
-  /** antd Table pagination for a list of `total` items. */
-  pagination: (total: number | undefined) => {
-    current: number;
-    pageSize: number;
-    total: number;
-    showSizeChanger: boolean;
-    pageSizeOptions: number[];
-    onChange: (page: number, size: number) => void;
-  };
+  /** antd Table pagination for a list of `total` items (the shared pager, src/ui/pager.ts). */
+  pagination: (total: number | undefined) => TablePaginationConfig;
 }
 
 export function useUrlList<K extends string>(keys: readonly K[]): UrlList<K> {
@@ -60,14 +56,13 @@ export function useUrlList<K extends string>(keys: readonly K[]): UrlList<K> {
     // keys is a constant list per page
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [setSp]);
+  const pager = usePager();
   const pagination = useCallback(
-    (total: number | undefined) => ({
-      current: paramsToPage(page),
-      pageSize: page.limit,
-      total: total ?? 0,
-      showSizeChanger: true,
-      pageSizeOptions: [...PAGE_SIZES],
-      onChange: (p: number, size: number) =>
+    (total: number | undefined) =>
+      pager({
+        page,
+        total,
+        onChange: (p: number, size: number) =>
         setSp(
           (prev) => {
             const n = new URLSearchParams(prev);
@@ -80,8 +75,8 @@ export function useUrlList<K extends string>(keys: readonly K[]): UrlList<K> {
           },
           { replace: false },
         ),
-    }),
-    [page, setSp],
+      }),
+    [page, setSp, pager],
   );
   return { page, filters, setFilter, clearFilters, pagination };
 }

@@ -2,11 +2,12 @@
 // role, change a role, disable and enable. Granting owner asks for the
 // password again (step-up). The hub refuses to disable or demote the last
 // enabled owner (409 last_owner); its message is shown.
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Button, Flex, Form, Input, Result, Select, Space, Tag, Typography } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import { useState } from 'react';
 import { useFormat, useI18n } from '../../i18n';
+import { useCursorPages } from '../../lib/useCursorPages';
 import { PageHeader } from '../../ui/PageHeader';
 import { useConfirm } from '../../ui/useConfirm';
 import { adminApi, seg } from '../api';
@@ -92,12 +93,13 @@ export default function AdminsPage() {
   const [roleChoice, setRoleChoice] = useState<Record<string, Role>>({});
   const list = useUrlList(['q', 'role', 'status'] as const);
   const f = list.filters;
-  const params = { ...list.page, ...f };
   const allowed = can('admins.manage');
-  const q = useQuery({
-    queryKey: aqk.admins.list(params),
-    queryFn: ({ signal }) => adminApi.get<AdminPage>('/v1/admin/admins', params, signal),
-    placeholderData: keepPreviousData,
+  const q = useCursorPages({
+    list: 'admin.admins',
+    queryKey: aqk.admins.list({ ...list.page, ...f }),
+    page: list.page,
+    criteria: f,
+    fetch: (query, signal) => adminApi.get<AdminPage>('/v1/admin/admins', query, signal),
     enabled: allowed,
   });
   const invalidate = () => void qc.invalidateQueries({ queryKey: aqk.admins.all });

@@ -1,10 +1,11 @@
 // The audit log, newest first, paged by the hub: filter by admin, action,
 // target type and time; each row links to its target.
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { Button, Flex, Input, Select, Tag, Tooltip, Typography } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import { Link } from 'react-router';
 import { useFormat, useI18n } from '../../i18n';
+import { useCursorPages } from '../../lib/useCursorPages';
 import { PageHeader } from '../../ui/PageHeader';
 import { adminApi } from '../api';
 import { AUDIT_ACTIONS, localToRFC3339, rfc3339ToLocal, targetLink, TARGET_TYPES } from '../lib/audit';
@@ -23,11 +24,12 @@ export default function AuditPage() {
   const fmt = useFormat();
   const list = useUrlList(['admin_id', 'action', 'target_type', 'since', 'until'] as const);
   const f = list.filters;
-  const params = { ...list.page, ...f };
-  const q = useQuery({
-    queryKey: aqk.audit(params),
-    queryFn: ({ signal }) => adminApi.get<AuditList>('/v1/admin/audit-logs', params, signal),
-    placeholderData: keepPreviousData,
+  const q = useCursorPages({
+    list: 'admin.audit',
+    queryKey: aqk.audit({ ...list.page, ...f }),
+    page: list.page,
+    criteria: f,
+    fetch: (query, signal) => adminApi.get<AuditList>('/v1/admin/audit-logs', query, signal),
   });
   const filtered = Object.values(f).some(Boolean);
   // Owners may list admins: their usernames stand in for the ids.

@@ -1,11 +1,12 @@
 // Recharge orders of every user: filter by status (and user), paged by the
 // hub; a paid order can be refunded (with a reason, confirmed) by the roles
 // that may move money.
-import { useMutation, useQuery, useQueryClient, keepPreviousData } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { App, Button, Flex, Input, Select, Tag } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import { Link } from 'react-router';
 import { useFormat, useI18n } from '../../i18n';
+import { useCursorPages } from '../../lib/useCursorPages';
 import { PageHeader } from '../../ui/PageHeader';
 import { adminApi, seg } from '../api';
 import { useUrlList } from '../lib/list';
@@ -26,11 +27,12 @@ export default function RechargesPage() {
   const qc = useQueryClient();
   const list = useUrlList(['status', 'user_id'] as const);
   const { status, user_id } = list.filters;
-  const params = { ...list.page, status, user_id };
-  const q = useQuery({
-    queryKey: aqk.recharges.list(params),
-    queryFn: ({ signal }) => adminApi.get<RechargePage>('/v1/admin/recharges', params, signal),
-    placeholderData: keepPreviousData,
+  const q = useCursorPages({
+    list: 'admin.recharges',
+    queryKey: aqk.recharges.list({ ...list.page, status, user_id }),
+    page: list.page,
+    criteria: { status, user_id },
+    fetch: (query, signal) => adminApi.get<RechargePage>('/v1/admin/recharges', query, signal),
   });
   const refund = useMutation({
     mutationFn: (v: { id: string; reason: string }) =>

@@ -1,12 +1,13 @@
 // Agent versions: filter by channel, show yanked ones, how many hosts run
 // each; publish (URL, SHA-256, size, changelog, minimum protocol) and yank
 // (confirmed) for the roles that manage versions.
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Button, Flex, Form, Input, Select, Switch, Tag, Typography } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { useFormat, useI18n } from '../../i18n';
+import { useCursorPages } from '../../lib/useCursorPages';
 import { PageHeader } from '../../ui/PageHeader';
 import { useConfirm } from '../../ui/useConfirm';
 import { adminApi, seg } from '../api';
@@ -115,11 +116,13 @@ export default function VersionsPage() {
   const [publishing, setPublishing] = useState(false);
   const list = useUrlList(['channel', 'yanked'] as const);
   const { channel, yanked } = list.filters;
-  const params = { ...list.page, channel, include_yanked: yanked === '1' ? true : undefined };
-  const q = useQuery({
-    queryKey: aqk.versions.list(params),
-    queryFn: ({ signal }) => adminApi.get<VersionPage>('/v1/admin/gateway-versions', params, signal),
-    placeholderData: keepPreviousData,
+  const criteria = { channel, include_yanked: yanked === '1' ? true : undefined };
+  const q = useCursorPages({
+    list: 'admin.versions',
+    queryKey: aqk.versions.list({ ...list.page, ...criteria }),
+    page: list.page,
+    criteria,
+    fetch: (query, signal) => adminApi.get<VersionPage>('/v1/admin/gateway-versions', query, signal),
   });
   const yank = useMutation({
     mutationFn: (ver: string) => adminApi.post(`/v1/admin/gateway-versions/${seg(ver)}/yank`),

@@ -2,6 +2,7 @@ import { Table } from 'antd';
 import type { ColumnsType, TablePaginationConfig } from 'antd/es/table';
 import type { HTMLAttributes } from 'react';
 import { ErrorState } from '../../ui/ErrorState';
+import { retryable } from '../../lib/cursorPages';
 
 /**
  * An admin list's table over its query: the query's error (with retry) while
@@ -19,7 +20,7 @@ export function QueryTable<T extends { id: string }>(props: {
   pagination: TablePaginationConfig | false;
 }) {
   const q = props.query;
-  if (q.isError && !q.data) return <ErrorState error={q.error} onRetry={() => void q.refetch()} />;
+  if (q.isError && !q.data) return <ErrorState error={q.error} onRetry={retryable(q.error) ? () => void q.refetch() : undefined} />;
   return (
     <Table<T>
       data-testid={props.testid}

@@ -1,15 +1,19 @@
 // The jobs pages' queries and mutations (issue 26 §2).
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, seg } from '../../api/client';
 import { qk } from '../../api/queryKeys';
 import type { DryRun, Job, JobOutput, JobRequest, JobResult, Page } from '../../api/types';
+import { useCursorPages } from '../../lib/useCursorPages';
 import { isFinalRun, JOB_POLL_MS, jobIsLive, type JobListParams, type ResultParams } from './jobs';
 
 export function useJobs(p: JobListParams) {
-  return useQuery({
+  const { limit, offset, ...criteria } = p;
+  return useCursorPages({
+    list: 'user.jobs',
     queryKey: qk.jobs.list(p),
-    queryFn: ({ signal }) => api.get<Page<Job>>('/v1/user/jobs', { ...p }, signal),
-    placeholderData: keepPreviousData,
+    page: { limit, offset },
+    criteria,
+    fetch: (query, signal) => api.get<Page<Job>>('/v1/user/jobs', query, signal),
     // Running jobs' counts move: follow them while any is on the page.
     refetchInterval: (q) => ((q.state.data?.items ?? []).some((j) => jobIsLive(j)) ? 3_000 : false),
   });
@@ -31,10 +35,13 @@ export function useJob(id: string) {
  * it is also re-read every 2 s.
  */
 export function useJobResults(id: string, p: ResultParams, live: boolean, rev: string) {
-  return useQuery({
+  const { limit, offset, ...criteria } = p;
+  return useCursorPages({
+    list: `user.jobs.${id}.results`,
     queryKey: [...qk.jobs.results(id, p), rev],
-    queryFn: ({ signal }) => api.get<Page<JobResult>>(`/v1/user/jobs/${seg(id)}/results`, { ...p }, signal),
-    placeholderData: keepPreviousData,
+    page: { limit, offset },
+    criteria,
+    fetch: (query, signal) => api.get<Page<JobResult>>(`/v1/user/jobs/${seg(id)}/results`, query, signal),
     refetchInterval: (q) =>
       live || (q.state.data?.items ?? []).some((r) => !isFinalRun(r.state)) ? JOB_POLL_MS * 2 : false,
   });

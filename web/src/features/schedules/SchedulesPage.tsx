@@ -5,10 +5,11 @@ import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import type { JobOperation, Schedule } from '../../api/types';
 import { useFormat, useI18n } from '../../i18n';
-import { pageFromSearch, pageToParams, pageToSearch, paramsToPage } from '../../lib/paging';
+import { pageFromSearch, pageToParams, pageToSearch } from '../../lib/paging';
 import { ErrorState } from '../../ui/ErrorState';
 import { LinkButton } from '../../ui/LinkButton';
 import { ListTable } from '../../ui/ListTable';
+import { usePager } from '../../ui/pager';
 import { PageHeader } from '../../ui/PageHeader';
 import { useConfirm } from '../../ui/useConfirm';
 import { operationSummary } from '../jobs/jobs';
@@ -19,6 +20,7 @@ function RunsDialog({ s, onClose }: { s: Schedule; onClose: () => void }) {
   const fmt = useFormat();
   const [page, setPage] = useState({ limit: 10, offset: 0 });
   const runs = useScheduleRuns(s.id, page);
+  const pager = usePager();
   return (
     <Modal open title={t('schedules.historyTitle', { name: s.name })} onCancel={onClose} footer={null} width={640} destroyOnHidden>
       {runs.isError && !runs.data ? (
@@ -30,12 +32,7 @@ function RunsDialog({ s, onClose }: { s: Schedule; onClose: () => void }) {
             rowKey={(r) => r.at + (r.job_id ?? '')}
             loading={runs.isPending}
             dataSource={runs.data?.items ?? []}
-            pagination={{
-              current: paramsToPage(page),
-              pageSize: page.limit,
-              total: runs.data?.total ?? 0,
-              onChange: (p, size) => setPage(pageToParams(p, size)),
-            }}
+            pagination={pager({ page, total: runs.data?.total, onChange: (p, size) => setPage(pageToParams(p, size)), compact: true })}
             locale={{ emptyText: t('schedules.noRuns') }}
             columns={[
               { title: t('schedules.runAt'), key: 'at', render: (_, r) => fmt.dateTime(r.at) },

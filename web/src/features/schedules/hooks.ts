@@ -1,24 +1,27 @@
 // The schedules page's queries and mutations (issue 26 §3).
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, seg } from '../../api/client';
 import { qk } from '../../api/queryKeys';
 import type { Page, Schedule, ScheduleBody, ScheduleRun } from '../../api/types';
 import type { PageParams } from '../../lib/paging';
+import { useCursorPages } from '../../lib/useCursorPages';
 
 export function useSchedules(p: PageParams) {
-  return useQuery({
+  return useCursorPages({
+    list: 'user.schedules',
     queryKey: qk.schedules.list(p),
-    queryFn: ({ signal }) => api.get<Page<Schedule>>('/v1/user/schedules', { ...p }, signal),
-    placeholderData: keepPreviousData,
+    page: p,
+    fetch: (query, signal) => api.get<Page<Schedule>>('/v1/user/schedules', query, signal),
     refetchInterval: 30_000,
   });
 }
 
 export function useScheduleRuns(id: string, p: PageParams) {
-  return useQuery({
+  return useCursorPages({
+    list: `user.schedules.${id}.runs`,
     queryKey: qk.schedules.runs(id, p),
-    queryFn: ({ signal }) => api.get<Page<ScheduleRun>>(`/v1/user/schedules/${seg(id)}/runs`, { ...p }, signal),
-    placeholderData: keepPreviousData,
+    page: p,
+    fetch: (query, signal) => api.get<Page<ScheduleRun>>(`/v1/user/schedules/${seg(id)}/runs`, query, signal),
   });
 }
 

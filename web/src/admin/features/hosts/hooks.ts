@@ -3,6 +3,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { adminApi, seg } from '../../api';
 import type { MetricsPage, TicketOut } from '../../../api/types';
 import type { MetricsSource } from '../../../features/host/hooks';
+import { useCursorPages } from '../../../lib/useCursorPages';
 import { stateToQuery, type ListState } from './listQuery';
 import type { AdminHostDetail, AdminHostsPage, GatewayVersion, HostEvent, PushUpgradeResult } from './types';
 
@@ -24,11 +25,14 @@ export const ADMIN_HOSTS_BASE = '/v1/admin/hosts';
 
 const base = (id: string) => `${ADMIN_HOSTS_BASE}/${seg(id)}`;
 
+/** A page of the fleet, by cursor where one is known (src/lib/cursorPages.ts). */
 export function useAdminHosts(s: ListState, extra?: Record<string, string | undefined>) {
-  return useQuery({
+  return useCursorPages({
+    list: 'admin.hosts',
     queryKey: [...adminHostKeys.list(s), extra ?? {}],
-    queryFn: ({ signal }) => adminApi.get<AdminHostsPage>('/v1/admin/hosts', { ...stateToQuery(s), ...extra }, signal),
-    placeholderData: keepPreviousData,
+    page: s,
+    criteria: { ...stateToQuery(s), ...extra },
+    fetch: (query, signal) => adminApi.get<AdminHostsPage>('/v1/admin/hosts', query, signal),
     refetchInterval: FLEET_POLL_MS,
   });
 }

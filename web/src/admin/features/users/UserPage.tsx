@@ -11,7 +11,8 @@ import { ApiError, seg } from '../../api';
 import { useAdmin } from '../../session';
 import type { AdminApiKey, AdminUserDetail, BillingEvent, Recharge } from '../../types';
 import { useFormat, useI18n } from '../../../i18n';
-import { DEFAULT_PAGE_SIZE, pageToParams, paramsToPage, type PageParams } from '../../../lib/paging';
+import { DEFAULT_PAGE_SIZE, pageToParams, type PageParams } from '../../../lib/paging';
+import { usePager } from '../../../ui/pager';
 import { ErrorState } from '../../../ui/ErrorState';
 import { FormError } from '../../../ui/FormError';
 import { PageHeader } from '../../../ui/PageHeader';
@@ -179,17 +180,6 @@ function usePaging(): [PageParams, (page: number, size: number) => void] {
   return [p, (page, size) => setP(pageToParams(page, size || DEFAULT_PAGE_SIZE))];
 }
 
-function pagination(p: PageParams, total: number, set: (page: number, size: number) => void) {
-  return {
-    current: paramsToPage(p),
-    pageSize: p.limit,
-    total,
-    size: 'small' as const,
-    showSizeChanger: false,
-    hideOnSinglePage: true,
-    onChange: set,
-  };
-}
 
 /** A card holding one of the user's sub-tables: its error state, or the table inside a testid'd wrapper. */
 function TableSection<T extends { id: string }>(props: {
@@ -261,6 +251,7 @@ function LedgerCard({ id }: { id: string }) {
   const { t } = useI18n();
   const fmt = useFormat();
   const [p, setP] = usePaging();
+  const pager = usePager();
   const q = useUserLedger(id, p);
   const columns: ColumnsType<BillingEvent> = [
     { title: t('adminUsers.ledger.at'), dataIndex: 'created_at', key: 'at', render: (v: string) => fmt.dateTime(v) },
@@ -290,7 +281,7 @@ function LedgerCard({ id }: { id: string }) {
       testid="user-ledger-table"
       query={q}
       columns={columns}
-      pagination={pagination(p, q.data?.total ?? 0, setP)}
+      pagination={pager({ page: p, total: q.data?.total, onChange: setP, compact: true })}
       empty={t('adminUsers.ledger.empty')}
     />
   );
@@ -300,6 +291,7 @@ function RechargesCard({ id }: { id: string }) {
   const { t } = useI18n();
   const fmt = useFormat();
   const [p, setP] = usePaging();
+  const pager = usePager();
   const q = useUserRecharges(id, p);
   const columns: ColumnsType<Recharge> = [
     { title: t('adminUsers.recharge.at'), dataIndex: 'created_at', key: 'at', render: (v: string) => fmt.dateTime(v) },
@@ -321,7 +313,7 @@ function RechargesCard({ id }: { id: string }) {
       testid="user-recharges-table"
       query={q}
       columns={columns}
-      pagination={pagination(p, q.data?.total ?? 0, setP)}
+      pagination={pager({ page: p, total: q.data?.total, onChange: setP, compact: true })}
       empty={t('adminUsers.recharge.empty')}
     />
   );
@@ -331,6 +323,7 @@ function HostsCard({ id }: { id: string }) {
   const { t } = useI18n();
   const fmt = useFormat();
   const [p, setP] = usePaging();
+  const pager = usePager();
   const q = useUserHosts(id, p);
   const columns: ColumnsType<AdminHostItem> = [
     {
@@ -365,7 +358,7 @@ function HostsCard({ id }: { id: string }) {
       query={q}
       columns={columns}
       onRow={(r) => ({ 'data-testid': 'user-host-row', 'data-id': r.id }) as HTMLAttributes<HTMLElement>}
-      pagination={pagination(p, q.data?.total ?? 0, setP)}
+      pagination={pager({ page: p, total: q.data?.total, onChange: setP, compact: true })}
       empty={t('adminUsers.hosts.empty')}
     />
   );

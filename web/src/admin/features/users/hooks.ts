@@ -1,9 +1,10 @@
 // The admin users pages' queries and mutations (the /v1/admin/users routes,
 // and the recharges and hosts lists filtered by user).
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { adminApi, seg } from '../../api';
 import type { AdminApiKey, AdminUserDetail, BillingEvent, LedgerCheck, Page, RechargePage, UserPage } from '../../types';
 import type { PageParams } from '../../../lib/paging';
+import { useCursorPages } from '../../../lib/useCursorPages';
 import type { AdminHostsPage } from '../hosts/types';
 import { adminHostKeys } from '../hosts/hooks';
 import { stateToQuery, type ListState } from '../hosts/listQuery';
@@ -21,10 +22,12 @@ export const adminUserKeys = {
 const base = (id: string) => `/v1/admin/users/${seg(id)}`;
 
 export function useAdminUsers(s: ListState) {
-  return useQuery({
+  return useCursorPages({
+    list: 'admin.users',
     queryKey: adminUserKeys.list(s),
-    queryFn: ({ signal }) => adminApi.get<UserPage>('/v1/admin/users', stateToQuery(s), signal),
-    placeholderData: keepPreviousData,
+    page: s,
+    criteria: stateToQuery(s),
+    fetch: (query, signal) => adminApi.get<UserPage>('/v1/admin/users', query, signal),
   });
 }
 
@@ -37,10 +40,11 @@ export function useAdminUser(id: string) {
 }
 
 export function useUserLedger(id: string, p: PageParams) {
-  return useQuery({
+  return useCursorPages({
+    list: `admin.users.${id}.ledger`,
     queryKey: adminUserKeys.ledger(id, p),
-    queryFn: ({ signal }) => adminApi.get<Page<BillingEvent>>(`${base(id)}/billing-events`, { ...p }, signal),
-    placeholderData: keepPreviousData,
+    page: p,
+    fetch: (query, signal) => adminApi.get<Page<BillingEvent>>(`${base(id)}/billing-events`, query, signal),
   });
 }
 
@@ -55,18 +59,22 @@ export function useLedgerCheck(id: string) {
 }
 
 export function useUserRecharges(id: string, p: PageParams) {
-  return useQuery({
+  return useCursorPages({
+    list: 'admin.users.recharges',
     queryKey: adminUserKeys.recharges(id, p),
-    queryFn: ({ signal }) => adminApi.get<RechargePage>('/v1/admin/recharges', { user_id: id, ...p }, signal),
-    placeholderData: keepPreviousData,
+    page: p,
+    criteria: { user_id: id },
+    fetch: (query, signal) => adminApi.get<RechargePage>('/v1/admin/recharges', query, signal),
   });
 }
 
 export function useUserHosts(id: string, p: PageParams) {
-  return useQuery({
+  return useCursorPages({
+    list: 'admin.users.hosts',
     queryKey: [...adminHostKeys.all, 'by-user', id, p],
-    queryFn: ({ signal }) => adminApi.get<AdminHostsPage>('/v1/admin/hosts', { user_id: id, ...p }, signal),
-    placeholderData: keepPreviousData,
+    page: p,
+    criteria: { user_id: id },
+    fetch: (query, signal) => adminApi.get<AdminHostsPage>('/v1/admin/hosts', query, signal),
     refetchInterval: 5_000,
   });
 }
