@@ -72,7 +72,8 @@ func (in *userListHostsIn) Resolve(ctx huma.Context) []error {
 	// Every tag as sent: huma drops an empty one, which is a bad
 	// expression (400 invalid_query from the service).
 	in.Tag = q["tag"]
-	return nil
+	// This Resolve hides the one of the embedded PageParams from huma.
+	return in.PageParams.Resolve(ctx)
 }
 
 type hostOut struct{ Body hosts.Host }
