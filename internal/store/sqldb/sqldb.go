@@ -321,22 +321,15 @@ func listPage[T any](ctx context.Context, d *DB, what, cols, from string, w wher
 // more row than the page is read to know.
 func listPageCounted[T any](ctx context.Context, d *DB, what, cols, from string, w where, o keyOrder, p paging.Page,
 	scan func(rowScanner) (T, error), countQuery string, countArgs ...any) ([]T, int, error) {
-	limit, offset := clampPage(p)
-	if after := p.After(); after != nil {
-		if err := d.after(&w, o, after); err != nil {
-			return nil, 0, err
-		}
-		offset = 0
+	query, args, limit, err := d.pageQuery(cols, from, w, o, p)
+	if err != nil {
+		return nil, 0, err
 	}
-	n := len(w.args)
-	args := append(append([]any(nil), w.args...), int64(limit+1), int64(offset))
-	query := `SELECT ` + cols + `, ` + o.keyCols() + ` FROM ` + from + w.sql() + ` ORDER BY ` + o.sql() +
-		fmt.Sprintf(" LIMIT $%d OFFSET $%d", n+1, n+2)
 	dests, key := keyDests(o)
 	var items []T
 	var total int
 	var next paging.Key
-	err := d.readTx(ctx, func(tx *sql.Tx) error {
+	err = d.readTx(ctx, func(tx *sql.Tx) error {
 		items, next = nil, nil
 		if err := tx.QueryRowContext(ctx, countQuery, countArgs...).Scan(&total); err != nil {
 			return d.errorf("count "+what, err)
@@ -369,4 +362,22 @@ func listPageCounted[T any](ctx context.Context, d *DB, what, cols, from string,
 	}
 	p.SetNext(next)
 	return items, total, nil
+}
+
+// pageQuery is the query of one page of from matching w in order o, and
+// the row after it: after p's key, or at its offset. Each row is cols,
+// then o's key columns.
+func (d *DB) pageQuery(cols, from string, w where, o keyOrder, p paging.Page) (query string, args []any, limit int, err error) {
+	limit, offset := clampPage(p)
+	if after := p.After(); after != nil {
+		if err := d.after(&w, o, after); err != nil {
+			return "", nil, 0, err
+		}
+		offset = 0
+	}
+	n := len(w.args)
+	args = append(append([]any(nil), w.args...), int64(limit+1), int64(offset))
+	query = `SELECT ` + cols + `, ` + o.keyCols() + ` FROM ` + from + w.sql() + ` ORDER BY ` + o.sql() +
+		fmt.Sprintf(" LIMIT $%d OFFSET $%d", n+1, n+2)
+	return query, args, limit, nil
 }
