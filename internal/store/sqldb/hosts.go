@@ -217,9 +217,10 @@ func (d *DB) taggedPage(tw where, desc bool, p paging.Page) (where, error) {
 	sub := where{conds: slices.Clone(tw.conds), args: slices.Clone(tw.args)}
 	limit, offset := clampPage(p)
 	if after := p.After(); after != nil {
-		if err := d.after(&sub, inner, after); err != nil {
+		if err := inner.check(after); err != nil {
 			return where{}, err
 		}
+		d.after(&sub, inner, after) // created_at is never NULL: one range
 		offset = 0
 	}
 	n := len(sub.args)

@@ -3,6 +3,7 @@ package sqldb
 import (
 	"database/sql"
 	"fmt"
+	"slices"
 	"time"
 
 	"hostgate/internal/paging"
@@ -89,35 +90,55 @@ func (o keyOrder) check(k paging.Key) error {
 	return nil
 }
 
-// after adds to w the condition of the rows after k in o. A nullable
+// after adds to w the condition of the rows after k, a key of o (checked),
+// when they are one range of o's index (not o.twoRanges). A nullable
 // column's NULLs sort first ascending and last descending (orderBy).
-func (d *DB) after(w *where, o keyOrder, k paging.Key) error {
-	if err := o.check(k); err != nil {
-		return err
-	}
+func (d *DB) after(w *where, o keyOrder, k paging.Key) {
 	op := ">"
 	if o.Desc {
 		op = "<"
 	}
-	if o.Col == "" {
+	switch {
+	case o.Col == "":
 		w.addSQL(o.Tie + " " + op + " " + w.arg(d.keyArg(k[0])))
-		return nil
+	case k[0] == nil: // descending after a NULL: the NULLs after it
+		w.addSQL(o.Col + " IS NULL AND " + o.Tie + " " + op + " " + w.arg(d.keyArg(k[1])))
+	default: // the NULLs are before it (ascending) or none are (not nullable)
+		v, t := w.arg(d.keyArg(k[0])), w.arg(d.keyArg(k[1]))
+		w.addSQL(fmt.Sprintf("(%s, %s) %s (%s, %s)", o.Col, o.Tie, op, v, t))
 	}
-	if k[0] == nil { // after a NULL: the NULLs after it, then (ascending) the rest
-		cond := o.Col + " IS NULL AND " + o.Tie + " " + op + " " + w.arg(d.keyArg(k[1]))
-		if !o.Desc {
-			cond = "(" + cond + " OR " + o.Col + " IS NOT NULL)"
-		}
-		w.addSQL(cond)
-		return nil
+}
+
+// twoRanges reports whether the rows after k in o are two ranges of o's
+// index: ascending after a NULL, the NULLs after it and then every value;
+// descending after a value, the values after it and then every NULL.
+func (o keyOrder) twoRanges(k paging.Key) bool {
+	return o.Col != "" && o.Nullable && (k[0] == nil) != o.Desc
+}
+
+// twoRangeQuery is the page of limit rows after k in o when they are two
+// ranges of the index: each range read as a range, in order, at most
+// limit rows, and the two put in order (at most 2×limit rows to sort).
+// Each row ends with o's key columns and the number of its range.
+func (d *DB) twoRangeQuery(cols, from string, w where, o keyOrder, k paging.Key, limit int) (string, []any) {
+	first := where{conds: slices.Clone(w.conds), args: slices.Clone(w.args)}
+	second := where{conds: slices.Clone(w.conds), args: slices.Clone(w.args)}
+	if o.Desc { // after a value: the values after it, then the NULLs
+		v, t := first.arg(d.keyArg(k[0])), first.arg(d.keyArg(k[1]))
+		first.addSQL(fmt.Sprintf("(%s, %s) < (%s, %s)", o.Col, o.Tie, v, t))
+		second.addSQL(o.Col + " IS NULL")
+	} else { // after a NULL: the NULLs after it, then the values
+		first.addSQL(o.Col + " IS NULL AND " + o.Tie + " > " + first.arg(d.keyArg(k[1])))
+		second.addSQL(o.Col + " IS NOT NULL")
 	}
-	v, t := w.arg(d.keyArg(k[0])), w.arg(d.keyArg(k[1]))
-	cond := fmt.Sprintf("(%s, %s) %s (%s, %s)", o.Col, o.Tie, op, v, t)
-	if o.Nullable && o.Desc {
-		cond = "(" + cond + " OR " + o.Col + " IS NULL)"
+	lim := fmt.Sprintf(" LIMIT $%d", len(first.args)+1)
+	part := func(w where, n int) string {
+		return fmt.Sprintf(`SELECT * FROM (SELECT %s, %s AS key_col, %s AS key_tie, %d AS key_range FROM %s%s ORDER BY %s%s) r%d`,
+			cols, o.Col, o.Tie, n, from, w.sql(), o.sql(), lim, n)
 	}
-	w.addSQL(cond)
-	return nil
+	outer := keyOrder{Col: "key_col", Nullable: o.Nullable, Tie: "key_tie", Desc: o.Desc}
+	q := `SELECT * FROM (` + part(first, 1) + ` UNION ALL ` + part(second, 2) + `) u ORDER BY key_range, ` + outer.sql() + lim
+	return q, append(first.args, int64(limit))
 }
 
 // keyArg is a key value as the engine compares it.

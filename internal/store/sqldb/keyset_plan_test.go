@@ -13,11 +13,10 @@ import (
 // TestKeysetPlans: a page after a key (keyset paging) of an owner's 5,000
 // hosts among 20,000, half never seen, is a range of an index in every
 // order on both engines: no sort of the owner's hosts, so a page deep in
-// the list costs what the first does. Two positions of the nullable
-// last_seen_at are read from the start of the owner's index with a filter
-// rather than as a range (ascending after a never-seen host, descending
-// after a seen one: the rows after them are two ranges); the plans are
-// logged.
+// the list costs what the first does. Where the rows after a key are two
+// ranges of the index (by the nullable last_seen_at: ascending after a
+// never-seen host, descending after a seen one), each is read as a range
+// and only the two pages are sorted: no filter walks the owner's hosts.
 func TestKeysetPlans(t *testing.T) {
 	mid := time.Date(2026, 1, 1, 0, 0, 2, 500_000, time.UTC)
 	keys := map[hosts.Sort]paging.Key{
@@ -62,7 +61,7 @@ func TestKeysetPlans(t *testing.T) {
 			CASE WHEN i % 2 = 0 THEN NULL ELSE strftime('%Y-%m-%dT%H:%M:%S', '2026-01-01', '+' || (i / 1000) || ' seconds') || '.000000Z' END,
 			x'00' FROM n`,
 		})
-		check(t, d, db, "EXPLAIN QUERY PLAN ", []string{"TEMP B-TREE", "SCAN hosts"}, "USING INDEX")
+		check(t, d, db, "EXPLAIN QUERY PLAN ", []string{"SCAN hosts", "(user_id=?)\n"}, "USING INDEX")
 	})
 	t.Run("postgres", func(t *testing.T) {
 		d, pool := openPlanPG(t)
@@ -77,6 +76,6 @@ func TestKeysetPlans(t *testing.T) {
 			'\x00'::bytea FROM generate_series(0, 19999) i`,
 			`VACUUM (ANALYZE) hosts`,
 		})
-		check(t, d, pool, "EXPLAIN (COSTS OFF) ", []string{"Sort", "Seq Scan"}, "Index")
+		check(t, d, pool, "EXPLAIN (COSTS OFF) ", []string{"Seq Scan", "Filter:"}, "Index")
 	})
 }

@@ -326,6 +326,9 @@ func listPageCounted[T any](ctx context.Context, d *DB, what, cols, from string,
 		return nil, 0, err
 	}
 	dests, key := keyDests(o)
+	if after := p.After(); after != nil && o.twoRanges(after) {
+		dests = append(dests, new(any)) // the range a row came from
+	}
 	var items []T
 	var total int
 	var next paging.Key
@@ -366,13 +369,19 @@ func listPageCounted[T any](ctx context.Context, d *DB, what, cols, from string,
 
 // pageQuery is the query of one page of from matching w in order o, and
 // the row after it: after p's key, or at its offset. Each row is cols,
-// then o's key columns.
+// then o's key columns, then (when o.twoRanges) one more column.
 func (d *DB) pageQuery(cols, from string, w where, o keyOrder, p paging.Page) (query string, args []any, limit int, err error) {
 	limit, offset := clampPage(p)
-	if after := p.After(); after != nil {
-		if err := d.after(&w, o, after); err != nil {
+	after := p.After()
+	if after != nil {
+		if err := o.check(after); err != nil {
 			return "", nil, 0, err
 		}
+		if o.twoRanges(after) {
+			query, args = d.twoRangeQuery(cols, from, w, o, after, limit+1)
+			return query, args, limit, nil
+		}
+		d.after(&w, o, after)
 		offset = 0
 	}
 	n := len(w.args)
