@@ -210,14 +210,6 @@ func (w where) sql() string {
 	return " WHERE " + strings.Join(w.conds, " AND ")
 }
 
-// page is the LIMIT/OFFSET clause for p and the arguments including it.
-func (w where) page(p paging.Page) (string, []any) {
-	limit, offset := clampPage(p)
-	n := len(w.args)
-	args := append(append([]any(nil), w.args...), int64(limit), int64(offset))
-	return fmt.Sprintf(" LIMIT $%d OFFSET $%d", n+1, n+2), args
-}
-
 // clampPage keeps a page inside the paging limits. The service validates
 // pages; this only stops a bad one reaching SQL, where a negative LIMIT
 // means "all" to SQLite and an error to PostgreSQL.
