@@ -1,6 +1,8 @@
 package sqldb
 
 import (
+	"strings"
+
 	"hostgate/internal/accounts"
 	"hostgate/internal/hosts"
 	"hostgate/internal/paging"
@@ -40,5 +42,17 @@ func OwnedPageQuery(d *DB, owner string, sort hosts.Sort, k paging.Key) (string,
 	o, _ := sort.Order()
 	_, w := d.ownedSource(owner, hosts.OwnedFilter{Sort: sort})
 	q, args, _, err := d.pageQuery(hostCols, "hosts", w, ownedOrder(o), paging.Page{Limit: 50, Keyset: &paging.Keyset{After: k}})
+	return q, args, err
+}
+
+// AdminPageQuery is the query of the admin host page in f's order after
+// the key k, as ListHosts runs it.
+func AdminPageQuery(d *DB, f hosts.Filter, k paging.Key) (string, []any, error) {
+	field, desc, _ := f.Sort.Field()
+	column := adminHostColumns[field]
+	_, bare, _ := strings.Cut(column, ".")
+	o := keyOrder{Col: column, ColKind: hostSortKinds[bare], Nullable: field == "last_seen_at", Tie: "h.id", Desc: desc}
+	from, w := d.hostWhere(f)
+	q, args, _, err := d.pageQuery(hostColsOf+", u.email", from, w, o, paging.Page{Limit: 50, Keyset: &paging.Keyset{After: k}})
 	return q, args, err
 }

@@ -47,6 +47,17 @@ func TestKeysetPlans(t *testing.T) {
 				t.Logf("%s after %v:\n%s", o.Sort, k, plan)
 			}
 		}
+		// The admin list in its default order, newest first over every
+		// owner: a range of hosts_newest too.
+		q, args, err := sqldb.AdminPageQuery(d, hosts.Filter{}, paging.Key{mid, "h02500"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan := explain(t, db, explainPrefix+q, args)
+		if !strings.Contains(plan, "hosts_newest") || strings.Contains(plan, "SCAN h") || strings.Contains(plan, "Seq Scan on hosts") {
+			t.Errorf("admin -created_at after a key: the plan is no range of hosts_newest:\n%s", plan)
+		}
+		t.Logf("admin -created_at after a key:\n%s", plan)
 	}
 	t.Run("sqlite", func(t *testing.T) {
 		d, db := openPlanSQLite(t)
