@@ -9,6 +9,8 @@ import (
 	"hostgate/internal/accounts"
 	"hostgate/internal/apperr"
 	"hostgate/internal/audit"
+	"hostgate/internal/billing"
+	"hostgate/internal/deliveries"
 	"hostgate/internal/hosts"
 	"hostgate/internal/paging"
 	"hostgate/internal/store"
@@ -24,6 +26,7 @@ var keysetTests = []test{
 	{"owner's hosts by tag: walked by key", testKeysetTaggedHosts},
 	{"admin hosts: every order walked by key", testKeysetAdminHosts},
 	{"users and audit: walked by key", testKeysetUsersAudit},
+	{"deliveries (by seq) and billing events: walked by key", testKeysetDeliveriesEvents},
 	{"a key that does not fit the order is invalid_cursor", testKeysetBadKey},
 }
 
@@ -243,6 +246,48 @@ func testKeysetUsersAudit(t *testing.T, s store.Store) {
 		return out
 	}
 	checkWalk(t, "audit", ids(got), ids(want), total)
+}
+
+func testKeysetDeliveriesEvents(t *testing.T, s store.Store) {
+	ann := owner(t, s, "ann@example.com")
+	for range 7 {
+		must(t, "EnqueueDelivery", s.Deliveries.EnqueueDelivery(t.Context(), userDelivery(ann, t0)))
+	}
+	want, total, err := s.Deliveries.ListUserDeliveries(t.Context(), ann, paging.Page{Limit: 200})
+	must(t, "ListUserDeliveries", err)
+	got := walk(t, "deliveries", 3, func(p paging.Page) ([]deliveries.Delivery, int, error) {
+		return s.Deliveries.ListUserDeliveries(t.Context(), ann, p)
+	}, nil)
+	ids := func(ds []deliveries.Delivery) []string {
+		out := make([]string, len(ds))
+		for i, d := range ds {
+			out[i] = d.ID
+		}
+		return out
+	}
+	checkWalk(t, "deliveries", ids(got), ids(want), total)
+	if len(want) != 7 {
+		t.Errorf("deliveries: %d, want 7", len(want))
+	}
+
+	user := fund(t, s, 100_000)
+	for range 5 {
+		_, err := charge(s, t, user, billing.RuleDir) // the same time: ties broken by id
+		must(t, "charge", err)
+	}
+	wantEv, total, err := s.Billing.ListBillingEvents(t.Context(), user, paging.Page{Limit: 200})
+	must(t, "ListBillingEvents", err)
+	gotEv := walk(t, "billing events", 2, func(p paging.Page) ([]billing.Event, int, error) {
+		return s.Billing.ListBillingEvents(t.Context(), user, p)
+	}, nil)
+	evIDs := func(es []billing.Event) []string {
+		out := make([]string, len(es))
+		for i, e := range es {
+			out[i] = e.ID
+		}
+		return out
+	}
+	checkWalk(t, "billing events", evIDs(gotEv), evIDs(wantEv), total)
 }
 
 func userIDs(us []accounts.User) []string {
