@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
-	"math"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -50,9 +49,9 @@ type Keyset struct {
 	Next Key
 }
 
-// ErrInvalidCursor is the answer to a cursor that is malformed or that
+// InvalidCursor is the answer to a cursor that is malformed or that
 // belongs to another list, order or filter.
-func ErrInvalidCursor(why string) error {
+func InvalidCursor(why string) error {
 	return apperr.New(CodeInvalidCursor, "invalid cursor: "+why+"; start again without cursor (or with offset) and follow next_cursor")
 }
 
@@ -93,28 +92,28 @@ func EncodeCursor(bind uint64, k Key) string {
 }
 
 // DecodeCursor returns the position s holds when it was made under bind;
-// any other s is an ErrInvalidCursor.
+// any other s is an invalid_cursor error (InvalidCursor).
 func DecodeCursor(s string, bind uint64) (Key, error) {
 	if len(s) > MaxCursor {
-		return nil, ErrInvalidCursor("longer than 512 characters")
+		return nil, InvalidCursor("longer than 512 characters")
 	}
 	b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(s, "="))
 	if err != nil {
-		return nil, ErrInvalidCursor("not base64url")
+		return nil, InvalidCursor("not base64url")
 	}
 	if len(b) < 10 || b[0] != cursorVersion {
-		return nil, ErrInvalidCursor("unknown format")
+		return nil, InvalidCursor("unknown format")
 	}
 	if binary.BigEndian.Uint64(b[1:9]) != bind {
-		return nil, ErrInvalidCursor("it was made for another list, sort or filter")
+		return nil, InvalidCursor("it was made for another list, sort or filter")
 	}
 	n := int(b[9])
 	if n == 0 || n > maxKeyValues {
-		return nil, ErrInvalidCursor("unknown format")
+		return nil, InvalidCursor("unknown format")
 	}
 	k, rest, err := decodeValues(b[10:], n)
 	if err != nil || len(rest) != 0 {
-		return nil, ErrInvalidCursor("unknown format")
+		return nil, InvalidCursor("unknown format")
 	}
 	return k, nil
 }
@@ -186,7 +185,7 @@ func decodeTime(b []byte) (any, []byte, error) {
 		return nil, nil, errFormat
 	}
 	const minSec, maxSec = -62135596800, 253402300799 // 0001-01-01, 9999-12-31T23:59:59 UTC
-	if sec < minSec || sec > maxSec || sec == math.MinInt64 {
+	if sec < minSec || sec > maxSec {
 		return nil, nil, errFormat
 	}
 	return time.Unix(sec, int64(ns)).UTC(), b[w:], nil

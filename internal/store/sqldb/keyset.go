@@ -69,7 +69,7 @@ func (o keyOrder) kinds() []keyKind {
 func (o keyOrder) check(k paging.Key) error {
 	kinds := o.kinds()
 	if len(k) != len(kinds) {
-		return paging.ErrInvalidCursor("it does not fit this list's order")
+		return paging.InvalidCursor("it does not fit this list's order")
 	}
 	for i, v := range k {
 		ok := false
@@ -84,7 +84,7 @@ func (o keyOrder) check(k paging.Key) error {
 			ok = kinds[i] == kindInt
 		}
 		if !ok {
-			return paging.ErrInvalidCursor("it does not fit this list's order")
+			return paging.InvalidCursor("it does not fit this list's order")
 		}
 	}
 	return nil
