@@ -191,7 +191,8 @@ func decodeTime(b []byte) (any, []byte, error) {
 	return time.Unix(sec, int64(ns)).UTC(), b[w:], nil
 }
 
-// NextCursor is the cursor of the page after r's, or "" on the last page.
+// NextCursor is the cursor of the page after the one the store read, or
+// "" on the last page (or when no Keyset was asked for).
 func (k *Keyset) NextCursor() string {
 	if k == nil || k.Next == nil {
 		return ""
