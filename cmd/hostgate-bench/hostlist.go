@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"time"
@@ -21,7 +22,8 @@ const hostListBig = 20000
 // hostListScenario: GET /v1/user/hosts from the console's token, for a
 // customer with 20 hosts and one with 20,000 (issue 17), on each backend:
 // the default page (limit 50, newest first), a search by name, and the
-// unpaged list of the small customer. Sequential calls for b.dur each;
+// unpaged list of the small customer, and the page at item 10,000 by
+// offset and by cursor (keyset paging). Sequential calls for b.dur each;
 // p50 and p95 of the 20,000-host calls are shown against the same figure
 // of the 20-host page.
 func (b *bench) hostListScenario(ctx context.Context) error {
@@ -58,6 +60,19 @@ func (b *bench) hostListScenario(ctx context.Context) error {
 		b.measureGet(ctx, "host list, 20 hosts: no parameters (all)", be.name, "", list, small.access)
 		b.measureGet(ctx, "host list, 20,000 hosts: page of 50", be.name, "hostlist", list+"?limit=50", big.access)
 		b.measureGet(ctx, "host list, 20,000 hosts: page of 50 at offset 10,000", be.name, "hostlist", list+"?limit=50&offset=10000", big.access)
+		// The same depth by keyset paging: the next_cursor of the page
+		// ending at item 10,000, which the page at offset 10,000 continues.
+		var at struct {
+			NextCursor string `json:"next_cursor"`
+		}
+		if err := call("GET", list+"?limit=50&offset=9950", big.access, nil, &at); err != nil {
+			return err
+		}
+		if at.NextCursor == "" {
+			return fmt.Errorf("hostlist %s: the page at offset 9,950 has no next_cursor", be.name)
+		}
+		b.measureGet(ctx, "host list, 20,000 hosts: page of 50 at 10,000 via cursor", be.name, "hostlist",
+			list+"?limit=50&cursor="+url.QueryEscape(at.NextCursor), big.access)
 		b.measureGet(ctx, "host list, 20,000 hosts: search q=fleet-0123", be.name, "hostlist", list+"?q=fleet-0123", big.access)
 		b.measureGet(ctx, "host list, 20,000 hosts: sort=name", be.name, "hostlist", list+"?sort=name", big.access)
 		return nil

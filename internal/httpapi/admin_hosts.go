@@ -106,7 +106,7 @@ func (s *Server) adminListHosts(ctx context.Context, in *adminListHostsIn) (*adm
 		items[i] = AdminHostItem{AdminHost: h, WSConnected: on[h.ID], Online: on[h.ID]}
 	}
 	out := &adminHostsOut{}
-	out.Body.Result = paging.Result[AdminHostItem]{Items: items, Total: res.Total, Limit: res.Limit, Offset: res.Offset}
+	out.Body.Result = paging.Result[AdminHostItem]{Items: items, Total: res.Total, Limit: res.Limit, Offset: res.Offset, NextCursor: res.NextCursor}
 	out.Body.Q = in.Q
 	return out, nil
 }

@@ -95,10 +95,7 @@ func (s *Server) apiListHosts(ctx context.Context, in *userListHostsIn) (*hostIt
 	if err != nil {
 		return nil, err
 	}
-	out := &hostItemsOut{}
-	out.Body.Items = liveItems(res.Items, on)
-	out.Body.Total, out.Body.Limit, out.Body.Offset = &res.Total, &res.Limit, &res.Offset
-	return out, nil
+	return hostPage(res, on), nil
 }
 
 func (s *Server) apiGetHost(ctx context.Context, in *HostIDParam) (*clientHostOut, error) {

@@ -24,6 +24,7 @@ import (
 	"hostgate/internal/jobs"
 	"hostgate/internal/l1config"
 	"hostgate/internal/operations"
+	"hostgate/internal/paging"
 	"hostgate/internal/passwords"
 	"hostgate/internal/terminals"
 	"hostgate/internal/upgrades"
@@ -38,6 +39,7 @@ var statusByCode = withOperationFailures(map[string]int{
 	apperr.CodeInvalidBody:        400,
 	apperr.CodeInvalidID:          400,
 	apperr.CodeInvalidQuery:       400,
+	paging.CodeInvalidCursor:      400,
 	hosts.CodeInvalidName:         400,
 	hosts.CodeNameTooLong:         400,
 	hosts.CodeInvalidPort:         400,
@@ -237,6 +239,8 @@ func codeForLocation(loc string) string {
 	switch {
 	case strings.HasPrefix(loc, "path."):
 		return apperr.CodeInvalidID
+	case loc == "query.cursor":
+		return paging.CodeInvalidCursor
 	case strings.HasPrefix(loc, "query."):
 		return apperr.CodeInvalidQuery
 	}

@@ -9,6 +9,7 @@ import (
 
 	"hostgate/internal/agentproto"
 	"hostgate/internal/hosts"
+	"hostgate/internal/paging"
 	"hostgate/internal/upgrades"
 	"hostgate/internal/webhooks"
 )
@@ -21,10 +22,11 @@ type HostListItem struct {
 
 type hostItemsOut struct {
 	Body struct {
-		Items  []HostListItem `json:"items"`
-		Total  *int           `json:"total,omitempty" doc:"Hosts matching the query; present when any query parameter (q, status, sort, limit, offset, online, os, agent_version, tag, filter_id) is given"`
-		Limit  *int           `json:"limit,omitempty" doc:"The page size used; present with total"`
-		Offset *int           `json:"offset,omitempty" doc:"The items skipped; present with total"`
+		Items      []HostListItem `json:"items"`
+		Total      *int           `json:"total,omitempty" doc:"Hosts matching the query; present when any query parameter (q, status, sort, limit, offset, cursor, online, os, agent_version, tag, filter_id) is given"`
+		Limit      *int           `json:"limit,omitempty" doc:"The page size used; present with total"`
+		Offset     *int           `json:"offset,omitempty" doc:"The items skipped; present with total (0 on a page asked for by cursor)"`
+		NextCursor string         `json:"next_cursor,omitempty" doc:"Pass as cursor, with the same other query parameters, for the page after this one; absent on the last page"`
 	}
 }
 
@@ -55,7 +57,7 @@ func (hostSort) Schema(huma.Registry) *huma.Schema {
 }
 
 // userListQuery names the parameters that turn on paging.
-var userListQuery = append([]string{"q", "status", "sort", "limit", "offset"}, hostFilterQuery...)
+var userListQuery = append([]string{"q", "status", "sort", "limit", "offset", "cursor"}, hostFilterQuery...)
 
 // Resolve notes whether any paging or filter parameter was sent, even
 // empty, before huma fills in the defaults.
@@ -70,7 +72,8 @@ func (in *userListHostsIn) Resolve(ctx huma.Context) []error {
 	// Every tag as sent: huma drops an empty one, which is a bad
 	// expression (400 invalid_query from the service).
 	in.Tag = q["tag"]
-	return nil
+	// This Resolve hides the one of the embedded PageParams from huma.
+	return in.PageParams.Resolve(ctx)
 }
 
 type hostOut struct{ Body hosts.Host }
@@ -122,6 +125,15 @@ func hostItems(hs []hosts.Host, on map[string]bool, err error) (*hostItemsOut, e
 	return out, nil
 }
 
+// hostPage answers one page of hosts.
+func hostPage(res paging.Result[hosts.Host], on map[string]bool) *hostItemsOut {
+	out := &hostItemsOut{}
+	out.Body.Items = liveItems(res.Items, on)
+	out.Body.Total, out.Body.Limit, out.Body.Offset = &res.Total, &res.Limit, &res.Offset
+	out.Body.NextCursor = res.NextCursor
+	return out
+}
+
 func (s *Server) userListHosts(ctx context.Context, in *userListHostsIn) (*hostItemsOut, error) {
 	owner := userOf(ctx).UserID
 	if !in.paged {
@@ -131,10 +143,7 @@ func (s *Server) userListHosts(ctx context.Context, in *userListHostsIn) (*hostI
 	if err != nil {
 		return nil, err
 	}
-	out := &hostItemsOut{}
-	out.Body.Items = liveItems(res.Items, on)
-	out.Body.Total, out.Body.Limit, out.Body.Offset = &res.Total, &res.Limit, &res.Offset
-	return out, nil
+	return hostPage(res, on), nil
 }
 
 func (s *Server) userHostRoutes() {

@@ -15,10 +15,29 @@ const (
 	MaxOffset    = 100_000
 )
 
-// Page asks for Limit items after skipping Offset.
+// Page asks for Limit items after skipping Offset, or, when Keyset has
+// an After key, after that position (keyset paging; Offset is then 0).
+// A store that pages by key reports the next position in Keyset.Next.
 type Page struct {
 	Limit  int
 	Offset int
+	Keyset *Keyset
+}
+
+// After is the key the page starts after, nil for an offset page.
+func (p Page) After() Key {
+	if p.Keyset == nil {
+		return nil
+	}
+	return p.Keyset.After
+}
+
+// SetNext records the key of the page's last item, when items may follow
+// it; a page without a Keyset asked for no cursor.
+func (p Page) SetNext(k Key) {
+	if p.Keyset != nil {
+		p.Keyset.Next = k
+	}
 }
 
 // Result is one page of T with the total number of matches.
@@ -27,6 +46,9 @@ type Result[T any] struct {
 	Total  int `json:"total"`
 	Limit  int `json:"limit"`
 	Offset int `json:"offset"`
+	// NextCursor continues the list after this page: present when items
+	// may follow it, absent on the last page (docs/api.md, "Paging").
+	NextCursor string `json:"next_cursor,omitempty"`
 }
 
 // NewResult builds a result, never with a nil Items (which would encode as null).
@@ -34,7 +56,7 @@ func NewResult[T any](items []T, total int, p Page) Result[T] {
 	if items == nil {
 		items = []T{}
 	}
-	return Result[T]{Items: items, Total: total, Limit: p.Limit, Offset: p.Offset}
+	return Result[T]{Items: items, Total: total, Limit: p.Limit, Offset: p.Offset, NextCursor: p.Keyset.NextCursor()}
 }
 
 // MinSubstring is the length, in characters, from which a list's text
@@ -76,5 +98,5 @@ func Map[T, U any](r Result[T], f func(T) U) Result[U] {
 	for i, v := range r.Items {
 		items[i] = f(v)
 	}
-	return Result[U]{Items: items, Total: r.Total, Limit: r.Limit, Offset: r.Offset}
+	return Result[U]{Items: items, Total: r.Total, Limit: r.Limit, Offset: r.Offset, NextCursor: r.NextCursor}
 }

@@ -152,12 +152,16 @@ type JobOutput struct {
 	Result   json.RawMessage `json:"result"`
 }
 
-// Page is one page of a paged list.
+// Page is one page of a paged list. NextCursor, when not "", continues
+// the list after this page: pass it as the cursor of the same call (same
+// other arguments, offset 0); a deep page costs the hub what the first
+// does. It is "" on the last page.
 type Page[T any] struct {
-	Items  []T `json:"items"`
-	Total  int `json:"total"`
-	Limit  int `json:"limit"`
-	Offset int `json:"offset"`
+	Items      []T    `json:"items"`
+	Total      int    `json:"total"`
+	Limit      int    `json:"limit"`
+	Offset     int    `json:"offset"`
+	NextCursor string `json:"next_cursor,omitempty"`
 }
 
 func jobPath(id string) string { return "/v1/api/jobs/" + url.PathEscape(id) }
@@ -214,9 +218,10 @@ func (c *Client) GetJob(ctx context.Context, jobID string) (Job, error) {
 // ListJobs lists the key holder's jobs, newest first; state "" for all,
 // else running, finished or canceled (limit 0: the hub's default of 50;
 // at most 200).
-func (c *Client) ListJobs(ctx context.Context, state string, limit, offset int) (Page[Job], error) {
+// A cursor (a page's NextCursor) continues after that page.
+func (c *Client) ListJobs(ctx context.Context, state string, limit, offset int, cursor ...string) (Page[Job], error) {
 	var p Page[Job]
-	err := c.do(ctx, http.MethodGet, "/v1/api/jobs"+pageQuery(limit, offset, "state", state), nil, &p)
+	err := c.do(ctx, http.MethodGet, "/v1/api/jobs"+pageQuery(limit, offset, "state", state, "cursor", first(cursor)), nil, &p)
 	return p, err
 }
 
@@ -280,9 +285,10 @@ func (c *Client) WaitJob(ctx context.Context, jobID string, timeout time.Duratio
 
 // ListJobResults returns one page of a job's results, in the job's host
 // order; state "" for all (limit 0: the hub's default of 50; at most 200).
-func (c *Client) ListJobResults(ctx context.Context, jobID, state string, limit, offset int) (Page[JobResult], error) {
+// A cursor (a page's NextCursor) continues after that page.
+func (c *Client) ListJobResults(ctx context.Context, jobID, state string, limit, offset int, cursor ...string) (Page[JobResult], error) {
 	var p Page[JobResult]
-	err := c.do(ctx, http.MethodGet, jobPath(jobID)+"/results"+pageQuery(limit, offset, "state", state), nil, &p)
+	err := c.do(ctx, http.MethodGet, jobPath(jobID)+"/results"+pageQuery(limit, offset, "state", state, "cursor", first(cursor)), nil, &p)
 	return p, err
 }
 
@@ -292,17 +298,20 @@ func (c *Client) ListJobResults(ctx context.Context, jobID, state string, limit,
 //
 //	for r, err := range c.JobResults(ctx, job.ID, "") { … }
 func (c *Client) JobResults(ctx context.Context, jobID, state string) iter.Seq2[JobResult, error] {
-	return pages(func(limit, offset int) (Page[JobResult], error) {
-		return c.ListJobResults(ctx, jobID, state, limit, offset)
+	return pages(func(limit, offset int, cursor string) (Page[JobResult], error) {
+		return c.ListJobResults(ctx, jobID, state, limit, offset, cursor)
 	})
 }
 
-// pages iterates over the items of a paged list, 200 at a time.
-func pages[T any](fetch func(limit, offset int) (Page[T], error)) iter.Seq2[T, error] {
+// pages iterates over the items of a paged list, 200 at a time: by each
+// page's NextCursor (keyset paging: every item once, however deep, even
+// as items are added), or by offset from a list that gives none.
+func pages[T any](fetch func(limit, offset int, cursor string) (Page[T], error)) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		const size = 200
-		for offset := 0; ; {
-			p, err := fetch(size, offset)
+		offset, cursor := 0, ""
+		for {
+			p, err := fetch(size, offset, cursor)
 			if err != nil {
 				var zero T
 				yield(zero, err)
@@ -313,12 +322,24 @@ func pages[T any](fetch func(limit, offset int) (Page[T], error)) iter.Seq2[T, e
 					return
 				}
 			}
+			if p.NextCursor != "" {
+				offset, cursor = 0, p.NextCursor
+				continue
+			}
 			offset += len(p.Items)
-			if len(p.Items) == 0 || offset >= p.Total {
+			if len(p.Items) == 0 || cursor != "" || offset >= p.Total {
 				return
 			}
 		}
 	}
+}
+
+// first is the first of an optional argument, or "".
+func first(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return s[0]
 }
 
 // collect gathers every item of a paged list.

@@ -69,6 +69,11 @@ func TestJobRequests(t *testing.T) {
 		{func() error { _, err := c.GetJob(ctx, "j/1"); return err }, `GET /v1/api/jobs/j%2F1`},
 		{func() error { _, err := c.ListJobs(ctx, "running", 10, 20); return err }, `GET /v1/api/jobs?limit=10&offset=20&state=running`},
 		{func() error { _, err := c.ListJobs(ctx, "", 0, 0); return err }, `GET /v1/api/jobs`},
+		{func() error { _, err := c.ListJobs(ctx, "running", 10, 0, "AQx"); return err }, `GET /v1/api/jobs?cursor=AQx&limit=10&state=running`},
+		{func() error { _, err := c.ListJobResults(ctx, "j1", "", 5, 0, "AQy"); return err }, `GET /v1/api/jobs/j1/results?cursor=AQy&limit=5`},
+		{func() error { _, err := c.ScheduleRuns(ctx, "s1", 3, 0, "AQz"); return err }, `GET /v1/api/schedules/s1/runs?cursor=AQz&limit=3`},
+		{func() error { _, err := c.ListUserWebhookDeliveries(ctx, 5, 0, "AQw"); return err }, `GET /v1/api/webhook-deliveries?cursor=AQw&limit=5`},
+		{func() error { _, err := c.SearchHosts(ctx, FilterQuery{Status: "online"}, "", 2, 0, "AQv"); return err }, `GET /v1/api/hosts?cursor=AQv&limit=2&status=online`},
 		{func() error { _, err := c.CancelJob(ctx, "j1"); return err }, `POST /v1/api/jobs/j1/cancel`},
 		{func() error { _, err := c.RetryJob(ctx, "j1", nil); return err }, `POST /v1/api/jobs/j1/retry`},
 		{func() error { _, err := c.RetryJob(ctx, "j1", []string{"failed", "expired"}); return err }, `POST /v1/api/jobs/j1/retry {"states":["failed","expired"]}`},
@@ -132,6 +137,61 @@ func pagedAnswer(n int) func(r *http.Request, _ string) (int, string) {
 			items = append(items, fmt.Sprintf(`{"host_id":"h%d","key":"k%d"}`, i, i))
 		}
 		return 200, fmt.Sprintf(`{"items":[%s],"total":%d,"limit":%d,"offset":%d}`, strings.Join(items, ","), n, limit, offset)
+	}
+}
+
+// cursorAnswer serves n items in pages by cursor as the hub does: a
+// next_cursor while items follow, none on the last page.
+func cursorAnswer(n int) func(r *http.Request, _ string) (int, string) {
+	return func(r *http.Request, _ string) (int, string) {
+		limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
+		from := 0
+		if c := r.URL.Query().Get("cursor"); c != "" {
+			from, _ = strconv.Atoi(strings.TrimPrefix(c, "after-"))
+			from++
+		}
+		var items []string
+		for i := from; i < min(n, from+limit); i++ {
+			items = append(items, fmt.Sprintf(`{"id":"h%d","host_id":"h%d"}`, i, i))
+		}
+		next := ""
+		if from+limit < n {
+			next = fmt.Sprintf(`,"next_cursor":"after-%d"`, from+limit-1)
+		}
+		return 200, fmt.Sprintf(`{"items":[%s],"total":%d,"limit":%d,"offset":0%s}`, strings.Join(items, ","), n, limit, next)
+	}
+}
+
+// TestIteratorsFollowCursors: AllHosts and JobResults walk a list that
+// answers next_cursor by it, each item once, and stop on the page without.
+func TestIteratorsFollowCursors(t *testing.T) {
+	h, c := newJobsHub(t, cursorAnswer(401))
+	var ids []string
+	for hst, err := range c.AllHosts(context.Background(), FilterQuery{Status: "online"}, "") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, hst.ID)
+	}
+	if len(ids) != 401 || ids[0] != "h0" || ids[200] != "h200" || ids[400] != "h400" {
+		t.Fatalf("%d hosts: %v…", len(ids), ids[:min(3, len(ids))])
+	}
+	h.mu.Lock()
+	reqs := strings.Join(h.reqs, "\n")
+	h.mu.Unlock()
+	if want := "GET /v1/api/hosts?limit=200&status=online\nGET /v1/api/hosts?cursor=after-199&limit=200&status=online\nGET /v1/api/hosts?cursor=after-399&limit=200&status=online"; reqs != want {
+		t.Fatalf("requests\n%s\nwant\n%s", reqs, want)
+	}
+	_, c = newJobsHub(t, cursorAnswer(400))
+	n := 0
+	for _, err := range c.JobResults(context.Background(), "j1", "") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if n != 400 {
+		t.Fatalf("%d results, want 400", n)
 	}
 }
 

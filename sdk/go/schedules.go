@@ -53,9 +53,9 @@ func schedulePath(id string) string { return "/v1/api/schedules/" + url.PathEsca
 
 // ListSchedules lists the key holder's schedules.
 func (c *Client) ListSchedules(ctx context.Context) ([]Schedule, error) {
-	return collect(pages(func(limit, offset int) (Page[Schedule], error) {
+	return collect(pages(func(limit, offset int, cursor string) (Page[Schedule], error) {
 		var p Page[Schedule]
-		err := c.do(ctx, http.MethodGet, "/v1/api/schedules"+pageQuery(limit, offset), nil, &p)
+		err := c.do(ctx, http.MethodGet, "/v1/api/schedules"+pageQuery(limit, offset, "cursor", cursor), nil, &p)
 		return p, err
 	}))
 }
@@ -113,9 +113,10 @@ func (c *Client) DeleteSchedule(ctx context.Context, scheduleID string) error {
 
 // ScheduleRuns returns one page of a schedule's history, newest first
 // (limit 0: the hub's default of 50; at most 200).
-func (c *Client) ScheduleRuns(ctx context.Context, scheduleID string, limit, offset int) (Page[ScheduleRun], error) {
+// A cursor (a page's NextCursor) continues after that page.
+func (c *Client) ScheduleRuns(ctx context.Context, scheduleID string, limit, offset int, cursor ...string) (Page[ScheduleRun], error) {
 	var p Page[ScheduleRun]
-	err := c.do(ctx, http.MethodGet, schedulePath(scheduleID)+"/runs"+pageQuery(limit, offset), nil, &p)
+	err := c.do(ctx, http.MethodGet, schedulePath(scheduleID)+"/runs"+pageQuery(limit, offset, "cursor", first(cursor)), nil, &p)
 	return p, err
 }
 
@@ -148,9 +149,10 @@ func (c *Client) RotateWebhookSecret(ctx context.Context) (WebhookSecret, error)
 // ListUserWebhookDeliveries returns one page of the user's user-level
 // webhook deliveries (job.finished), newest first (limit 0: the hub's
 // default of 50; at most 200). A host's deliveries are WebhookDeliveries.
-func (c *Client) ListUserWebhookDeliveries(ctx context.Context, limit, offset int) (Page[WebhookDelivery], error) {
+// A cursor (a page's NextCursor) continues after that page.
+func (c *Client) ListUserWebhookDeliveries(ctx context.Context, limit, offset int, cursor ...string) (Page[WebhookDelivery], error) {
 	var p Page[WebhookDelivery]
-	err := c.do(ctx, http.MethodGet, "/v1/api/webhook-deliveries"+pageQuery(limit, offset), nil, &p)
+	err := c.do(ctx, http.MethodGet, "/v1/api/webhook-deliveries"+pageQuery(limit, offset, "cursor", first(cursor)), nil, &p)
 	return p, err
 }
 

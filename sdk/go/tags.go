@@ -2,6 +2,7 @@ package hostgate
 
 import (
 	"context"
+	"iter"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -52,8 +53,9 @@ func (c *Client) UpdateTags(ctx context.Context, hostIDs []string, add map[strin
 // SearchHosts returns one page of the key holder's hosts that match query
 // (every member given must match; Tags all of them) and, when filterID is
 // not "", the saved filter too; limit 0 is the hub's default of 50, at most
-// 200.
-func (c *Client) SearchHosts(ctx context.Context, query FilterQuery, filterID string, limit, offset int) (Page[Host], error) {
+// 200. A cursor (a page's NextCursor) continues after that page, with
+// the same query and filterID; AllHosts walks every page so.
+func (c *Client) SearchHosts(ctx context.Context, query FilterQuery, filterID string, limit, offset int, cursor ...string) (Page[Host], error) {
 	q := url.Values{}
 	for k, v := range map[string]string{"q": query.Q, "status": query.Status, "os": query.OS, "agent_version": query.AgentVersion, "filter_id": filterID} {
 		if v != "" {
@@ -73,17 +75,32 @@ func (c *Client) SearchHosts(ctx context.Context, query FilterQuery, filterID st
 	if offset > 0 {
 		q.Set("offset", strconv.Itoa(offset))
 	}
+	if cur := first(cursor); cur != "" {
+		q.Set("cursor", cur)
+	}
 	var p Page[Host]
 	err := c.do(ctx, http.MethodGet, "/v1/api/hosts?"+q.Encode(), nil, &p)
 	return p, err
 }
 
+// AllHosts iterates over every host SearchHosts finds for query and
+// filterID, fetching pages of 200 by cursor as it goes: each host once,
+// however many there are; an error ends the iteration after being
+// yielded.
+//
+//	for h, err := range c.AllHosts(ctx, hostgate.FilterQuery{Status: "online"}, "") { … }
+func (c *Client) AllHosts(ctx context.Context, query FilterQuery, filterID string) iter.Seq2[Host, error] {
+	return pages(func(limit, offset int, cursor string) (Page[Host], error) {
+		return c.SearchHosts(ctx, query, filterID, limit, offset, cursor)
+	})
+}
+
 // ListTags lists the key=value pairs on the key holder's hosts, ordered by
 // key and value, with their host counts.
 func (c *Client) ListTags(ctx context.Context) ([]TagCount, error) {
-	return collect(pages(func(limit, offset int) (Page[TagCount], error) {
+	return collect(pages(func(limit, offset int, cursor string) (Page[TagCount], error) {
 		var p Page[TagCount]
-		err := c.do(ctx, http.MethodGet, "/v1/api/tags"+pageQuery(limit, offset), nil, &p)
+		err := c.do(ctx, http.MethodGet, "/v1/api/tags"+pageQuery(limit, offset, "cursor", cursor), nil, &p)
 		return p, err
 	}))
 }
@@ -112,9 +129,9 @@ func filterPath(id string) string { return "/v1/api/filters/" + url.PathEscape(i
 
 // ListFilters lists the key holder's saved filters.
 func (c *Client) ListFilters(ctx context.Context) ([]Filter, error) {
-	return collect(pages(func(limit, offset int) (Page[Filter], error) {
+	return collect(pages(func(limit, offset int, cursor string) (Page[Filter], error) {
 		var p Page[Filter]
-		err := c.do(ctx, http.MethodGet, "/v1/api/filters"+pageQuery(limit, offset), nil, &p)
+		err := c.do(ctx, http.MethodGet, "/v1/api/filters"+pageQuery(limit, offset, "cursor", cursor), nil, &p)
 		return p, err
 	}))
 }

@@ -130,9 +130,12 @@ func (a Accounts) ListUsers(ctx context.Context, f accounts.UserFilter, p paging
 		return nil, 0, fmt.Errorf("%s: list users: unknown sort %q", d.dialect.Name, f.Sort)
 	}
 	from, w := d.userWhere(f)
-	return listPage(ctx, d, "users", userCols, from, w, orderBy(field, desc, false, "id"), p,
+	return listPage(ctx, d, "users", userCols, from, w, keyOrder{Col: field, ColKind: userSortKinds[field], Tie: "id", Desc: desc}, p,
 		func(r rowScanner) (accounts.User, error) { return scanUser(r) })
 }
+
+// userSortKinds is the kind of each field of accounts.UserSortFields.
+var userSortKinds = map[string]keyKind{"email": kindText, "created_at": kindTime, "display_name": kindText}
 
 // userWhere is the table of users and the filter over it. With a query
 // the table is the users that match it: a literal part (or start) of the

@@ -76,7 +76,7 @@ func (s Admins) ListAdmins(ctx context.Context, f admin.Filter, p paging.Page) (
 	if f.Status != "" {
 		w.add(`status = $%d`, f.Status)
 	}
-	return listPage(ctx, s.d, "admins", adminCols, "admins", w, "username, id", p,
+	return listPage(ctx, s.d, "admins", adminCols, "admins", w, keyOrder{Col: "username", Tie: "id"}, p,
 		func(r rowScanner) (admin.Admin, error) { return scanAdmin(r) })
 }
 

@@ -71,7 +71,7 @@ func (d *DB) insertAudit(ctx context.Context, q queryer, e audit.Entry) error {
 // matches, both from one snapshot.
 func (s Audit) ListAudit(ctx context.Context, f audit.Filter, p paging.Page) ([]audit.Entry, int, error) {
 	d := s.d
-	return listPage(ctx, d, "audit", auditCols, "audit_logs", d.auditWhere(f), "created_at DESC, id DESC", p, scanAudit)
+	return listPage(ctx, d, "audit", auditCols, "audit_logs", d.auditWhere(f), newestFirst, p, scanAudit)
 }
 
 func (d *DB) auditWhere(f audit.Filter) where {

@@ -380,7 +380,7 @@ func (b Billing) ListBillingEvents(ctx context.Context, userID string, p paging.
 	d := b.d
 	var w where
 	w.add(`user_id = $%d`, userID)
-	return listPage(ctx, d, "billing events", eventCols, "billing_events", w, "created_at DESC, id DESC", p, scanEvent)
+	return listPage(ctx, d, "billing events", eventCols, "billing_events", w, newestFirst, p, scanEvent)
 }
 
 // SumBillingEvents implements billing.Store.

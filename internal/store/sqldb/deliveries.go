@@ -229,7 +229,7 @@ func (s Deliveries) ListUserDeliveries(ctx context.Context, userID string, p pag
 	var w where
 	w.add("user_id = $%d", userID)
 	w.addSQL("host_id IS NULL")
-	return listPage(ctx, s.d, "user deliveries", deliveryCols, "webhook_deliveries", w, "seq DESC", p, scanDelivery)
+	return listPage(ctx, s.d, "user deliveries", deliveryCols, "webhook_deliveries", w, keyOrder{Tie: "seq", TieKind: kindInt, Desc: true}, p, scanDelivery)
 }
 
 // RetryUserDelivery implements deliveries.Store.

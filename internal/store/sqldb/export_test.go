@@ -1,8 +1,11 @@
 package sqldb
 
 import (
+	"strings"
+
 	"hostgate/internal/accounts"
 	"hostgate/internal/hosts"
+	"hostgate/internal/paging"
 )
 
 // The queries of the searched lists, as the stores run them (the page;
@@ -31,4 +34,25 @@ func SelectHostsQuery(d *DB, owner string, f hosts.OwnedFilter) (string, []any) 
 // CandidatesQuery is the query of a job's next queued runs (Jobs.Candidates).
 func CandidatesQuery(jobID string, maxWave, limit int) (string, []any) {
 	return `SELECT ` + runCols + ` FROM job_runs WHERE ` + candidatesCond, []any{jobID, int64(maxWave), int64(limit)}
+}
+
+// OwnedPageQuery is the query of an owner's unfiltered host page in
+// sort's order after the key k, as PageOwnedHosts runs it.
+func OwnedPageQuery(d *DB, owner string, sort hosts.Sort, k paging.Key) (string, []any, error) {
+	o, _ := sort.Order()
+	_, w := d.ownedSource(owner, hosts.OwnedFilter{Sort: sort})
+	q, args, _, err := d.pageQuery(hostCols, "hosts", w, ownedOrder(o), paging.Page{Limit: 50, Keyset: &paging.Keyset{After: k}})
+	return q, args, err
+}
+
+// AdminPageQuery is the query of the admin host page in f's order after
+// the key k, as ListHosts runs it.
+func AdminPageQuery(d *DB, f hosts.Filter, k paging.Key) (string, []any, error) {
+	field, desc, _ := f.Sort.Field()
+	column := adminHostColumns[field]
+	_, bare, _ := strings.Cut(column, ".")
+	o := keyOrder{Col: column, ColKind: hostSortKinds[bare], Nullable: field == "last_seen_at", Tie: "h.id", Desc: desc}
+	from, w := d.hostWhere(f)
+	q, args, _, err := d.pageQuery(hostColsOf+", u.email", from, w, o, paging.Page{Limit: 50, Keyset: &paging.Keyset{After: k}})
+	return q, args, err
 }

@@ -159,15 +159,14 @@ func (s Hosts) ListOwnedHosts(ctx context.Context, owner string) ([]hosts.Host, 
 // descending: the default of SQLite and the order of PostgreSQL's
 // hosts_owner_last_seen. A column that is never NULL gets no NULLS clause,
 // so PostgreSQL can scan its index backwards.
-func ownedOrder(o hosts.SortOrder) string {
-	dir, nulls := "ASC", " NULLS FIRST"
-	if o.Desc {
-		dir, nulls = "DESC", " NULLS LAST"
-	}
-	if !o.Nullable {
-		nulls = ""
-	}
-	return o.Column + " " + dir + nulls + ", id " + dir
+func ownedOrder(o hosts.SortOrder) keyOrder {
+	return keyOrder{Col: o.Column, ColKind: hostSortKinds[o.Column], Nullable: o.Nullable, Tie: "id", Desc: o.Desc}
+}
+
+// hostSortKinds is the kind of each sort column of the host lists.
+var hostSortKinds = map[string]keyKind{
+	"name": kindText, "created_at": kindTime, "last_seen_at": kindTime, "status": kindText,
+	"installed_version": kindText, "email": kindText,
 }
 
 // PageOwnedHosts returns a page of the owner's undeleted hosts matching f,
@@ -189,15 +188,14 @@ func (s Hosts) PageOwnedHosts(ctx context.Context, owner string, f hosts.OwnedFi
 		// each host's created_at), so that only the page's hosts are read.
 		count := `SELECT count(*) FROM host_tags` + tw.sql()
 		if o.Column == "created_at" {
-			dir := "ASC"
-			if o.Desc {
-				dir = "DESC"
+			ids, err := d.taggedPage(tw, o.Desc, p)
+			if err != nil {
+				return nil, 0, err
 			}
-			page, args := tw.page(p)
-			var w where
-			w.args = args
-			w.addSQL(`id IN (SELECT host_id FROM host_tags` + tw.sql() + ` ORDER BY created_at ` + dir + `, host_id ` + dir + page + `)`)
-			return listPageCounted(ctx, d, "hosts", hostCols, "hosts", w, order, paging.Page{Limit: p.Limit}, scan, count, tw.args...)
+			// The outer order repeats the inner (a cursor's key holds
+			// for both); the inner has skipped any offset.
+			return listPageCounted(ctx, d, "hosts", hostCols, "hosts", ids, order,
+				paging.Page{Limit: p.Limit, Keyset: p.Keyset}, scan, count, tw.args...)
 		}
 		from, w := d.ownedSource(owner, f)
 		return listPageCounted(ctx, d, "hosts", hostCols, from, w, order, p, scan, count, tw.args...)
@@ -209,6 +207,27 @@ func (s Hosts) PageOwnedHosts(ctx context.Context, owner string, f hosts.OwnedFi
 			`SELECT coalesce(max(n), 0) FROM host_counts WHERE user_id = $1`, owner)
 	}
 	return listPage(ctx, d, "hosts", hostCols, from, w, order, p, scan)
+}
+
+// taggedPage is the condition on hosts of one page (and the row after
+// it, which tells whether another follows) of the hosts of tw, a filter
+// of host_tags, in creation order.
+func (d *DB) taggedPage(tw where, desc bool, p paging.Page) (where, error) {
+	inner := keyOrder{Col: "created_at", ColKind: kindTime, Tie: "host_id", Desc: desc}
+	sub := where{conds: slices.Clone(tw.conds), args: slices.Clone(tw.args)}
+	limit, offset := clampPage(p)
+	if after := p.After(); after != nil {
+		if err := inner.check(after); err != nil {
+			return where{}, err
+		}
+		d.after(&sub, inner, after) // created_at is never NULL: one range
+		offset = 0
+	}
+	n := len(sub.args)
+	w := where{args: append(sub.args, int64(limit+1), int64(offset))}
+	w.addSQL(`id IN (SELECT host_id FROM host_tags` + sub.sql() + ` ORDER BY ` + inner.sql() +
+		fmt.Sprintf(` LIMIT $%d OFFSET $%d`, n+1, n+2) + `)`)
+	return w, nil
 }
 
 // ownedWhere is the filter of PageOwnedHosts over hosts.
@@ -523,7 +542,8 @@ func (s Hosts) ListHosts(ctx context.Context, f hosts.Filter, p paging.Page) ([]
 	if !ok || !known {
 		return nil, 0, fmt.Errorf("%s: list hosts: unknown sort %q", d.dialect.Name, f.Sort)
 	}
-	order := orderBy(column, desc, field == "last_seen_at", "h.id")
+	_, bare, _ := strings.Cut(column, ".")
+	order := keyOrder{Col: column, ColKind: hostSortKinds[bare], Nullable: field == "last_seen_at", Tie: "h.id", Desc: desc}
 	from, w := d.hostWhere(f)
 	return listPage(ctx, d, "hosts", hostColsOf+", u.email", from, w,
 		order, p, func(r rowScanner) (hosts.AdminHost, error) {

@@ -25,7 +25,7 @@ func TestOwnedOrder(t *testing.T) {
 			t.Errorf("%q: a new order; add its index and its clause here", o.Sort)
 			continue
 		}
-		if got := ownedOrder(o); got != w {
+		if got := ownedOrder(o).sql(); got != w {
 			t.Errorf("ownedOrder(%q) = %q, want %q", o.Sort, got, w)
 		}
 	}

@@ -460,7 +460,7 @@ func (s Jobs) ListJobs(ctx context.Context, owner string, state jobs.JobState, p
 	if state != "" {
 		w.add(`state = $%d`, string(state))
 	}
-	return listPage(ctx, s.d, "jobs", jobViewCols, "jobs", w, "created_at DESC, id DESC", p, scanJobView)
+	return listPage(ctx, s.d, "jobs", jobViewCols, "jobs", w, newestFirst, p, scanJobView)
 }
 
 // ListRuns implements jobs.Store.
@@ -471,7 +471,7 @@ func (s Jobs) ListRuns(ctx context.Context, jobID string, state jobs.RunState, p
 		w.add(`r.state = $%d`, string(state))
 	}
 	cols := "r." + strings.ReplaceAll(strings.Join(strings.Fields(runCols), " "), ", ", ", r.") + ", h.name"
-	return listPageCounted(ctx, s.d, "job runs", cols, "job_runs r LEFT JOIN hosts h ON h.id = r.host_id", w, "r.seq", p,
+	return listPageCounted(ctx, s.d, "job runs", cols, "job_runs r LEFT JOIN hosts h ON h.id = r.host_id", w, keyOrder{Tie: "r.seq", TieKind: kindInt}, p,
 		scanRunNamed, `SELECT count(*) FROM job_runs r`+w.sql(), w.args...)
 }
 

@@ -42,7 +42,7 @@ func (b Billing) ListRecharges(ctx context.Context, userID, status string, p pag
 	if status != "" {
 		w.add(`status = $%d`, status)
 	}
-	return listPage(ctx, d, "recharges", rechargeCols, "recharges", w, "created_at DESC, id DESC", p, scanRecharge)
+	return listPage(ctx, d, "recharges", rechargeCols, "recharges", w, newestFirst, p, scanRecharge)
 }
 
 // RechargeByOrderNo implements billing.RechargeStore.

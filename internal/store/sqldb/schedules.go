@@ -78,7 +78,7 @@ func (s Schedules) GetSchedule(ctx context.Context, owner, id string) (schedules
 func (s Schedules) ListSchedules(ctx context.Context, owner string, p paging.Page) ([]schedules.Schedule, int, error) {
 	var w where
 	w.add("user_id = $%d", owner)
-	return listPage(ctx, s.d, "schedules", scheduleCols, "schedules", w, "created_at DESC, id DESC", p, scanSchedule)
+	return listPage(ctx, s.d, "schedules", scheduleCols, "schedules", w, newestFirst, p, scanSchedule)
 }
 
 // UpdateSchedule implements schedules.Store.
@@ -179,5 +179,5 @@ func (s Schedules) ListRuns(ctx context.Context, owner, id string, p paging.Page
 	}
 	var w where
 	w.add("schedule_id = $%d", id)
-	return listPage(ctx, s.d, "schedule runs", scheduleRunCols, "schedule_runs", w, "at DESC, id DESC", p, scanScheduleRun)
+	return listPage(ctx, s.d, "schedule runs", scheduleRunCols, "schedule_runs", w, keyOrder{Col: "at", ColKind: kindTime, Tie: "id", Desc: true}, p, scanScheduleRun)
 }

@@ -210,14 +210,6 @@ func (w where) sql() string {
 	return " WHERE " + strings.Join(w.conds, " AND ")
 }
 
-// page is the LIMIT/OFFSET clause for p and the arguments including it.
-func (w where) page(p paging.Page) (string, []any) {
-	limit, offset := clampPage(p)
-	n := len(w.args)
-	args := append(append([]any(nil), w.args...), int64(limit), int64(offset))
-	return fmt.Sprintf(" LIMIT $%d OFFSET $%d", n+1, n+2), args
-}
-
 // clampPage keeps a page inside the paging limits. The service validates
 // pages; this only stops a bad one reaching SQL, where a negative LIMIT
 // means "all" to SQLite and an error to PostgreSQL.
@@ -308,31 +300,85 @@ func parseTimeText(s string) (time.Time, error) {
 }
 
 // listPage counts the rows of from matching w and reads one page of them
-// in order, from one snapshot; what names the rows in errors.
-func listPage[T any](ctx context.Context, d *DB, what, cols, from string, w where, order string, p paging.Page,
+// in order o, from one snapshot; what names the rows in errors.
+func listPage[T any](ctx context.Context, d *DB, what, cols, from string, w where, o keyOrder, p paging.Page,
 	scan func(rowScanner) (T, error)) ([]T, int, error) {
-	return listPageCounted(ctx, d, what, cols, from, w, order, p, scan, `SELECT count(*) FROM `+from+w.sql(), w.args...)
+	return listPageCounted(ctx, d, what, cols, from, w, o, p, scan, `SELECT count(*) FROM `+from+w.sql(), w.args...)
 }
 
 // listPageCounted is listPage with the total read by countQuery instead
-// of a count of the matches, for a total kept elsewhere.
-func listPageCounted[T any](ctx context.Context, d *DB, what, cols, from string, w where, order string, p paging.Page,
+// of a count of the matches, for a total kept elsewhere. A page after a
+// key (p.After) starts there rather than at an offset, and the key of
+// the last item is reported (p.SetNext) when another page follows: one
+// more row than the page is read to know.
+func listPageCounted[T any](ctx context.Context, d *DB, what, cols, from string, w where, o keyOrder, p paging.Page,
 	scan func(rowScanner) (T, error), countQuery string, countArgs ...any) ([]T, int, error) {
+	query, args, limit, err := d.pageQuery(cols, from, w, o, p)
+	if err != nil {
+		return nil, 0, err
+	}
+	dests, key := keyDests(o)
+	if after := p.After(); after != nil && o.twoRanges(after) {
+		dests = append(dests, new(any)) // the range a row came from
+	}
 	var items []T
 	var total int
-	err := d.readTx(ctx, func(tx *sql.Tx) error {
+	var next paging.Key
+	err = d.readTx(ctx, func(tx *sql.Tx) error {
+		items, next = nil, nil
 		if err := tx.QueryRowContext(ctx, countQuery, countArgs...).Scan(&total); err != nil {
 			return d.errorf("count "+what, err)
 		}
-		page, args := w.page(p)
-		rows, err := tx.QueryContext(ctx, `SELECT `+cols+` FROM `+from+w.sql()+` ORDER BY `+order+page, args...)
+		rows, err := tx.QueryContext(ctx, query, args...)
 		if err != nil {
 			return d.errorf("list "+what, err)
 		}
-		if items, err = collect(rows, scan); err != nil {
+		defer rows.Close()
+		var last paging.Key
+		for rows.Next() {
+			if len(items) == limit { // a row after the page: another page follows
+				next = last
+				break
+			}
+			v, err := scan(keyScanner{rows, dests})
+			if err != nil {
+				return d.errorf("list "+what, err)
+			}
+			items = append(items, v)
+			last = key()
+		}
+		if err := rows.Err(); err != nil {
 			return d.errorf("list "+what, err)
 		}
 		return nil
 	})
-	return items, total, err
+	if err != nil {
+		return nil, 0, err
+	}
+	p.SetNext(next)
+	return items, total, nil
+}
+
+// pageQuery is the query of one page of from matching w in order o, and
+// the row after it: after p's key, or at its offset. Each row is cols,
+// then o's key columns, then (when o.twoRanges) one more column.
+func (d *DB) pageQuery(cols, from string, w where, o keyOrder, p paging.Page) (query string, args []any, limit int, err error) {
+	limit, offset := clampPage(p)
+	after := p.After()
+	if after != nil {
+		if err := o.check(after); err != nil {
+			return "", nil, 0, err
+		}
+		if o.twoRanges(after) {
+			query, args = d.twoRangeQuery(cols, from, w, o, after, limit+1)
+			return query, args, limit, nil
+		}
+		d.after(&w, o, after)
+		offset = 0
+	}
+	n := len(w.args)
+	args = append(append([]any(nil), w.args...), int64(limit+1), int64(offset))
+	query = `SELECT ` + cols + `, ` + o.keyCols() + ` FROM ` + from + w.sql() + ` ORDER BY ` + o.sql() +
+		fmt.Sprintf(" LIMIT $%d OFFSET $%d", n+1, n+2)
+	return query, args, limit, nil
 }

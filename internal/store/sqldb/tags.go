@@ -388,7 +388,7 @@ func (s Hosts) SavedFilter(ctx context.Context, owner, id string) (hosts.SavedFi
 func (s Hosts) ListFilters(ctx context.Context, owner string, p paging.Page) ([]hosts.SavedFilter, int, error) {
 	var w where
 	w.add(`user_id = $%d`, owner)
-	return listPage(ctx, s.d, "filters", filterCols, "saved_filters", w, "name, id", p, scanFilter)
+	return listPage(ctx, s.d, "filters", filterCols, "saved_filters", w, keyOrder{Col: "name", Tie: "id"}, p, scanFilter)
 }
 
 // UpdateFilter implements hosts.Store.

@@ -64,7 +64,7 @@ func (s Versions) ListVersions(ctx context.Context, f versions.Filter, p paging.
 	if !f.IncludeYanked {
 		w.addSQL(`yanked_at IS NULL`)
 	}
-	return listPage(ctx, d, "versions", versionCols, "gateway_versions", w, "released_at DESC, id DESC", p, scanVersion)
+	return listPage(ctx, d, "versions", versionCols, "gateway_versions", w, keyOrder{Col: "released_at", ColKind: kindTime, Tie: "id", Desc: true}, p, scanVersion)
 }
 
 // GetVersion implements versions.Store.

@@ -49,6 +49,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("lockout", func(t *testing.T) { runAll(t, open, lockoutTests) })
 	t.Run("jobs", func(t *testing.T) { runAll(t, open, jobTests) })
 	t.Run("engine", func(t *testing.T) { runAll(t, open, engineTests) })
+	t.Run("keyset", func(t *testing.T) { runAll(t, open, keysetTests) })
 }
 
 // runAll runs each test on a store of its own, so none sees another's rows.

@@ -51,6 +51,12 @@ class RequestsTest(unittest.TestCase):
             (lambda: c.get_job("j/1"), "GET /v1/api/jobs/j%2F1"),
             (lambda: c.list_jobs("running", 10, 20), "GET /v1/api/jobs?limit=10&offset=20&state=running"),
             (lambda: c.list_jobs(), "GET /v1/api/jobs"),
+            (lambda: c.list_jobs("running", 10, 0, "AQx"), "GET /v1/api/jobs?cursor=AQx&limit=10&state=running"),
+            (lambda: c.list_job_results("j1", "", 5, 0, "AQy"), "GET /v1/api/jobs/j1/results?cursor=AQy&limit=5"),
+            (lambda: c.schedule_runs("s1", 3, 0, "AQz"), "GET /v1/api/schedules/s1/runs?cursor=AQz&limit=3"),
+            (lambda: c.list_user_webhook_deliveries(5, 0, "AQw"), "GET /v1/api/webhook-deliveries?cursor=AQw&limit=5"),
+            (lambda: c.search_hosts(FilterQuery(status="online"), "", 2, 0, "AQv"),
+             "GET /v1/api/hosts?cursor=AQv&limit=2&status=online"),
             (lambda: c.cancel_job("j1"), "POST /v1/api/jobs/j1/cancel"),
             (lambda: c.retry_job("j1"), "POST /v1/api/jobs/j1/retry"),
             (lambda: c.retry_job("j1", ["failed", "expired"]), 'POST /v1/api/jobs/j1/retry {"states":["failed","expired"]}'),
@@ -98,7 +104,37 @@ def paged(n):
     return answer
 
 
+def by_cursor(n):
+    """Answers n items in pages by cursor as the hub does: next_cursor while
+    items follow, none on the last page."""
+    def answer(r):
+        q = urllib.parse.parse_qs(urllib.parse.urlparse(r.path).query)
+        limit = int(q.get("limit", ["50"])[0])
+        start = int(q["cursor"][0].removeprefix("after-")) + 1 if "cursor" in q else 0
+        items = [{"id": "h%d" % i, "host_id": "h%d" % i} for i in range(start, min(n, start + limit))]
+        out = {"items": items, "total": n, "limit": limit, "offset": 0}
+        if start + limit < n:
+            out["next_cursor"] = "after-%d" % (start + limit - 1)
+        return 200, out
+    return answer
+
+
 class IterateTest(unittest.TestCase):
+    def test_all_hosts_follows_cursors(self):
+        with FakeHub(by_cursor(401)) as hub:
+            c = hostgate.Client(hub.url, KEY, timeout=5)
+            ids = [h.id for h in c.all_hosts(FilterQuery(status="online"))]
+            self.assertEqual((len(ids), ids[0], ids[200], ids[-1]), (401, "h0", "h200", "h400"))
+            self.assertEqual(len(set(ids)), 401)
+            self.assertEqual([r.path for r in hub.requests], [
+                "/v1/api/hosts?limit=200&status=online",
+                "/v1/api/hosts?cursor=after-199&limit=200&status=online",
+                "/v1/api/hosts?cursor=after-399&limit=200&status=online"])
+            page = c.search_hosts(FilterQuery(), "", 2)
+            self.assertEqual(page.next_cursor, "after-1")
+        with FakeHub(by_cursor(400)) as hub:
+            self.assertEqual(len(list(hostgate.Client(hub.url, KEY, timeout=5).job_results("j1"))), 400)
+
     def test_job_results_pages(self):
         with FakeHub(paged(450)) as hub:
             c = hostgate.Client(hub.url, KEY, timeout=5)

@@ -313,8 +313,8 @@ export class Client {
   }
 
   /** listJobs lists the key holder's jobs, newest first; state '' for all (limit 0: the hub's 50; at most 200). */
-  listJobs(state = '', limit = 0, offset = 0, o: O = {}): Promise<J.Page<J.Job>> {
-    return this.t.call({ method: 'GET', path: '/v1/api/jobs' + J.pageQuery(limit, offset, { state }), signal: o.signal });
+  listJobs(state = '', limit = 0, offset = 0, o: J.PageOptions = {}): Promise<J.Page<J.Job>> {
+    return this.t.call({ method: 'GET', path: '/v1/api/jobs' + J.pageQuery(limit, offset, { state, cursor: o.cursor ?? '' }), signal: o.signal });
   }
 
   /** cancelJob cancels a job: queued runs end canceled, running ones finish (a finished job: 409 job_finished). */
@@ -352,8 +352,8 @@ export class Client {
   }
 
   /** listJobResults returns one page of a job's results, in the job's host order; state '' for all. */
-  listJobResults(jobId: string, state = '', limit = 0, offset = 0, o: O = {}): Promise<J.Page<J.JobResult>> {
-    return this.t.call({ method: 'GET', path: `${jobPath(jobId)}/results` + J.pageQuery(limit, offset, { state }), signal: o.signal });
+  listJobResults(jobId: string, state = '', limit = 0, offset = 0, o: J.PageOptions = {}): Promise<J.Page<J.JobResult>> {
+    return this.t.call({ method: 'GET', path: `${jobPath(jobId)}/results` + J.pageQuery(limit, offset, { state, cursor: o.cursor ?? '' }), signal: o.signal });
   }
 
   /**
@@ -363,7 +363,7 @@ export class Client {
    *     for await (const r of c.jobResults(job.id)) console.log(r.host_name, r.state);
    */
   jobResults(jobId: string, state = '', o: O = {}): AsyncGenerator<J.JobResult, void, undefined> {
-    return J.pages((limit, offset) => this.listJobResults(jobId, state, limit, offset, o));
+    return J.pages((limit, offset, cursor) => this.listJobResults(jobId, state, limit, offset, { ...o, cursor }));
   }
 
   /** jobOutput returns one host's whole output of a job (404 not_found once the hub dropped it). */
@@ -388,8 +388,11 @@ export class Client {
     return r.updated;
   }
 
-  /** searchHosts returns one page of the key holder's hosts matching query (and the saved filter filterId, when given); limit 0: the hub's 50, at most 200. */
-  searchHosts(query: J.FilterQuery = {}, filterId = '', limit = 0, offset = 0, o: O = {}): Promise<J.Page<T.HostListItem>> {
+  /**
+   * searchHosts returns one page of the key holder's hosts matching query (and the saved filter filterId, when given); limit 0: the
+   * hub's 50, at most 200. The cursor option (a page's next_cursor) continues after that page; allHosts walks every page so.
+   */
+  searchHosts(query: J.FilterQuery = {}, filterId = '', limit = 0, offset = 0, o: J.PageOptions = {}): Promise<J.Page<T.HostListItem>> {
     const q: [string, string][] = [];
     for (const k of ['q', 'status', 'os', 'agent_version'] as const) if (query[k]) q.push([k, query[k]!]);
     if (filterId !== '') q.push(['filter_id', filterId]);
@@ -397,18 +400,29 @@ export class Client {
     for (const t of query.tags ?? []) q.push(['tag', t]);
     q.push(['limit', String(limit > 0 ? limit : 50)]);
     if (offset > 0) q.push(['offset', String(offset)]);
+    if (o.cursor) q.push(['cursor', o.cursor]);
     q.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return this.t.call({ method: 'GET', path: '/v1/api/hosts?' + new URLSearchParams(q).toString(), signal: o.signal });
   }
 
+  /**
+   * allHosts iterates over every host searchHosts finds for query (and filterId), fetching pages of 200 by cursor as the iteration
+   * goes: each host once, however many there are:
+   *
+   *     for await (const h of c.allHosts({ status: 'online' })) console.log(h.name);
+   */
+  allHosts(query: J.FilterQuery = {}, filterId = '', o: O = {}): AsyncGenerator<T.HostListItem, void, undefined> {
+    return J.pages((limit, offset, cursor) => this.searchHosts(query, filterId, limit, offset, { ...o, cursor }));
+  }
+
   /** listTags lists the key=value pairs on the key holder's hosts with their host counts. */
   listTags(o: O = {}): Promise<J.TagCount[]> {
-    return J.collect(J.pages((limit, offset) => this.t.call<J.Page<J.TagCount>>({ method: 'GET', path: '/v1/api/tags' + J.pageQuery(limit, offset), signal: o.signal })));
+    return J.collect(J.pages((limit, offset, cursor) => this.t.call<J.Page<J.TagCount>>({ method: 'GET', path: '/v1/api/tags' + J.pageQuery(limit, offset, { cursor }), signal: o.signal })));
   }
 
   /** listFilters lists the key holder's saved filters. */
   listFilters(o: O = {}): Promise<J.Filter[]> {
-    return J.collect(J.pages((limit, offset) => this.t.call<J.Page<J.Filter>>({ method: 'GET', path: '/v1/api/filters' + J.pageQuery(limit, offset), signal: o.signal })));
+    return J.collect(J.pages((limit, offset, cursor) => this.t.call<J.Page<J.Filter>>({ method: 'GET', path: '/v1/api/filters' + J.pageQuery(limit, offset, { cursor }), signal: o.signal })));
   }
 
   /** getFilter returns a saved filter with the number of hosts it matches now. */
@@ -438,7 +452,7 @@ export class Client {
 
   /** listSchedules lists the key holder's schedules. */
   listSchedules(o: O = {}): Promise<J.Schedule[]> {
-    return J.collect(J.pages((limit, offset) => this.t.call<J.Page<J.Schedule>>({ method: 'GET', path: '/v1/api/schedules' + J.pageQuery(limit, offset), signal: o.signal })));
+    return J.collect(J.pages((limit, offset, cursor) => this.t.call<J.Page<J.Schedule>>({ method: 'GET', path: '/v1/api/schedules' + J.pageQuery(limit, offset, { cursor }), signal: o.signal })));
   }
 
   /** getSchedule returns one schedule. */
@@ -472,8 +486,8 @@ export class Client {
   }
 
   /** scheduleRuns returns one page of a schedule's history, newest first. */
-  scheduleRuns(scheduleId: string, limit = 0, offset = 0, o: O = {}): Promise<J.Page<J.ScheduleRun>> {
-    return this.t.call({ method: 'GET', path: `/v1/api/schedules/${enc(scheduleId)}/runs` + J.pageQuery(limit, offset), signal: o.signal });
+  scheduleRuns(scheduleId: string, limit = 0, offset = 0, o: J.PageOptions = {}): Promise<J.Page<J.ScheduleRun>> {
+    return this.t.call({ method: 'GET', path: `/v1/api/schedules/${enc(scheduleId)}/runs` + J.pageQuery(limit, offset, { cursor: o.cursor ?? '' }), signal: o.signal });
   }
 
   /** getWebhookSecret says whether the user has a webhook secret, and since when. */
@@ -491,8 +505,8 @@ export class Client {
    * listUserWebhookDeliveries returns one page of the user's user-level webhook deliveries (job.finished), newest first
    * (limit 0: the hub's default 50; at most 200). A host's deliveries are webhookDeliveries.
    */
-  listUserWebhookDeliveries(limit = 0, offset = 0, o: O = {}): Promise<J.Page<T.WebhookDelivery>> {
-    return this.t.call({ method: 'GET', path: '/v1/api/webhook-deliveries' + J.pageQuery(limit, offset), signal: o.signal });
+  listUserWebhookDeliveries(limit = 0, offset = 0, o: J.PageOptions = {}): Promise<J.Page<T.WebhookDelivery>> {
+    return this.t.call({ method: 'GET', path: '/v1/api/webhook-deliveries' + J.pageQuery(limit, offset, { cursor: o.cursor ?? '' }), signal: o.signal });
   }
 
   /** retryUserWebhookDelivery sends a dead_letter user-level delivery again, once (another user's or a host's: 404 not_found; other states: 409 delivery_not_dead). */

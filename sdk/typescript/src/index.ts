@@ -6,7 +6,7 @@ export { HostgateError, errorCode, isAgentTimeout, isHostOffline, isInsufficient
 export { controls, type ControlName } from './controls.js';
 export * from './webhooks.js';
 export { JobWaitTimeoutError, jobFinal, jobPollIntervalMs, jobSucceeded, shellOperation } from './jobs.js';
-export type { Filter, FilterQuery, Job, JobDryRun, JobOperation, JobOutput, JobRequest, JobResult, JobTarget, JobTotals, JobWaves, Page, Schedule, ScheduleRequest, ScheduleRun, ScheduleUpdate, TagCount, WebhookSecret } from './jobs.js';
+export type { Filter, FilterQuery, Job, JobDryRun, JobOperation, JobOutput, JobRequest, JobResult, JobTarget, JobTotals, JobWaves, Page, PageOptions, Schedule, ScheduleRequest, ScheduleRun, ScheduleUpdate, TagCount, WebhookSecret } from './jobs.js';
 export type * from './types.js';
 export type { components, paths, operations } from './schema.js';
 export { VERSION } from './version.js';

@@ -2,6 +2,7 @@
 // their requests and answers (sdk/go/jobs.go, tags.go, schedules.go;
 // docs/jobs.md), and the helpers around them.
 import { controls } from './controls.js';
+import type { CallOptions } from './types.js';
 
 /** JobTarget picks a job's hosts: exactly one of the three. */
 export interface JobTarget {
@@ -106,11 +107,24 @@ export interface JobOutput {
 }
 
 /** Page is one page of a paged list. */
+/**
+ * Page is one page of a paged list. next_cursor, when present, continues the
+ * list after this page: pass it as the cursor option of the same call (same
+ * other arguments, offset 0); a deep page costs the hub what the first does.
+ * It is absent on the last page.
+ */
 export interface Page<T> {
   items: T[];
   total: number;
   limit: number;
   offset: number;
+  next_cursor?: string;
+}
+
+/** PageOptions are a paged call's options: CallOptions and the cursor to continue after. */
+export interface PageOptions extends CallOptions {
+  /** A page's next_cursor: the page after it, with the same other arguments. */
+  cursor?: string;
 }
 
 export interface TagCount {
@@ -230,14 +244,23 @@ export function pageQuery(limit: number, offset: number, extra: Record<string, s
   return s === '' ? '' : `?${s}`;
 }
 
-/** pages yields every item of a paged list, fetching 200 at a time as it is read. */
-export async function* pages<T>(fetchPage: (limit: number, offset: number) => Promise<Page<T>>): AsyncGenerator<T, void, undefined> {
-  for (let offset = 0; ;) {
-    const p = await fetchPage(200, offset);
+/**
+ * pages yields every item of a paged list, fetching 200 at a time as it is
+ * read: by each page's next_cursor (every item once, however deep), or by
+ * offset from a list that gives none.
+ */
+export async function* pages<T>(fetchPage: (limit: number, offset: number, cursor: string) => Promise<Page<T>>): AsyncGenerator<T, void, undefined> {
+  for (let offset = 0, cursor = ''; ;) {
+    const p = await fetchPage(200, offset, cursor);
     const items = p.items ?? [];
     yield* items;
+    if (p.next_cursor) {
+      offset = 0;
+      cursor = p.next_cursor;
+      continue;
+    }
     offset += items.length;
-    if (items.length === 0 || offset >= p.total) return;
+    if (items.length === 0 || cursor !== '' || offset >= p.total) return;
   }
 }
 

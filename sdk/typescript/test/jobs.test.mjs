@@ -19,6 +19,11 @@ const rows = [
   [(c) => c.getJob('j/1'), 'GET', '/v1/api/jobs/j%2F1'],
   [(c) => c.listJobs('running', 10, 20), 'GET', '/v1/api/jobs?limit=10&offset=20&state=running'],
   [(c) => c.listJobs(), 'GET', '/v1/api/jobs'],
+  [(c) => c.listJobs('running', 10, 0, { cursor: 'AQx' }), 'GET', '/v1/api/jobs?cursor=AQx&limit=10&state=running'],
+  [(c) => c.listJobResults('j1', '', 5, 0, { cursor: 'AQy' }), 'GET', '/v1/api/jobs/j1/results?cursor=AQy&limit=5'],
+  [(c) => c.scheduleRuns('s1', 3, 0, { cursor: 'AQz' }), 'GET', '/v1/api/schedules/s1/runs?cursor=AQz&limit=3'],
+  [(c) => c.listUserWebhookDeliveries(5, 0, { cursor: 'AQw' }), 'GET', '/v1/api/webhook-deliveries?cursor=AQw&limit=5'],
+  [(c) => c.searchHosts({ status: 'online' }, '', 2, 0, { cursor: 'AQv' }), 'GET', '/v1/api/hosts?cursor=AQv&limit=2&status=online'],
   [(c) => c.cancelJob('j1'), 'POST', '/v1/api/jobs/j1/cancel'],
   [(c) => c.retryJob('j1'), 'POST', '/v1/api/jobs/j1/retry'],
   [(c) => c.retryJob('j1', ['failed', 'expired']), 'POST', '/v1/api/jobs/j1/retry', { states: ['failed', 'expired'] }],
@@ -91,6 +96,42 @@ test('jobResults iterates over pages of 200', async (t) => {
   const missing = await fakeHub(() => ({ status: 404, body: { error: 'not_found', message: 'job not found' } }));
   t.after(missing.close);
   await assert.rejects(async () => { for await (const _ of new Client(missing.url, KEY).jobResults('nope')) void _; }, (e) => isNotFound(e));
+});
+
+// byCursor answers n items in pages by cursor as the hub does: next_cursor
+// while items follow, none on the last page.
+function byCursor(n) {
+  return (r) => {
+    const u = new URL(r.url, 'http://x');
+    const limit = Number(u.searchParams.get('limit') ?? 50);
+    const c = u.searchParams.get('cursor');
+    const start = c ? Number(c.replace('after-', '')) + 1 : 0;
+    const items = [];
+    for (let i = start; i < Math.min(n, start + limit); i++) items.push({ id: `h${i}`, host_id: `h${i}` });
+    const body = { items, total: n, limit, offset: 0 };
+    if (start + limit < n) body.next_cursor = `after-${start + limit - 1}`;
+    return { status: 200, body };
+  };
+}
+
+test('allHosts and jobResults follow next_cursor', async (t) => {
+  const hub = await fakeHub(byCursor(401));
+  t.after(hub.close);
+  const c = new Client(hub.url, KEY);
+  const ids = [];
+  for await (const h of c.allHosts({ status: 'online' })) ids.push(h.id);
+  assert.deepEqual([ids.length, new Set(ids).size, ids[0], ids[200], ids.at(-1)], [401, 401, 'h0', 'h200', 'h400']);
+  assert.deepEqual(hub.requests.map((r) => r.url), [
+    '/v1/api/hosts?limit=200&status=online',
+    '/v1/api/hosts?cursor=after-199&limit=200&status=online',
+    '/v1/api/hosts?cursor=after-399&limit=200&status=online',
+  ]);
+  assert.equal((await c.searchHosts({}, '', 2)).next_cursor, 'after-1');
+  const runs = await fakeHub(byCursor(400));
+  t.after(runs.close);
+  let n = 0;
+  for await (const _ of new Client(runs.url, KEY).jobResults('j1')) { void _; n++; }
+  assert.equal(n, 400);
 });
 
 const job = (state, succeeded, finished) => ({

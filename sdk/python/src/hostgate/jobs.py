@@ -281,12 +281,16 @@ class JobOutput:
 
 @dataclass
 class Page(Generic[T]):
-    """One page of a paged list."""
+    """One page of a paged list. next_cursor, when not empty, continues the
+    list after this page: pass it as the cursor of the same call (same other
+    arguments, offset 0); a deep page costs the hub what the first does. It
+    is empty on the last page."""
 
     items: List[T] = field(default_factory=list)
     total: int = 0
     limit: int = 0
     offset: int = 0
+    next_cursor: str = ""
 
 
 @dataclass
@@ -379,17 +383,23 @@ def _page_query(limit: int, offset: int, **extra: str) -> str:
 def _page(cls: Any, out: Any) -> Page:
     out = out or {}
     return Page(items=[from_dict(cls, x) for x in out.get("items") or []], total=int(out.get("total") or 0),
-                limit=int(out.get("limit") or 0), offset=int(out.get("offset") or 0))
+                limit=int(out.get("limit") or 0), offset=int(out.get("offset") or 0),
+                next_cursor=str(out.get("next_cursor") or ""))
 
 
-def _pages(fetch: Callable[[int, int], Page]) -> Iterator[Any]:
-    """Every item of a paged list, fetched 200 at a time as it is read."""
-    offset = 0
+def _pages(fetch: Callable[[int, int, str], Page]) -> Iterator[Any]:
+    """Every item of a paged list, fetched 200 at a time as it is read: by
+    each page's next_cursor (every item once, however deep), or by offset
+    from a list that gives none."""
+    offset, cursor = 0, ""
     while True:
-        p = fetch(200, offset)
+        p = fetch(200, offset, cursor)
         yield from p.items
+        if p.next_cursor:
+            offset, cursor = 0, p.next_cursor
+            continue
         offset += len(p.items)
-        if not p.items or offset >= p.total:
+        if not p.items or cursor or offset >= p.total:
             return
 
 
@@ -419,10 +429,12 @@ class JobsAPI:
         """A job with its totals."""
         return from_dict(Job, self._json("GET", _job_path(job_id), timeout=timeout, idempotent=True))
 
-    def list_jobs(self, state: str = "", limit: int = 0, offset: int = 0, *, timeout: Timeout = None) -> Page:
+    def list_jobs(self, state: str = "", limit: int = 0, offset: int = 0, cursor: str = "", *,
+                  timeout: Timeout = None) -> Page:
         """The key holder's jobs, newest first; state "" for all, else
-        running, finished or canceled (limit 0: the hub's 50; at most 200)."""
-        out = self._json("GET", "/v1/api/jobs" + _page_query(limit, offset, state=state), timeout=timeout,
+        running, finished or canceled (limit 0: the hub's 50; at most 200).
+        A cursor (a page's next_cursor) continues after that page."""
+        out = self._json("GET", "/v1/api/jobs" + _page_query(limit, offset, state=state, cursor=cursor), timeout=timeout,
                          idempotent=True)
         return _page(Job, out)
 
@@ -456,16 +468,18 @@ class JobsAPI:
                 time.sleep(wait)
             wait = min(2 * wait, POLL_INTERVAL_S[1])
 
-    def list_job_results(self, job_id: str, state: str = "", limit: int = 0, offset: int = 0, *,
+    def list_job_results(self, job_id: str, state: str = "", limit: int = 0, offset: int = 0, cursor: str = "", *,
                          timeout: Timeout = None) -> Page:
-        """One page of a job's results, in the job's host order."""
-        p = _job_path(job_id) + "/results" + _page_query(limit, offset, state=state)
+        """One page of a job's results, in the job's host order; a cursor
+        (a page's next_cursor) continues after that page."""
+        p = _job_path(job_id) + "/results" + _page_query(limit, offset, state=state, cursor=cursor)
         return _page(JobResult, self._json("GET", p, timeout=timeout, idempotent=True))
 
     def job_results(self, job_id: str, state: str = "", *, timeout: Timeout = None) -> Iterator[JobResult]:
         """Every result of a job (of one state, or all), fetching pages of
         200 as the iteration goes."""
-        return _pages(lambda limit, offset: self.list_job_results(job_id, state, limit, offset, timeout=timeout))
+        return _pages(lambda limit, offset, cursor: self.list_job_results(job_id, state, limit, offset, cursor,
+                                                                          timeout=timeout))
 
     def job_output(self, job_id: str, host_id: str, *, timeout: Timeout = None) -> JobOutput:
         """One host's whole output (404 not_found once the hub dropped it)."""
@@ -490,10 +504,12 @@ class JobsAPI:
             body["remove"] = list(remove)
         return int((self._json("POST", "/v1/api/hosts/tags", body, timeout=timeout) or {}).get("updated") or 0)
 
-    def search_hosts(self, query: FilterQuery, filter_id: str = "", limit: int = 0, offset: int = 0, *,
-                     timeout: Timeout = None) -> Page:
+    def search_hosts(self, query: FilterQuery, filter_id: str = "", limit: int = 0, offset: int = 0,
+                     cursor: str = "", *, timeout: Timeout = None) -> Page:
         """One page of the key holder's hosts matching query (and the saved
-        filter filter_id, when given); limit 0: the hub's 50, at most 200."""
+        filter filter_id, when given); limit 0: the hub's 50, at most 200. A
+        cursor (a page's next_cursor) continues after that page, with the
+        same query; all_hosts walks every page so."""
         from .types import Host
         q: List[Any] = [(k, getattr(query, k)) for k in ("q", "status", "os", "agent_version") if getattr(query, k)]
         if filter_id:
@@ -504,18 +520,27 @@ class JobsAPI:
         q.append(("limit", str(limit if limit > 0 else 50)))
         if offset > 0:
             q.append(("offset", str(offset)))
+        if cursor:
+            q.append(("cursor", cursor))
         p = "/v1/api/hosts?" + urllib.parse.urlencode(sorted(q))
         return _page(Host, self._json("GET", p, timeout=timeout, idempotent=True))
 
+    def all_hosts(self, query: FilterQuery, filter_id: str = "", *, timeout: Timeout = None) -> Iterator[Any]:
+        """Every host search_hosts finds for query (and filter_id), fetched
+        200 at a time by cursor as the iteration goes: each host once,
+        however many there are."""
+        return _pages(lambda limit, offset, cursor: self.search_hosts(query, filter_id, limit, offset, cursor,
+                                                                      timeout=timeout))
+
     def list_tags(self, *, timeout: Timeout = None) -> List[TagCount]:
         """The key=value pairs on the key holder's hosts with their counts."""
-        return list(_pages(lambda limit, offset: _page(TagCount, self._json(
-            "GET", "/v1/api/tags" + _page_query(limit, offset), timeout=timeout, idempotent=True))))
+        return list(_pages(lambda limit, offset, cursor: _page(TagCount, self._json(
+            "GET", "/v1/api/tags" + _page_query(limit, offset, cursor=cursor), timeout=timeout, idempotent=True))))
 
     def list_filters(self, *, timeout: Timeout = None) -> List[Filter]:
         """The key holder's saved filters."""
-        return list(_pages(lambda limit, offset: _page(Filter, self._json(
-            "GET", "/v1/api/filters" + _page_query(limit, offset), timeout=timeout, idempotent=True))))
+        return list(_pages(lambda limit, offset, cursor: _page(Filter, self._json(
+            "GET", "/v1/api/filters" + _page_query(limit, offset, cursor=cursor), timeout=timeout, idempotent=True))))
 
     def get_filter(self, filter_id: str, *, timeout: Timeout = None) -> Filter:
         """A saved filter with the number of hosts it matches now."""
@@ -545,8 +570,8 @@ class JobsAPI:
 
     def list_schedules(self, *, timeout: Timeout = None) -> List[Schedule]:
         """The key holder's schedules."""
-        return list(_pages(lambda limit, offset: _page(Schedule, self._json(
-            "GET", "/v1/api/schedules" + _page_query(limit, offset), timeout=timeout, idempotent=True))))
+        return list(_pages(lambda limit, offset, cursor: _page(Schedule, self._json(
+            "GET", "/v1/api/schedules" + _page_query(limit, offset, cursor=cursor), timeout=timeout, idempotent=True))))
 
     def get_schedule(self, schedule_id: str, *, timeout: Timeout = None) -> Schedule:
         """One schedule."""
@@ -576,9 +601,11 @@ class JobsAPI:
         """Delete a schedule; the jobs it started are kept."""
         self._json("DELETE", "/v1/api/schedules/" + _q(schedule_id), timeout=timeout)
 
-    def schedule_runs(self, schedule_id: str, limit: int = 0, offset: int = 0, *, timeout: Timeout = None) -> Page:
-        """One page of a schedule's history, newest first."""
-        p = "/v1/api/schedules/" + _q(schedule_id) + "/runs" + _page_query(limit, offset)
+    def schedule_runs(self, schedule_id: str, limit: int = 0, offset: int = 0, cursor: str = "", *,
+                      timeout: Timeout = None) -> Page:
+        """One page of a schedule's history, newest first; a cursor (a page's
+        next_cursor) continues after that page."""
+        p = "/v1/api/schedules/" + _q(schedule_id) + "/runs" + _page_query(limit, offset, cursor=cursor)
         return _page(ScheduleRun, self._json("GET", p, timeout=timeout, idempotent=True))
 
     def get_webhook_secret(self, *, timeout: Timeout = None) -> WebhookSecret:
@@ -592,11 +619,13 @@ class JobsAPI:
         s.configured = s.configured or bool(s.secret)
         return s
 
-    def list_user_webhook_deliveries(self, limit: int = 0, offset: int = 0, *, timeout: Timeout = None) -> Page:
+    def list_user_webhook_deliveries(self, limit: int = 0, offset: int = 0, cursor: str = "", *,
+                                     timeout: Timeout = None) -> Page:
         """One page of the user's user-level webhook deliveries (job.finished),
         newest first (limit 0: the hub's default of 50; at most 200); its
-        items are WebhookDelivery. A host's deliveries are webhook_deliveries."""
-        p = "/v1/api/webhook-deliveries" + _page_query(limit, offset)
+        items are WebhookDelivery. A host's deliveries are webhook_deliveries.
+        A cursor (a page's next_cursor) continues after that page."""
+        p = "/v1/api/webhook-deliveries" + _page_query(limit, offset, cursor=cursor)
         return _page(WebhookDelivery, self._json("GET", p, timeout=timeout, idempotent=True))
 
     def retry_user_webhook_delivery(self, delivery_id: str, *, timeout: Timeout = None) -> WebhookDelivery:
