@@ -2778,6 +2778,7 @@ export interface components {
             items: components["schemas"]["AdminHostItem"][] | null;
             /** Format: int64 */
             limit: number;
+            next_cursor?: string;
             /** Format: int64 */
             offset: number;
             q: string;
@@ -3271,14 +3272,16 @@ export interface components {
              * @description The page size used; present with total
              */
             limit?: number;
+            /** @description Pass as cursor, with the same other query parameters, for the page after this one; absent on the last page */
+            next_cursor?: string;
             /**
              * Format: int64
-             * @description The items skipped; present with total
+             * @description The items skipped; present with total (0 on a page asked for by cursor)
              */
             offset?: number;
             /**
              * Format: int64
-             * @description Hosts matching the query; present when any query parameter (q, status, sort, limit, offset, online, os, agent_version, tag, filter_id) is given
+             * @description Hosts matching the query; present when any query parameter (q, status, sort, limit, offset, cursor, online, os, agent_version, tag, filter_id) is given
              */
             total?: number;
         };
@@ -4019,6 +4022,7 @@ export interface components {
             items: components["schemas"]["Admin"][] | null;
             /** Format: int64 */
             limit: number;
+            next_cursor?: string;
             /** Format: int64 */
             offset: number;
             /** Format: int64 */
@@ -4028,6 +4032,7 @@ export interface components {
             items: components["schemas"]["AdminVersion"][] | null;
             /** Format: int64 */
             limit: number;
+            next_cursor?: string;
             /** Format: int64 */
             offset: number;
             /** Format: int64 */
@@ -4037,6 +4042,7 @@ export interface components {
             items: components["schemas"]["BillingEvent"][] | null;
             /** Format: int64 */
             limit: number;
+            next_cursor?: string;
             /** Format: int64 */
             offset: number;
             /** Format: int64 */
@@ -4046,6 +4052,7 @@ export interface components {
             items: components["schemas"]["DeliveryRow"][] | null;
             /** Format: int64 */
             limit: number;
+            next_cursor?: string;
             /** Format: int64 */
             offset: number;
             /** Format: int64 */
@@ -4055,6 +4062,7 @@ export interface components {
             items: components["schemas"]["Entry"][] | null;
             /** Format: int64 */
             limit: number;
+            next_cursor?: string;
             /** Format: int64 */
             offset: number;
             /** Format: int64 */
@@ -4064,6 +4072,7 @@ export interface components {
             items: components["schemas"]["JobView"][] | null;
             /** Format: int64 */
             limit: number;
+            next_cursor?: string;
             /** Format: int64 */
             offset: number;
             /** Format: int64 */
@@ -4073,6 +4082,7 @@ export interface components {
             items: components["schemas"]["Recharge"][] | null;
             /** Format: int64 */
             limit: number;
+            next_cursor?: string;
             /** Format: int64 */
             offset: number;
             /** Format: int64 */
@@ -4082,6 +4092,7 @@ export interface components {
             items: components["schemas"]["RunResult"][] | null;
             /** Format: int64 */
             limit: number;
+            next_cursor?: string;
             /** Format: int64 */
             offset: number;
             /** Format: int64 */
@@ -4091,6 +4102,7 @@ export interface components {
             items: components["schemas"]["SavedFilter"][] | null;
             /** Format: int64 */
             limit: number;
+            next_cursor?: string;
             /** Format: int64 */
             offset: number;
             /** Format: int64 */
@@ -4100,6 +4112,7 @@ export interface components {
             items: components["schemas"]["Schedule"][] | null;
             /** Format: int64 */
             limit: number;
+            next_cursor?: string;
             /** Format: int64 */
             offset: number;
             /** Format: int64 */
@@ -4109,6 +4122,7 @@ export interface components {
             items: components["schemas"]["ScheduleRun"][] | null;
             /** Format: int64 */
             limit: number;
+            next_cursor?: string;
             /** Format: int64 */
             offset: number;
             /** Format: int64 */
@@ -4118,6 +4132,7 @@ export interface components {
             items: components["schemas"]["TagCount"][] | null;
             /** Format: int64 */
             limit: number;
+            next_cursor?: string;
             /** Format: int64 */
             offset: number;
             /** Format: int64 */
@@ -4127,6 +4142,7 @@ export interface components {
             items: components["schemas"]["User"][] | null;
             /** Format: int64 */
             limit: number;
+            next_cursor?: string;
             /** Format: int64 */
             offset: number;
             /** Format: int64 */
@@ -5175,8 +5191,10 @@ export interface operations {
             query?: {
                 /** @description Items per page (default 50, at most 200) */
                 limit?: number;
-                /** @description Items to skip (at most 100000) */
+                /** @description Items to skip (at most 100000); not with cursor */
                 offset?: number;
+                /** @description Start after the page that gave this next_cursor, with the same other query parameters; a deep page then costs what the first does. Not with offset */
+                cursor?: string;
                 /** @description Matches part of the username (case-insensitive) */
                 q?: string;
                 /** @description Only admins with this role */
@@ -5386,8 +5404,10 @@ export interface operations {
             query?: {
                 /** @description Items per page (default 50, at most 200) */
                 limit?: number;
-                /** @description Items to skip (at most 100000) */
+                /** @description Items to skip (at most 100000); not with cursor */
                 offset?: number;
+                /** @description Start after the page that gave this next_cursor, with the same other query parameters; a deep page then costs what the first does. Not with offset */
+                cursor?: string;
                 /** @description Only entries by this admin */
                 admin_id?: string;
                 /** @description Only this action, e.g. user.suspend */
@@ -5795,8 +5815,10 @@ export interface operations {
             query?: {
                 /** @description Items per page (default 50, at most 200) */
                 limit?: number;
-                /** @description Items to skip (at most 100000) */
+                /** @description Items to skip (at most 100000); not with cursor */
                 offset?: number;
+                /** @description Start after the page that gave this next_cursor, with the same other query parameters; a deep page then costs what the first does. Not with offset */
+                cursor?: string;
                 /** @description Only this channel */
                 channel?: "stable" | "beta" | "canary";
                 /** @description Also list yanked versions */
@@ -5916,8 +5938,10 @@ export interface operations {
             query?: {
                 /** @description Items per page (default 50, at most 200) */
                 limit?: number;
-                /** @description Items to skip (at most 100000) */
+                /** @description Items to skip (at most 100000); not with cursor */
                 offset?: number;
+                /** @description Start after the page that gave this next_cursor, with the same other query parameters; a deep page then costs what the first does. Not with offset */
+                cursor?: string;
                 /** @description Part of the owner's email, host name, host id or public IP (case-insensitive); a query of 1 or 2 characters matches the start of one of them */
                 q?: string;
                 /** @description Only hosts in this stored status */
@@ -6470,8 +6494,10 @@ export interface operations {
             query?: {
                 /** @description Items per page (default 50, at most 200) */
                 limit?: number;
-                /** @description Items to skip (at most 100000) */
+                /** @description Items to skip (at most 100000); not with cursor */
                 offset?: number;
+                /** @description Start after the page that gave this next_cursor, with the same other query parameters; a deep page then costs what the first does. Not with offset */
+                cursor?: string;
                 /** @description Only orders in this status */
                 status?: "pending" | "paid" | "refunded" | "expired";
                 /** @description Only this user's orders */
@@ -6557,8 +6583,10 @@ export interface operations {
             query?: {
                 /** @description Items per page (default 50, at most 200) */
                 limit?: number;
-                /** @description Items to skip (at most 100000) */
+                /** @description Items to skip (at most 100000); not with cursor */
                 offset?: number;
+                /** @description Start after the page that gave this next_cursor, with the same other query parameters; a deep page then costs what the first does. Not with offset */
+                cursor?: string;
                 /** @description Part of the email or display name (case-insensitive); a query of 1 or 2 characters matches the start of one of them */
                 q?: string;
                 /** @description Only users in this status */
@@ -6877,8 +6905,10 @@ export interface operations {
             query?: {
                 /** @description Items per page (default 50, at most 200) */
                 limit?: number;
-                /** @description Items to skip (at most 100000) */
+                /** @description Items to skip (at most 100000); not with cursor */
                 offset?: number;
+                /** @description Start after the page that gave this next_cursor, with the same other query parameters; a deep page then costs what the first does. Not with offset */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -7084,8 +7114,10 @@ export interface operations {
                 filter_id?: string;
                 /** @description Items per page (default 50, at most 200) */
                 limit?: number;
-                /** @description Items to skip (at most 100000) */
+                /** @description Items to skip (at most 100000); not with cursor */
                 offset?: number;
+                /** @description Start after the page that gave this next_cursor, with the same other query parameters; a deep page then costs what the first does. Not with offset */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -8695,8 +8727,10 @@ export interface operations {
                 state?: "running" | "finished" | "canceled";
                 /** @description Items per page (default 50, at most 200) */
                 limit?: number;
-                /** @description Items to skip (at most 100000) */
+                /** @description Items to skip (at most 100000); not with cursor */
                 offset?: number;
+                /** @description Start after the page that gave this next_cursor, with the same other query parameters; a deep page then costs what the first does. Not with offset */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -8883,8 +8917,10 @@ export interface operations {
                 state?: "queued" | "running" | "succeeded" | "failed" | "skipped" | "expired" | "canceled";
                 /** @description Items per page (default 50, at most 200) */
                 limit?: number;
-                /** @description Items to skip (at most 100000) */
+                /** @description Items to skip (at most 100000); not with cursor */
                 offset?: number;
+                /** @description Start after the page that gave this next_cursor, with the same other query parameters; a deep page then costs what the first does. Not with offset */
+                cursor?: string;
             };
             header?: never;
             path: {
@@ -9005,8 +9041,10 @@ export interface operations {
             query?: {
                 /** @description Items per page (default 50, at most 200) */
                 limit?: number;
-                /** @description Items to skip (at most 100000) */
+                /** @description Items to skip (at most 100000); not with cursor */
                 offset?: number;
+                /** @description Start after the page that gave this next_cursor, with the same other query parameters; a deep page then costs what the first does. Not with offset */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -9327,8 +9365,10 @@ export interface operations {
             query?: {
                 /** @description Items per page (default 50, at most 200) */
                 limit?: number;
-                /** @description Items to skip (at most 100000) */
+                /** @description Items to skip (at most 100000); not with cursor */
                 offset?: number;
+                /** @description Start after the page that gave this next_cursor, with the same other query parameters; a deep page then costs what the first does. Not with offset */
+                cursor?: string;
             };
             header?: never;
             path: {
@@ -9405,8 +9445,10 @@ export interface operations {
             query?: {
                 /** @description Items per page (default 50, at most 200) */
                 limit?: number;
-                /** @description Items to skip (at most 100000) */
+                /** @description Items to skip (at most 100000); not with cursor */
                 offset?: number;
+                /** @description Start after the page that gave this next_cursor, with the same other query parameters; a deep page then costs what the first does. Not with offset */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -10324,8 +10366,10 @@ export interface operations {
             query?: {
                 /** @description Items per page (default 50, at most 200) */
                 limit?: number;
-                /** @description Items to skip (at most 100000) */
+                /** @description Items to skip (at most 100000); not with cursor */
                 offset?: number;
+                /** @description Start after the page that gave this next_cursor, with the same other query parameters; a deep page then costs what the first does. Not with offset */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -10435,8 +10479,10 @@ export interface operations {
             query?: {
                 /** @description Items per page (default 50, at most 200) */
                 limit?: number;
-                /** @description Items to skip (at most 100000) */
+                /** @description Items to skip (at most 100000); not with cursor */
                 offset?: number;
+                /** @description Start after the page that gave this next_cursor, with the same other query parameters; a deep page then costs what the first does. Not with offset */
+                cursor?: string;
                 /** @description Only orders in this status */
                 status?: "pending" | "paid" | "refunded" | "expired";
             };
@@ -10475,8 +10521,10 @@ export interface operations {
             query?: {
                 /** @description Items per page (default 50, at most 200) */
                 limit?: number;
-                /** @description Items to skip (at most 100000) */
+                /** @description Items to skip (at most 100000); not with cursor */
                 offset?: number;
+                /** @description Start after the page that gave this next_cursor, with the same other query parameters; a deep page then costs what the first does. Not with offset */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -10687,8 +10735,10 @@ export interface operations {
                 filter_id?: string;
                 /** @description Items per page (default 50, at most 200) */
                 limit?: number;
-                /** @description Items to skip (at most 100000) */
+                /** @description Items to skip (at most 100000); not with cursor */
                 offset?: number;
+                /** @description Start after the page that gave this next_cursor, with the same other query parameters; a deep page then costs what the first does. Not with offset */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -11427,8 +11477,10 @@ export interface operations {
                 state?: "running" | "finished" | "canceled";
                 /** @description Items per page (default 50, at most 200) */
                 limit?: number;
-                /** @description Items to skip (at most 100000) */
+                /** @description Items to skip (at most 100000); not with cursor */
                 offset?: number;
+                /** @description Start after the page that gave this next_cursor, with the same other query parameters; a deep page then costs what the first does. Not with offset */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -11619,8 +11671,10 @@ export interface operations {
                 state?: "queued" | "running" | "succeeded" | "failed" | "skipped" | "expired" | "canceled";
                 /** @description Items per page (default 50, at most 200) */
                 limit?: number;
-                /** @description Items to skip (at most 100000) */
+                /** @description Items to skip (at most 100000); not with cursor */
                 offset?: number;
+                /** @description Start after the page that gave this next_cursor, with the same other query parameters; a deep page then costs what the first does. Not with offset */
+                cursor?: string;
             };
             header?: never;
             path: {
@@ -11858,8 +11912,10 @@ export interface operations {
             query?: {
                 /** @description Items per page (default 50, at most 200) */
                 limit?: number;
-                /** @description Items to skip (at most 100000) */
+                /** @description Items to skip (at most 100000); not with cursor */
                 offset?: number;
+                /** @description Start after the page that gave this next_cursor, with the same other query parameters; a deep page then costs what the first does. Not with offset */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -12187,8 +12243,10 @@ export interface operations {
             query?: {
                 /** @description Items per page (default 50, at most 200) */
                 limit?: number;
-                /** @description Items to skip (at most 100000) */
+                /** @description Items to skip (at most 100000); not with cursor */
                 offset?: number;
+                /** @description Start after the page that gave this next_cursor, with the same other query parameters; a deep page then costs what the first does. Not with offset */
+                cursor?: string;
             };
             header?: never;
             path: {
@@ -12267,8 +12325,10 @@ export interface operations {
             query?: {
                 /** @description Items per page (default 50, at most 200) */
                 limit?: number;
-                /** @description Items to skip (at most 100000) */
+                /** @description Items to skip (at most 100000); not with cursor */
                 offset?: number;
+                /** @description Start after the page that gave this next_cursor, with the same other query parameters; a deep page then costs what the first does. Not with offset */
+                cursor?: string;
             };
             header?: never;
             path?: never;
