@@ -5,7 +5,10 @@
 // serves many callers.
 package groupcommit
 
-import "sync"
+import (
+	"errors"
+	"sync"
+)
 
 // Batcher batches items of type T whose outcomes are of type R. Its zero
 // value is not usable: make it with New.
@@ -39,14 +42,45 @@ func (b *Batcher[T, R]) Do(item T) (R, error) {
 	p := &pending[T, R]{item: item, done: make(chan struct{})}
 	b.mu.Lock()
 	b.queue = append(b.queue, p)
-	start := !b.running
+	lead := !b.running
 	b.running = true
 	b.mu.Unlock()
-	if start {
-		go b.drain()
+	if lead {
+		// The queue was idle: this caller runs the first batch (its own
+		// item and whatever arrived meanwhile) itself, with no goroutine
+		// to start and wake, and hands what arrives during it to drain.
+		func() {
+			defer b.handOff() // even if run panics
+			b.runNext()
+		}()
 	}
 	<-p.done
 	return p.res, p.err
+}
+
+// runNext runs the next batch of at most max queued items.
+func (b *Batcher[T, R]) runNext() {
+	b.mu.Lock()
+	n := len(b.queue)
+	if b.max > 0 {
+		n = min(n, b.max)
+	}
+	batch := b.queue[:n:n]
+	b.queue = b.queue[n:]
+	b.mu.Unlock()
+	b.runBatch(batch)
+}
+
+// handOff ends a leader's turn: items queued during its batch go to a
+// drain goroutine, or the batcher is idle again.
+func (b *Batcher[T, R]) handOff() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.queue) == 0 {
+		b.queue, b.running = nil, false
+		return
+	}
+	go b.drain()
 }
 
 // Waiting reports how many items wait for a batch to start.
@@ -77,7 +111,19 @@ func (b *Batcher[T, R]) drain() {
 	}
 }
 
+// errPanicked is the outcome of the items of a batch whose run panicked.
+var errPanicked = errors.New("groupcommit: the batch's run panicked")
+
 func (b *Batcher[T, R]) runBatch(batch []*pending[T, R]) {
+	answered := false
+	defer func() {
+		if !answered { // run panicked: no caller of the batch waits forever
+			for _, p := range batch {
+				p.err = errPanicked
+				close(p.done)
+			}
+		}
+	}()
 	items := make([]T, len(batch))
 	for i, p := range batch {
 		items[i] = p.item
@@ -86,6 +132,7 @@ func (b *Batcher[T, R]) runBatch(batch []*pending[T, R]) {
 	if err == nil && len(results) != len(batch) {
 		panic("groupcommit: run returned a result count other than its items'")
 	}
+	answered = true
 	for i, p := range batch {
 		if err != nil {
 			p.err = err

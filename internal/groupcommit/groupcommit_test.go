@@ -2,7 +2,9 @@ package groupcommit
 
 import (
 	"errors"
+	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -95,3 +97,73 @@ func waitFor(t *testing.T, ok func() bool) {
 }
 
 func sleep() { <-time.After(time.Millisecond) }
+
+// TestALoneItemRunsOnItsCallersGoroutine: with nothing queued, Do runs
+// the batch itself (no goroutine to start and wake on the charge path);
+// items that arrive meanwhile still go to a drain goroutine.
+func TestALoneItemRunsOnItsCallersGoroutine(t *testing.T) {
+	b := New(0, func(items []int) ([]bool, error) {
+		out := make([]bool, len(items))
+		for i := range out {
+			out[i] = onStack(").Do")
+		}
+		return out, nil
+	})
+	if inline, err := b.Do(1); err != nil || !inline {
+		t.Fatalf("lone item ran on the caller's goroutine: %v (%v)", inline, err)
+	}
+}
+
+// TestAPanickingBatchReleasesItsCallers: a run that panics fails every
+// item of its batch, the panic reaches the goroutine that ran it, and the
+// batcher takes items afterwards.
+func TestAPanickingBatchReleasesItsCallers(t *testing.T) {
+	boom := true
+	b := New(0, func(items []int) ([]int, error) {
+		if boom {
+			panic("boom")
+		}
+		return items, nil
+	})
+	batch := []*pending[int, int]{{item: 1, done: make(chan struct{})}, {item: 2, done: make(chan struct{})}}
+	if !panics(func() { b.runBatch(batch) }) {
+		t.Fatal("the run's panic did not reach the goroutine that ran it")
+	}
+	for _, p := range batch {
+		select {
+		case <-p.done:
+		default:
+			t.Fatalf("item %d still waits", p.item)
+		}
+		if !errors.Is(p.err, errPanicked) {
+			t.Fatalf("item %d: %v", p.item, p.err)
+		}
+	}
+	if !panics(func() { _, _ = b.Do(3) }) {
+		t.Fatal("a lone caller's batch panicked and Do returned")
+	}
+	boom = false
+	if r, err := b.Do(4); err != nil || r != 4 {
+		t.Fatalf("after a panic: %d, %v", r, err)
+	}
+}
+
+func panics(f func()) (did bool) {
+	defer func() { did = recover() != nil }()
+	f()
+	return false
+}
+
+func onStack(name string) bool {
+	pcs := make([]uintptr, 64)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(1, pcs)])
+	for {
+		f, more := frames.Next()
+		if strings.Contains(f.Function, name) {
+			return true
+		}
+		if !more {
+			return false
+		}
+	}
+}
