@@ -1,6 +1,9 @@
 package procops
 
 import (
+	"errors"
+	"io"
+	"slices"
 	"sync"
 	"unicode/utf8"
 )
@@ -29,6 +32,43 @@ func (b *cappedBuffer) Write(p []byte) (int, error) {
 	}
 	b.buf = append(b.buf, p...)
 	return n, nil
+}
+
+// ReadFrom reads r to its end (os/exec copies a child's output with it):
+// straight into the kept bytes while they are under the cap, growing them
+// as the output comes, so a short output costs no 32 KiB copy buffer per
+// stream; past the cap the rest is read and dropped. It must not run
+// beside Write.
+func (b *cappedBuffer) ReadFrom(r io.Reader) (int64, error) {
+	var n int64
+	for {
+		b.mu.Lock()
+		if len(b.buf) == cap(b.buf) && len(b.buf) < b.max {
+			b.buf = slices.Grow(b.buf, min(b.max-len(b.buf), max(512, len(b.buf))))
+		}
+		free := b.buf[len(b.buf):min(cap(b.buf), b.max)]
+		b.mu.Unlock()
+		if len(free) == 0 {
+			dropped, err := io.Copy(io.Discard, r)
+			if dropped > 0 {
+				b.mu.Lock()
+				b.truncated = true
+				b.mu.Unlock()
+			}
+			return n + dropped, err
+		}
+		m, err := r.Read(free)
+		b.mu.Lock()
+		b.buf = b.buf[:len(b.buf)+m]
+		b.mu.Unlock()
+		n += int64(m)
+		if errors.Is(err, io.EOF) {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
 }
 
 // Bytes returns what was kept, and whether anything was dropped.
