@@ -5,11 +5,12 @@
 // cannot swamp the hub. For agents of protocol 2 it also carries stream
 // frames in binary messages and opens terminals on them (pty.go).
 //
-// Each idle connection costs one goroutine (the gws read loop, which only
-// reads: messages are handled by a goroutine that lives while they wait,
-// inbox.go) and the library's small buffers; there is no writer goroutine,
-// because gws serialises writes itself. That keeps an idle agent under
-// 10 KiB (docs/performance.md).
+// An idle connection costs no goroutine: gws upgrades the socket and
+// writes to it (it serialises writes itself, so there is no writer
+// goroutine), but the hub reads it: one goroutine waits for all sockets
+// to become readable, and a socket's messages are read and handled by a
+// goroutine that lives while they wait (conn.go, frames.go, inbox.go).
+// An idle agent costs the hub about 5 KiB (docs/performance.md).
 package agentgw
 
 import (
@@ -17,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -83,21 +85,17 @@ type Gateway struct {
 // writes); cancelling it does not close sockets — the dispatcher does that.
 func New(ctx context.Context, h *hosts.Service, up Upgrades, set Settings, live *hosts.Liveness, d *dispatch.Dispatcher, admit *Admission, log *slog.Logger) *Gateway {
 	g := &Gateway{hosts: h, upgrades: up, settings: set, live: live, disp: d, log: log, admit: admit, ctx: ctx, work: newWorkers(ctx)}
-	g.upgrader = gws.NewUpgrader(handler{g}, &gws.ServerOption{
+	// gws only upgrades and writes: the hub reads sockets itself (conn.go),
+	// so gws's read options and event handler are not used.
+	g.upgrader = gws.NewUpgrader(gws.BuiltinEventHandler{}, &gws.ServerOption{
 		ReadMaxPayloadSize: agentproto.MaxMessage,
-		// Each idle agent holds its read buffer for the life of the socket;
-		// agent messages are small (a heartbeat is under 100 bytes) and a
-		// larger payload bypasses the buffer, so 512 bytes instead of gws's
-		// 4 KiB saves 3.5 KiB per agent (docs/performance.md).
-		ReadBufferSize: 512,
-		// One slot for the session instead of gws's map per socket.
-		NewSession:      func() gws.SessionStorage { return new(sessionSlot) },
+		// Nothing is kept per socket in gws's session storage.
+		NewSession:      func() gws.SessionStorage { return noSession{} },
 		ParallelEnabled: false,
 		Recovery:        gws.Recovery,
-		// A text message that is not UTF-8 closes the socket with 1007
-		// (RFC 6455 §8.1). gws checks outgoing text too, and closes the
-		// socket on a write it refuses, so agentproto.Encode never
-		// produces invalid UTF-8.
+		// gws checks outgoing text and refuses a write that is not UTF-8,
+		// so agentproto.Encode never produces invalid UTF-8. Incoming
+		// text that is not UTF-8 closes the socket with 1007 (frames.go).
 		CheckUtf8Enabled: true,
 	})
 	return g
@@ -114,17 +112,23 @@ func (g *Gateway) Admit() (done func(), retryAfter time.Duration, ok bool) {
 
 // Upgrade turns an authenticated request into an agent session.
 func (g *Gateway) Upgrade(w http.ResponseWriter, r *http.Request, a hosts.Agent, publicIP string) {
-	socket, err := g.upgrader.Upgrade(w, r)
+	raw, early, err := hijack(w)
 	if err != nil {
 		g.log.InfoContext(r.Context(), "agent upgrade failed", "host_id", a.Host.ID, "err", err)
 		return
 	}
-	s := &session{g: g, hostID: a.Host.ID, ip: publicIP, socket: socket, checkedAt: a.CheckedAt,
+	s := &session{g: g, hostID: a.Host.ID, ip: publicIP, raw: raw, checkedAt: a.CheckedAt,
 		recorded:       hosts.HandshakeDigest(a.Host.PublicIP, a.Host.OS, a.Host.InstalledVersion),
 		recordedOnline: a.Host.Status == hosts.StatusOnline}
-	socket.Session().Store("", s)
-	_ = socket.SetReadDeadline(time.Now().Add(helloTimeout))
-	go socket.ReadLoop()
+	s.fr.max = agentproto.MaxMessage
+	// gws answers the handshake (or a 400, closing the connection).
+	socket, err := g.upgrader.UpgradeFromConn((*sessionConn)(s), nil, r)
+	if err != nil {
+		g.log.InfoContext(r.Context(), "agent upgrade failed", "host_id", a.Host.ID, "err", err)
+		return
+	}
+	s.socket = socket
+	s.start(early)
 }
 
 // session is one agent connection; it is the dispatcher's Conn and, for
@@ -136,9 +140,23 @@ type session struct {
 	// (hosts.Agent.CheckedAt); dispatch.Register compares it with drops.
 	checkedAt time.Time
 	ip        string
-	socket    *gws.Conn
+	raw       net.Conn  // the hijacked connection
+	socket    *gws.Conn // writes, over raw
 	welcomed  atomic.Bool
 	closing   atomic.Bool
+	// Reading (conn.go). slot is the session's place in the table of
+	// open sessions; deadline (Unix nanoseconds) is when a silent socket
+	// is closed. started is set once reading has begun, gone once the
+	// socket has closed; cause is why it ended, when the hub knows.
+	slot     int32
+	started  atomic.Bool
+	gone     atomic.Bool
+	deadline atomic.Int64
+	cause    atomic.Pointer[error]
+	// fr and readDone belong to the inbox: the frames read so far, and
+	// whether reading has stopped.
+	fr       frameReader
+	readDone bool
 	// streams is set, before the session is registered, for an agent of
 	// protocol ≥ 2. Its mux is made on first use (most agents never carry
 	// a terminal, and an idle agent's memory is what bounds a hub), and
@@ -257,6 +275,8 @@ func (s *session) Close(reason string) {
 }
 
 func (s *session) closeWith(code uint16, reason string) {
+	err := errors.New("closed by the hub: " + reason)
+	s.cause.CompareAndSwap(nil, &err)
 	_ = s.write(func() error { return s.socket.WriteClose(code, []byte(reason)) }, len(reason))
 }
 
@@ -275,40 +295,16 @@ func (s *session) fail(code uint16, e agentproto.Error) {
 	s.closeWith(code, e.Message)
 }
 
-// sessionSlot is a socket's gws session storage, which holds only the
-// *session (under any key).
-type sessionSlot struct{ v any }
+// noSession is gws's session storage for every socket: nothing is kept.
+type noSession struct{}
 
-func (s *sessionSlot) Len() int {
-	if s.v == nil {
-		return 0
-	}
-	return 1
-}
-func (s *sessionSlot) Load(string) (any, bool) { return s.v, s.v != nil }
-func (s *sessionSlot) Delete(string)           { s.v = nil }
-func (s *sessionSlot) Store(_ string, v any)   { s.v = v }
-func (s *sessionSlot) Range(f func(string, any) bool) {
-	if s.v != nil {
-		f("", s.v)
-	}
-}
+func (noSession) Len() int                     { return 0 }
+func (noSession) Load(string) (any, bool)      { return nil, false }
+func (noSession) Delete(string)                {}
+func (noSession) Store(string, any)            {}
+func (noSession) Range(func(string, any) bool) {}
 
 type handler struct{ g *Gateway }
-
-func sessionOf(c *gws.Conn) *session {
-	v, _ := c.Session().Load("")
-	s, _ := v.(*session)
-	return s
-}
-
-func (h handler) OnOpen(*gws.Conn) {}
-
-func (h handler) OnClose(c *gws.Conn, err error) {
-	if s := sessionOf(c); s != nil {
-		s.in.push(func() { h.closed(s, err) }) // after the messages read before it
-	}
-}
 
 // closed ends a session whose socket has gone.
 func (h handler) closed(s *session, err error) {
@@ -328,44 +324,13 @@ func closeReason(err error) string {
 	return err.Error()
 }
 
-func (h handler) OnPing(c *gws.Conn, payload []byte) {
-	if s := sessionOf(c); s != nil {
-		_ = s.write(func() error { return c.WritePong(payload) }, len(payload))
-	} else {
-		_ = c.WritePong(payload)
-	}
-	h.touch(c)
-}
-
-func (h handler) OnPong(c *gws.Conn, _ []byte) { h.touch(c) }
-
-// touch extends the read deadline: a socket silent for idleFactor
-// heartbeats is closed, so a half-open TCP connection does not linger.
-func (h handler) touch(c *gws.Conn) {
-	_ = c.SetReadDeadline(time.Now().Add(idleFactor * hosts.HeartbeatInterval))
-}
-
-// OnMessage queues the message for the session's inbox: the read loop
-// itself only reads.
-func (h handler) OnMessage(c *gws.Conn, m *gws.Message) {
-	s := sessionOf(c)
-	if s == nil {
-		m.Close()
-		return
-	}
-	s.in.push(func() {
-		defer m.Close()
-		h.message(c, s, m)
-	})
-}
-
 // message handles one message, on the session's inbox.
-func (h handler) message(c *gws.Conn, s *session, m *gws.Message) {
-	if m.Opcode == gws.OpcodeBinary {
-		h.binary(s, m.Bytes())
+func (h handler) message(s *session, op byte, payload []byte) {
+	if op == opBinary {
+		h.binary(s, payload)
 		return
 	}
-	e, err := agentproto.Decode(m.Bytes())
+	e, err := agentproto.Decode(payload)
 	if err != nil {
 		s.fail(CloseProtocol, agentproto.Error{Code: "malformed", Message: "message is not a valid envelope"})
 		return
@@ -374,7 +339,7 @@ func (h handler) message(c *gws.Conn, s *session, m *gws.Message) {
 		h.hello(s, e)
 		return
 	}
-	h.touch(c)
+	s.touch()
 	h.g.live.Seen(s.hostID)
 	h.serve(s, e)
 }
@@ -392,7 +357,7 @@ func (h handler) binary(s *session, msg []byte) {
 		s.fail(CloseProtocol, agentproto.Error{Code: "malformed", Message: "malformed stream frame"})
 		return
 	}
-	h.touch(s.socket)
+	s.touch()
 }
 
 func (h handler) hello(s *session, e agentproto.Envelope) {
@@ -417,7 +382,7 @@ func (h handler) hello(s *session, e agentproto.Envelope) {
 		HeartbeatS: int(hosts.HeartbeatInterval / time.Second), MetricsS: int(hosts.MetricsInterval / time.Second),
 		ServerTime: time.Now().UnixMilli(),
 	})
-	h.touch(s.socket)
+	s.touch()
 	// Commands may reach the agent as soon as the dispatcher knows it, so
 	// that comes first, here on the session's inbox (the socket's close is
 	// handled after it, on the same inbox); the store writes follow on the

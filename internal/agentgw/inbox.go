@@ -26,12 +26,19 @@ type inbox struct {
 
 // push queues f, starting the session's handler goroutine if none runs,
 // and waits while inboxLimit functions are already queued.
-func (b *inbox) push(f func()) {
+func (b *inbox) push(f func()) { b.add(f, true) }
+
+// pushNow queues f without waiting for room: for the poller, which must
+// not wait on one session, and for a session's end, which may be queued
+// from its own inbox.
+func (b *inbox) pushNow(f func()) { b.add(f, false) }
+
+func (b *inbox) add(f func(), wait bool) {
 	b.mu.Lock()
 	if b.room.L == nil {
 		b.room.L = &b.mu
 	}
-	for len(b.queue) >= inboxLimit {
+	for wait && len(b.queue) >= inboxLimit {
 		b.room.Wait()
 	}
 	b.queue = append(b.queue, f)
