@@ -5,11 +5,11 @@
 // cannot swamp the hub. For agents of protocol 2 it also carries stream
 // frames in binary messages and opens terminals on them (pty.go).
 //
-// An idle connection costs no goroutine: gws upgrades the socket and
-// writes to it (it serialises writes itself, so there is no writer
-// goroutine), but the hub reads it: one goroutine waits for all sockets
-// to become readable, and a socket's messages are read and handled by a
-// goroutine that lives while they wait (conn.go, frames.go, inbox.go).
+// An idle connection costs no goroutine and no buffer: the hub speaks the
+// WebSocket protocol itself (ws.go, frames.go); one goroutine waits for
+// all sockets to become readable, and a socket's messages are read and
+// handled by a goroutine that lives while they wait (conn.go, inbox.go).
+// Writers take turns on the session's lock; there is no writer goroutine.
 // An idle agent costs the hub about 5 KiB (docs/performance.md).
 package agentgw
 
@@ -23,8 +23,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/lxzan/gws"
 
 	"hostgate/internal/agentproto"
 	"hostgate/internal/dispatch"
@@ -74,7 +72,6 @@ type Gateway struct {
 	live     *hosts.Liveness
 	disp     *dispatch.Dispatcher
 	log      *slog.Logger
-	upgrader *gws.Upgrader
 	admit    *Admission
 	ctx      context.Context
 	work     *workers
@@ -85,19 +82,6 @@ type Gateway struct {
 // writes); cancelling it does not close sockets — the dispatcher does that.
 func New(ctx context.Context, h *hosts.Service, up Upgrades, set Settings, live *hosts.Liveness, d *dispatch.Dispatcher, admit *Admission, log *slog.Logger) *Gateway {
 	g := &Gateway{hosts: h, upgrades: up, settings: set, live: live, disp: d, log: log, admit: admit, ctx: ctx, work: newWorkers(ctx)}
-	// gws only upgrades and writes: the hub reads sockets itself (conn.go),
-	// so gws's read options and event handler are not used.
-	g.upgrader = gws.NewUpgrader(gws.BuiltinEventHandler{}, &gws.ServerOption{
-		ReadMaxPayloadSize: agentproto.MaxMessage,
-		// Nothing is kept per socket in gws's session storage.
-		NewSession:      func() gws.SessionStorage { return noSession{} },
-		ParallelEnabled: false,
-		Recovery:        gws.Recovery,
-		// gws checks outgoing text and refuses a write that is not UTF-8,
-		// so agentproto.Encode never produces invalid UTF-8. Incoming
-		// text that is not UTF-8 closes the socket with 1007 (frames.go).
-		CheckUtf8Enabled: true,
-	})
 	return g
 }
 
@@ -112,7 +96,7 @@ func (g *Gateway) Admit() (done func(), retryAfter time.Duration, ok bool) {
 
 // Upgrade turns an authenticated request into an agent session.
 func (g *Gateway) Upgrade(w http.ResponseWriter, r *http.Request, a hosts.Agent, publicIP string) {
-	raw, early, err := hijack(w)
+	raw, early, err := upgrade(w, r)
 	if err != nil {
 		g.log.InfoContext(r.Context(), "agent upgrade failed", "host_id", a.Host.ID, "err", err)
 		return
@@ -121,13 +105,6 @@ func (g *Gateway) Upgrade(w http.ResponseWriter, r *http.Request, a hosts.Agent,
 		recorded:       hosts.HandshakeDigest(a.Host.PublicIP, a.Host.OS, a.Host.InstalledVersion),
 		recordedOnline: a.Host.Status == hosts.StatusOnline}
 	s.fr.max = agentproto.MaxMessage
-	// gws answers the handshake (or a 400, closing the connection).
-	socket, err := g.upgrader.UpgradeFromConn((*sessionConn)(s), nil, r)
-	if err != nil {
-		g.log.InfoContext(r.Context(), "agent upgrade failed", "host_id", a.Host.ID, "err", err)
-		return
-	}
-	s.socket = socket
 	s.start(early)
 }
 
@@ -140,8 +117,8 @@ type session struct {
 	// (hosts.Agent.CheckedAt); dispatch.Register compares it with drops.
 	checkedAt time.Time
 	ip        string
-	raw       net.Conn  // the hijacked connection
-	socket    *gws.Conn // writes, over raw
+	raw       net.Conn // the hijacked connection (ws.go)
+	closeSent atomic.Bool
 	welcomed  atomic.Bool
 	closing   atomic.Bool
 	// Reading (conn.go). slot is the session's place in the table of
@@ -160,13 +137,13 @@ type session struct {
 	// streams is set, before the session is registered, for an agent of
 	// protocol ≥ 2. Its mux is made on first use (most agents never carry
 	// a terminal, and an idle agent's memory is what bounds a hub), and
-	// closed when the read loop ends.
+	// closed when the socket closes.
 	streams bool
 	muxMu   sync.Mutex
 	mux     *streams.Mux
 	ended   bool
-	// in runs the session's messages and its close, in order, off the
-	// socket's read loop.
+	// in reads the socket and runs the session's messages and its close,
+	// in order (conn.go).
 	in inbox
 	// recorded digests the address, OS and version the store holds for
 	// the host (hosts.HandshakeDigest), and recordedOnline says whether
@@ -187,8 +164,8 @@ type session struct {
 // reading (a hung host, a link that drops packets without a reset) cannot
 // hold a command's caller, and every other writer of the session, for
 // ever: writeGrace, plus the message's size at minWriteRate (a 4 MiB file
-// upload gets 74 s). A write that misses it fails, gws then closes the
-// socket, and the agent reconnects.
+// upload gets 74 s). A write that misses it fails and closes the socket
+// (a frame may be half written), and the agent reconnects.
 const (
 	writeGrace   = 10 * time.Second
 	minWriteRate = 64 << 10 // bytes per second
@@ -199,18 +176,23 @@ func writeTimeout(grace time.Duration, size int) time.Duration {
 	return grace + time.Duration(size)*time.Second/minWriteRate
 }
 
-// write sends one message under its deadline, then clears the deadline
-// for the writes gws makes itself (answering a close).
+// write sends one message under its deadline. A write that fails, but
+// for one refused before a byte went out, closes the socket.
 func (s *session) write(write func() error, size int) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	now := time.Now()
 	s.lastSent.Store(now.UnixNano())
-	if err := s.socket.SetWriteDeadline(now.Add(writeTimeout(cmp.Or(s.writeGrace, writeGrace), size))); err != nil {
+	if err := s.raw.SetWriteDeadline(now.Add(writeTimeout(cmp.Or(s.writeGrace, writeGrace), size))); err != nil {
 		return err
 	}
 	err := write()
-	_ = s.socket.SetWriteDeadline(time.Time{})
+	if err != nil && !errors.Is(err, errNotUTF8) && !errors.Is(err, errClosed) {
+		s.cause.CompareAndSwap(nil, &err)
+		s.closeSent.Store(true)
+		_ = s.raw.Close()
+		s.socketClosed()
+	}
 	return err
 }
 
@@ -258,12 +240,12 @@ func (s *session) closeMux() {
 func (s *session) AuthenticatedAt() time.Time { return s.checkedAt }
 
 func (s *session) WriteMessage(msg []byte) error {
-	return s.write(func() error { return s.socket.WriteMessage(gws.OpcodeText, msg) }, len(msg))
+	return s.write(func() error { return s.writeFrame(opText, msg) }, len(msg))
 }
 
 // WriteBinary implements streams.Transport.
 func (s *session) WriteBinary(msg []byte) error {
-	return s.write(func() error { return s.socket.WriteMessage(gws.OpcodeBinary, msg) }, len(msg))
+	return s.write(func() error { return s.writeFrame(opBinary, msg) }, len(msg))
 }
 
 // Close sends the agent a close frame with reason and ends the socket. It
@@ -277,7 +259,7 @@ func (s *session) Close(reason string) {
 func (s *session) closeWith(code uint16, reason string) {
 	err := errors.New("closed by the hub: " + reason)
 	s.cause.CompareAndSwap(nil, &err)
-	_ = s.write(func() error { return s.socket.WriteClose(code, []byte(reason)) }, len(reason))
+	_ = s.write(func() error { return s.writeClose(code, reason) }, len(reason))
 }
 
 func (s *session) send(typ, id string, body any) {
@@ -294,15 +276,6 @@ func (s *session) fail(code uint16, e agentproto.Error) {
 	s.send(agentproto.TypeError, "", e)
 	s.closeWith(code, e.Message)
 }
-
-// noSession is gws's session storage for every socket: nothing is kept.
-type noSession struct{}
-
-func (noSession) Len() int                     { return 0 }
-func (noSession) Load(string) (any, bool)      { return nil, false }
-func (noSession) Delete(string)                {}
-func (noSession) Store(string, any)            {}
-func (noSession) Range(func(string, any) bool) {}
 
 type handler struct{ g *Gateway }
 

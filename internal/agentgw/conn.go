@@ -3,12 +3,12 @@ package agentgw
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
-
-	"github.com/lxzan/gws"
 
 	"hostgate/internal/hosts"
 )
@@ -51,27 +51,6 @@ func buffered(br *bufio.Reader) []byte {
 	}
 	b, _ := br.Peek(n)
 	return append([]byte(nil), b...)
-}
-
-// sessionConn is a session's socket as gws sees it: the hijacked
-// connection, whose Close also ends the session. Whoever closes the socket
-// (a close frame answered, a failed read, the dispatcher dropping the
-// agent), the session's end is handled once, on its inbox. It is the
-// session itself under another method set, so it costs no allocation.
-type sessionConn session
-
-func (c *sessionConn) s() *session                        { return (*session)(c) }
-func (c *sessionConn) Read(b []byte) (int, error)         { return c.raw.Read(b) }
-func (c *sessionConn) Write(b []byte) (int, error)        { return c.raw.Write(b) }
-func (c *sessionConn) LocalAddr() net.Addr                { return c.raw.LocalAddr() }
-func (c *sessionConn) RemoteAddr() net.Addr               { return c.raw.RemoteAddr() }
-func (c *sessionConn) SetDeadline(t time.Time) error      { return c.raw.SetDeadline(t) }
-func (c *sessionConn) SetReadDeadline(t time.Time) error  { return c.raw.SetReadDeadline(t) }
-func (c *sessionConn) SetWriteDeadline(t time.Time) error { return c.raw.SetWriteDeadline(t) }
-func (c *sessionConn) Close() error {
-	err := c.raw.Close()
-	c.s().socketClosed()
-	return err
 }
 
 // start begins reading the socket: the bytes that came with the upgrade
@@ -141,7 +120,7 @@ func (s *session) readFailed(err error) {
 func (s *session) endWith(code uint16, err error) {
 	s.cause.CompareAndSwap(nil, &err)
 	reason := err.Error()
-	_ = s.write(func() error { return s.socket.WriteClose(code, []byte(reason)) }, len(reason))
+	_ = s.write(func() error { return s.writeClose(code, reason) }, len(reason))
 }
 
 // frame handles a message or control frame read from the socket.
@@ -150,15 +129,15 @@ func (s *session) frame(op byte, payload []byte) error {
 	case opText, opBinary:
 		handler{s.g}.message(s, op, payload)
 	case opPing:
-		_ = s.write(func() error { return s.socket.WritePong(payload) }, len(payload))
+		_ = s.write(func() error { return s.writeFrame(opPong, payload) }, len(payload))
 		s.touch()
 	case opPong:
 		s.touch()
 	case opClose:
 		reply, code, reason := closeReply(payload)
-		var err error = &gws.CloseError{Code: code, Reason: append([]byte(nil), reason...)}
+		err := fmt.Errorf("closed by the agent: %d %s", code, strings.ToValidUTF8(string(reason), ""))
 		s.cause.CompareAndSwap(nil, &err)
-		_ = s.write(func() error { return s.socket.WriteClose(reply, nil) }, 2)
+		_ = s.write(func() error { return s.writeClose(reply, "") }, 2)
 		return errStop
 	}
 	return nil
@@ -172,7 +151,7 @@ func (s *session) touchFor(d time.Duration) {
 	s.deadline.Store(time.Now().Add(d).UnixNano())
 }
 
-// socketClosed handles the socket's close, once: the session leaves the sweep,
+// socketClosed handles the socket's close (writeClose), once: the session leaves the sweep,
 // and its end is handled on its inbox, after the messages read before it.
 func (s *session) socketClosed() {
 	if !s.started.Load() || !s.gone.CompareAndSwap(false, true) {
