@@ -5,18 +5,18 @@ import (
 	"time"
 )
 
-// inboxLimit is how many messages of one agent may wait for its handler;
-// beyond it the agent's read loop waits, as it would if it handled them
-// itself.
+// inboxLimit is how many functions of one session may wait; beyond it a
+// goroutine reading the socket (readBlocking) waits, as it would if it
+// handled them itself. A polled socket queues one read at a time.
 const inboxLimit = 64
 
-// inbox runs one session's messages, in arrival order, on a drainer
-// goroutine taken only while messages are waiting (drainLoop). The
-// socket's read loop only reads and queues. An idle agent's read loop is most of what it costs
-// the hub, and a goroutine's stack keeps the size its deepest call needed
-// until a garbage collection shrinks it: decoding and answering a
-// heartbeat on the read loop left every idle agent with an 8 KiB stack,
-// where a loop that only reads stays near 2 KiB (docs/performance.md).
+// inbox runs one session's work, in order, on a drainer goroutine taken
+// only while work is waiting (drainLoop): reading the socket when it is
+// readable and handling what it held (conn.go), and the session's end.
+// An idle session holds no goroutine; a goroutine's stack keeps the size
+// its deepest call needed until a garbage collection shrinks it, and an
+// idle agent's goroutine was most of what it cost the hub
+// (docs/performance.md).
 type inbox struct {
 	mu      sync.Mutex
 	room    sync.Cond // signalled when the queue shrinks
