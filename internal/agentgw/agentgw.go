@@ -76,12 +76,16 @@ type Gateway struct {
 	ctx      context.Context
 	work     *workers
 	jobs     Jobs
+	// sessions are the open sockets, which poll reads (conn.go).
+	sessions table
+	poll     *poller
 }
 
 // New returns a gateway. ctx bounds the work done for connections (store
 // writes); cancelling it does not close sockets — the dispatcher does that.
 func New(ctx context.Context, h *hosts.Service, up Upgrades, set Settings, live *hosts.Liveness, d *dispatch.Dispatcher, admit *Admission, log *slog.Logger) *Gateway {
 	g := &Gateway{hosts: h, upgrades: up, settings: set, live: live, disp: d, log: log, admit: admit, ctx: ctx, work: newWorkers(ctx)}
+	g.poll = newPoller(ctx, &g.sessions)
 	return g
 }
 

@@ -2,6 +2,7 @@ package agentgw
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -14,14 +15,14 @@ import (
 )
 
 // How a socket is read. An idle agent costs the hub no goroutine: on
-// Linux one goroutine waits, in epoll, for every agent socket to become
-// readable (poll_linux.go), and the socket's bytes are then read, parsed
-// (frames.go) and handled on the session's inbox, the goroutine that
-// lives only while a session has work (inbox.go). Elsewhere, and for a
+// Linux one goroutine per gateway waits, in epoll, for all its agent
+// sockets to become readable (poll_linux.go), and a socket's bytes are
+// then read, parsed (frames.go) and handled on the session's inbox, the
+// goroutine that lives only while a session has work (inbox.go). Elsewhere, and for a
 // socket that is not a plain TCP connection (the hub serving TLS itself),
 // a goroutine per socket reads (readBlocking). Sockets silent past their
-// deadline are closed by one sweep a second over all of them, not by a
-// timer each.
+// deadline are closed by one sweep a second over all of them (on the
+// poller's goroutine, or one of its own), not by a timer each.
 
 // errStop ends reading without failing the connection (a close frame was
 // answered).
@@ -57,13 +58,13 @@ func buffered(br *bufio.Reader) []byte {
 // first, then whatever arrives.
 func (s *session) start(early []byte) {
 	s.touchFor(helloTimeout)
-	sessions.add(s)
+	s.g.sessions.put(s)
 	s.started.Store(true)
 	s.in.push(func() {
 		if len(early) > 0 {
 			s.consume(early)
 		}
-		if !s.readDone && !watch(s) {
+		if !s.readDone && !s.g.poll.watch(s) {
 			go s.readBlocking()
 		}
 	})
@@ -157,7 +158,7 @@ func (s *session) socketClosed() {
 	if !s.started.Load() || !s.gone.CompareAndSwap(false, true) {
 		return
 	}
-	sessions.remove(s)
+	s.g.sessions.remove(s)
 	var err error
 	if p := s.cause.Load(); p != nil {
 		err = *p
@@ -168,30 +169,17 @@ func (s *session) socketClosed() {
 	})
 }
 
-// table holds the open sessions by slot: the poller names a socket by
-// its slot, and the sweep walks them all. A slot costs 8 bytes.
+// table holds a gateway's open sessions by slot: the poller names a
+// socket by its slot, and the sweep walks them all. A slot costs 8 bytes.
 type table struct {
 	mu    sync.RWMutex
 	slots []*session
 	free  []int32
 }
 
-// sessions is every gateway's open sessions; its sweep starts with the
-// first.
-var (
-	sessions  table
-	sweepOnce sync.Once
-)
-
 // sweepEvery is how often sessions' deadlines are checked: a silent socket
 // is closed at most this long after its deadline.
 const sweepEvery = time.Second
-
-// add puts s in the table, starting the sweep with the first session.
-func (t *table) add(s *session) {
-	sweepOnce.Do(func() { go t.sweepLoop() })
-	t.put(s)
-}
 
 func (t *table) put(s *session) {
 	t.mu.Lock()
@@ -225,15 +213,25 @@ func (t *table) get(i int32) *session {
 }
 
 // sweepLoop closes, every sweepEvery, the sessions whose deadline has
-// passed.
-func (t *table) sweepLoop() {
+// passed, until ctx ends. (On Linux the poller's loop sweeps instead.)
+func (t *table) sweepLoop(ctx context.Context) {
 	tick := time.NewTicker(sweepEvery)
 	defer tick.Stop()
-	for now := range tick.C {
-		for _, s := range t.late(now) {
-			s.deadline.Store(now.Add(time.Hour).UnixNano()) // one close is enough
-			go s.endWith(closeNormal, errIdle)
+	for {
+		select {
+		case now := <-tick.C:
+			t.sweep(now)
+		case <-ctx.Done():
+			return
 		}
+	}
+}
+
+// sweep closes the sessions whose deadline is before now.
+func (t *table) sweep(now time.Time) {
+	for _, s := range t.late(now) {
+		s.deadline.Store(now.Add(time.Hour).UnixNano()) // one close is enough
+		go s.endWith(closeNormal, errIdle)
 	}
 }
 

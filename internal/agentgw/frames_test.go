@@ -174,7 +174,6 @@ func TestTableSweep(t *testing.T) {
 	a.deadline.Store(now.Add(-time.Second).UnixNano())
 	b.deadline.Store(now.Add(time.Minute).UnixNano())
 	c.deadline.Store(now.Add(-time.Millisecond).UnixNano())
-	tb.slots = nil
 	for _, s := range []*session{a, b, c} {
 		tb.put(s)
 	}

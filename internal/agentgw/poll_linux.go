@@ -1,72 +1,91 @@
 package agentgw
 
 import (
+	"context"
 	"io"
 	"log/slog"
 	"net"
 	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// epoller waits for agent sockets to become readable, for every gateway
-// of the process, on one goroutine. A socket is registered one-shot: once
-// it has been reported readable it is not reported again until its
-// session has read what there was and armed it again, so the session's
-// reads never overlap. The kernel forgets a socket when it is closed.
-type epoller struct{ fd int }
+// poller waits for a gateway's agent sockets to become readable, on one
+// goroutine that also sweeps the sessions' deadlines. A socket is
+// registered one-shot: once it has been reported readable it is not
+// reported again until its session has read what there was and armed it
+// again, so the session's reads never overlap. The kernel forgets a
+// socket when it is closed.
+type poller struct {
+	mu     sync.RWMutex // held to use fd; written when it is closed
+	fd     int
+	closed bool
+	t      *table
+}
 
-var (
-	epollOnce sync.Once
-	epollP    *epoller
-	epollErr  error
-)
-
-// theEpoller returns the process's poller, starting it on first use.
-func theEpoller() (*epoller, error) {
-	epollOnce.Do(func() {
-		fd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
-		if err != nil {
-			epollErr = err
-			return
-		}
-		epollP = &epoller{fd: fd}
-		go epollP.loop()
-	})
-	return epollP, epollErr
+// newPoller starts the gateway's poller, which ends with ctx; nil when
+// epoll is not available, the sessions then being swept alone and read
+// by a goroutine each.
+func newPoller(ctx context.Context, t *table) *poller {
+	fd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		slog.Warn("agentgw: no epoll; agent sockets are read by a goroutine each", "err", err)
+		go t.sweepLoop(ctx)
+		return nil
+	}
+	p := &poller{fd: fd, t: t}
+	go p.loop(ctx)
+	return p
 }
 
 // pollEvents are the readiness a socket is watched for: bytes to read, or
 // the peer gone (a read then says how).
 const pollEvents = unix.EPOLLIN | unix.EPOLLRDHUP | unix.EPOLLONESHOT
 
-func (p *epoller) loop() {
+func (p *poller) loop(ctx context.Context) {
+	defer func() {
+		p.mu.Lock()
+		p.closed = true
+		_ = unix.Close(p.fd)
+		p.mu.Unlock()
+	}()
 	events := make([]unix.EpollEvent, 256)
-	for {
-		n, err := unix.EpollWait(p.fd, events, -1)
-		if err != nil {
-			if err == unix.EINTR {
-				continue
-			}
+	next := time.Now().Add(sweepEvery)
+	for ctx.Err() == nil {
+		n, err := unix.EpollWait(p.fd, events, int(time.Until(next)/time.Millisecond)+1)
+		if err != nil && err != unix.EINTR {
 			slog.Error("agentgw: epoll_wait failed; agent sockets are no longer read", "err", err)
 			return
 		}
-		for _, ev := range events[:n] {
-			if s := sessions.get(ev.Fd); s != nil {
+		for _, ev := range events[:max(n, 0)] {
+			if s := p.t.get(ev.Fd); s != nil {
 				s.in.pushNow(s.readReady)
 			}
+		}
+		if now := time.Now(); !now.Before(next) {
+			p.t.sweep(now)
+			next = now.Add(sweepEvery)
 		}
 	}
 }
 
 // ctl registers (op EPOLL_CTL_ADD) or rearms (EPOLL_CTL_MOD) s's socket.
-func (p *epoller) ctl(s *session, op int) bool {
+func (p *poller) ctl(s *session, op int) bool {
+	if p == nil {
+		return false
+	}
 	tc, ok := s.raw.(*net.TCPConn)
 	if !ok {
 		return false
 	}
 	rc, err := tc.SyscallConn()
 	if err != nil {
+		return false
+	}
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	if p.closed {
 		return false
 	}
 	ev := unix.EpollEvent{Events: pollEvents, Fd: s.slot}
@@ -79,13 +98,7 @@ func (p *epoller) ctl(s *session, op int) bool {
 
 // watch registers s's socket with the poller; false when it cannot be
 // watched and must be read by a goroutine of its own.
-func watch(s *session) bool {
-	p, err := theEpoller()
-	if err != nil {
-		return false
-	}
-	return p.ctl(s, unix.EPOLL_CTL_ADD)
-}
+func (p *poller) watch(s *session) bool { return p.ctl(s, unix.EPOLL_CTL_ADD) }
 
 // maxReadsPerWake bounds how much one wake reads from a busy socket
 // before the others get their turn (the socket stays readable, so epoll
@@ -139,7 +152,7 @@ func (s *session) readReady() {
 			break // drained; a byte that arrives now makes the socket readable again
 		}
 	}
-	if p, err := theEpoller(); err == nil && !p.ctl(s, unix.EPOLL_CTL_MOD) && !s.gone.Load() {
+	if !s.g.poll.ctl(s, unix.EPOLL_CTL_MOD) && !s.gone.Load() {
 		s.readFailed(io.ErrClosedPipe)
 	}
 }

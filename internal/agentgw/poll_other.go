@@ -2,6 +2,15 @@
 
 package agentgw
 
-// watch reports that sockets cannot be watched here: each is read by a
-// goroutine of its own (readBlocking).
-func watch(*session) bool { return false }
+import "context"
+
+// poller is not available here: each socket is read by a goroutine of
+// its own (readBlocking), and the sessions are swept alone.
+type poller struct{}
+
+func newPoller(ctx context.Context, t *table) *poller {
+	go t.sweepLoop(ctx)
+	return nil
+}
+
+func (p *poller) watch(*session) bool { return false }
