@@ -14,9 +14,9 @@ import (
 
 // The server side of RFC 6455 for agent sockets: the handshake and the
 // frames the hub writes (frames.go reads). No extension or subprotocol is
-// offered. A library's connection object (gws's was about 800 bytes with
-// its queues and buffers) is not kept per socket: the session is the
-// connection.
+// offered. No library connection object is kept per socket (gws's, with
+// its queues and buffers, cost an idle agent 0.8 KiB of the hub's RSS):
+// the session is the connection.
 
 // upgradeTimeout bounds the write of the handshake's answer.
 const upgradeTimeout = 10 * time.Second
