@@ -128,12 +128,16 @@ func (b *bench) crossScenario(ctx context.Context) error {
 // fleetScenarios: an idle fleet of n simulated agents on one hub process
 // (SQLite): the time for the whole fleet to connect, then, after it has
 // settled, the hub's resident memory per agent and its CPU while idle.
-// Under the largest fleet the hub is restarted: the reconnect storm.
+// Under the largest fleet the hub is restarted: the reconnect storm. With
+// -pg the largest fleet runs again on PostgreSQL + Redis.
 func (b *bench) fleetScenarios(ctx context.Context) error {
 	for i, n := range b.fleet {
-		if err := b.idleFleet(ctx, n, i == len(b.fleet)-1); err != nil {
+		if err := b.idleFleet(ctx, n, i == len(b.fleet)-1, false); err != nil {
 			return err
 		}
+	}
+	if b.pg && len(b.fleet) > 0 {
+		return b.idleFleet(ctx, b.fleet[len(b.fleet)-1], true, true)
 	}
 	return nil
 }
@@ -141,8 +145,8 @@ func (b *bench) fleetScenarios(ctx context.Context) error {
 // idleWindow is how long idle CPU is measured.
 const idleWindow = hosts.FlushInterval
 
-func (b *bench) idleFleet(ctx context.Context, n int, storm bool) error {
-	be, err := b.newBackend(false)
+func (b *bench) idleFleet(ctx context.Context, n int, storm, scaled bool) error {
+	be, err := b.newBackend(scaled)
 	if err != nil {
 		return err
 	}

@@ -5,11 +5,12 @@
 // cannot swamp the hub. For agents of protocol 2 it also carries stream
 // frames in binary messages and opens terminals on them (pty.go).
 //
-// Each idle connection costs one goroutine (the gws read loop, which only
-// reads: messages are handled by a goroutine that lives while they wait,
-// inbox.go) and the library's small buffers; there is no writer goroutine,
-// because gws serialises writes itself. That keeps an idle agent under
-// 10 KiB (docs/performance.md).
+// An idle connection costs no goroutine and no buffer: the hub speaks the
+// WebSocket protocol itself (ws.go, frames.go); one goroutine waits for
+// all sockets to become readable, and a socket's messages are read and
+// handled by a goroutine that lives while they wait (conn.go, inbox.go).
+// Writers take turns on the session's lock; there is no writer goroutine.
+// An idle agent costs the hub about 5 KiB (docs/performance.md).
 package agentgw
 
 import (
@@ -17,12 +18,11 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net"
 	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/lxzan/gws"
 
 	"hostgate/internal/agentproto"
 	"hostgate/internal/clip"
@@ -73,34 +73,20 @@ type Gateway struct {
 	live     *hosts.Liveness
 	disp     *dispatch.Dispatcher
 	log      *slog.Logger
-	upgrader *gws.Upgrader
 	admit    *Admission
 	ctx      context.Context
 	work     *workers
 	jobs     Jobs
+	// sessions are the open sockets, which poll reads (conn.go).
+	sessions table
+	poll     *poller
 }
 
 // New returns a gateway. ctx bounds the work done for connections (store
 // writes); cancelling it does not close sockets — the dispatcher does that.
 func New(ctx context.Context, h *hosts.Service, up Upgrades, set Settings, live *hosts.Liveness, d *dispatch.Dispatcher, admit *Admission, log *slog.Logger) *Gateway {
 	g := &Gateway{hosts: h, upgrades: up, settings: set, live: live, disp: d, log: log, admit: admit, ctx: ctx, work: newWorkers(ctx)}
-	g.upgrader = gws.NewUpgrader(handler{g}, &gws.ServerOption{
-		ReadMaxPayloadSize: agentproto.MaxMessage,
-		// Each idle agent holds its read buffer for the life of the socket;
-		// agent messages are small (a heartbeat is under 100 bytes) and a
-		// larger payload bypasses the buffer, so 512 bytes instead of gws's
-		// 4 KiB saves 3.5 KiB per agent (docs/performance.md).
-		ReadBufferSize: 512,
-		// One slot for the session instead of gws's map per socket.
-		NewSession:      func() gws.SessionStorage { return new(sessionSlot) },
-		ParallelEnabled: false,
-		Recovery:        gws.Recovery,
-		// A text message that is not UTF-8 closes the socket with 1007
-		// (RFC 6455 §8.1). gws checks outgoing text too, and closes the
-		// socket on a write it refuses, so agentproto.Encode never
-		// produces invalid UTF-8.
-		CheckUtf8Enabled: true,
-	})
+	g.poll = newPoller(ctx, &g.sessions)
 	return g
 }
 
@@ -115,17 +101,16 @@ func (g *Gateway) Admit() (done func(), retryAfter time.Duration, ok bool) {
 
 // Upgrade turns an authenticated request into an agent session.
 func (g *Gateway) Upgrade(w http.ResponseWriter, r *http.Request, a hosts.Agent, publicIP string) {
-	socket, err := g.upgrader.Upgrade(w, r)
+	raw, early, err := upgrade(w, r)
 	if err != nil {
 		g.log.InfoContext(r.Context(), "agent upgrade failed", "host_id", a.Host.ID, "err", err)
 		return
 	}
-	s := &session{g: g, hostID: a.Host.ID, ip: publicIP, socket: socket, checkedAt: a.CheckedAt,
+	s := &session{g: g, hostID: a.Host.ID, ip: publicIP, raw: raw, checkedAt: a.CheckedAt,
 		recorded:       hosts.HandshakeDigest(a.Host.PublicIP, a.Host.OS, a.Host.InstalledVersion),
 		recordedOnline: a.Host.Status == hosts.StatusOnline}
-	socket.Session().Store("", s)
-	_ = socket.SetReadDeadline(time.Now().Add(helloTimeout))
-	go socket.ReadLoop()
+	s.fr.max = agentproto.MaxMessage
+	s.start(early)
 }
 
 // session is one agent connection; it is the dispatcher's Conn and, for
@@ -137,19 +122,33 @@ type session struct {
 	// (hosts.Agent.CheckedAt); dispatch.Register compares it with drops.
 	checkedAt time.Time
 	ip        string
-	socket    *gws.Conn
+	raw       net.Conn // the hijacked connection (ws.go)
+	closeSent atomic.Bool
 	welcomed  atomic.Bool
 	closing   atomic.Bool
+	// Reading (conn.go). slot is the session's place in the table of
+	// open sessions; deadline (Unix nanoseconds) is when a silent socket
+	// is closed. started is set once reading has begun, gone once the
+	// socket has closed; cause is why it ended, when the hub knows.
+	slot     int32
+	started  atomic.Bool
+	gone     atomic.Bool
+	deadline atomic.Int64
+	cause    atomic.Pointer[error]
+	// fr and readDone belong to the inbox: the frames read so far, and
+	// whether reading has stopped.
+	fr       frameReader
+	readDone bool
 	// streams is set, before the session is registered, for an agent of
 	// protocol ≥ 2. Its mux is made on first use (most agents never carry
 	// a terminal, and an idle agent's memory is what bounds a hub), and
-	// closed when the read loop ends.
+	// closed when the socket closes.
 	streams bool
 	muxMu   sync.Mutex
 	mux     *streams.Mux
 	ended   bool
-	// in runs the session's messages and its close, in order, off the
-	// socket's read loop.
+	// in reads the socket and runs the session's messages and its close,
+	// in order (conn.go).
 	in inbox
 	// recorded digests the address, OS and version the store holds for
 	// the host (hosts.HandshakeDigest), and recordedOnline says whether
@@ -170,8 +169,8 @@ type session struct {
 // reading (a hung host, a link that drops packets without a reset) cannot
 // hold a command's caller, and every other writer of the session, for
 // ever: writeGrace, plus the message's size at minWriteRate (a 4 MiB file
-// upload gets 74 s). A write that misses it fails, gws then closes the
-// socket, and the agent reconnects.
+// upload gets 74 s). A write that misses it fails and closes the socket
+// (a frame may be half written), and the agent reconnects.
 const (
 	writeGrace   = 10 * time.Second
 	minWriteRate = 64 << 10 // bytes per second
@@ -182,18 +181,23 @@ func writeTimeout(grace time.Duration, size int) time.Duration {
 	return grace + time.Duration(size)*time.Second/minWriteRate
 }
 
-// write sends one message under its deadline, then clears the deadline
-// for the writes gws makes itself (answering a close).
+// write sends one message under its deadline. A write that fails, but
+// for one refused before a byte went out, closes the socket.
 func (s *session) write(write func() error, size int) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	now := time.Now()
 	s.lastSent.Store(now.UnixNano())
-	if err := s.socket.SetWriteDeadline(now.Add(writeTimeout(cmp.Or(s.writeGrace, writeGrace), size))); err != nil {
+	if err := s.raw.SetWriteDeadline(now.Add(writeTimeout(cmp.Or(s.writeGrace, writeGrace), size))); err != nil {
 		return err
 	}
 	err := write()
-	_ = s.socket.SetWriteDeadline(time.Time{})
+	if err != nil && !errors.Is(err, errNotUTF8) && !errors.Is(err, errClosed) {
+		s.cause.CompareAndSwap(nil, &err)
+		s.closeSent.Store(true)
+		_ = s.raw.Close()
+		s.socketClosed()
+	}
 	return err
 }
 
@@ -241,12 +245,12 @@ func (s *session) closeMux() {
 func (s *session) AuthenticatedAt() time.Time { return s.checkedAt }
 
 func (s *session) WriteMessage(msg []byte) error {
-	return s.write(func() error { return s.socket.WriteMessage(gws.OpcodeText, msg) }, len(msg))
+	return s.write(func() error { return s.writeFrame(opText, msg) }, len(msg))
 }
 
 // WriteBinary implements streams.Transport.
 func (s *session) WriteBinary(msg []byte) error {
-	return s.write(func() error { return s.socket.WriteMessage(gws.OpcodeBinary, msg) }, len(msg))
+	return s.write(func() error { return s.writeFrame(opBinary, msg) }, len(msg))
 }
 
 // Close sends the agent a close frame with reason and ends the socket. It
@@ -258,7 +262,9 @@ func (s *session) Close(reason string) {
 }
 
 func (s *session) closeWith(code uint16, reason string) {
-	_ = s.write(func() error { return s.socket.WriteClose(code, []byte(reason)) }, len(reason))
+	err := errors.New("closed by the hub: " + reason)
+	s.cause.CompareAndSwap(nil, &err)
+	_ = s.write(func() error { return s.writeClose(code, reason) }, len(reason))
 }
 
 func (s *session) send(typ, id string, body any) {
@@ -276,40 +282,7 @@ func (s *session) fail(code uint16, e agentproto.Error) {
 	s.closeWith(code, e.Message)
 }
 
-// sessionSlot is a socket's gws session storage, which holds only the
-// *session (under any key).
-type sessionSlot struct{ v any }
-
-func (s *sessionSlot) Len() int {
-	if s.v == nil {
-		return 0
-	}
-	return 1
-}
-func (s *sessionSlot) Load(string) (any, bool) { return s.v, s.v != nil }
-func (s *sessionSlot) Delete(string)           { s.v = nil }
-func (s *sessionSlot) Store(_ string, v any)   { s.v = v }
-func (s *sessionSlot) Range(f func(string, any) bool) {
-	if s.v != nil {
-		f("", s.v)
-	}
-}
-
 type handler struct{ g *Gateway }
-
-func sessionOf(c *gws.Conn) *session {
-	v, _ := c.Session().Load("")
-	s, _ := v.(*session)
-	return s
-}
-
-func (h handler) OnOpen(*gws.Conn) {}
-
-func (h handler) OnClose(c *gws.Conn, err error) {
-	if s := sessionOf(c); s != nil {
-		s.in.push(func() { h.closed(s, err) }) // after the messages read before it
-	}
-}
 
 // closed ends a session whose socket has gone.
 func (h handler) closed(s *session, err error) {
@@ -329,44 +302,13 @@ func closeReason(err error) string {
 	return err.Error()
 }
 
-func (h handler) OnPing(c *gws.Conn, payload []byte) {
-	if s := sessionOf(c); s != nil {
-		_ = s.write(func() error { return c.WritePong(payload) }, len(payload))
-	} else {
-		_ = c.WritePong(payload)
-	}
-	h.touch(c)
-}
-
-func (h handler) OnPong(c *gws.Conn, _ []byte) { h.touch(c) }
-
-// touch extends the read deadline: a socket silent for idleFactor
-// heartbeats is closed, so a half-open TCP connection does not linger.
-func (h handler) touch(c *gws.Conn) {
-	_ = c.SetReadDeadline(time.Now().Add(idleFactor * hosts.HeartbeatInterval))
-}
-
-// OnMessage queues the message for the session's inbox: the read loop
-// itself only reads.
-func (h handler) OnMessage(c *gws.Conn, m *gws.Message) {
-	s := sessionOf(c)
-	if s == nil {
-		m.Close()
-		return
-	}
-	s.in.push(func() {
-		defer m.Close()
-		h.message(c, s, m)
-	})
-}
-
 // message handles one message, on the session's inbox.
-func (h handler) message(c *gws.Conn, s *session, m *gws.Message) {
-	if m.Opcode == gws.OpcodeBinary {
-		h.binary(s, m.Bytes())
+func (h handler) message(s *session, op byte, payload []byte) {
+	if op == opBinary {
+		h.binary(s, payload)
 		return
 	}
-	e, err := agentproto.Decode(m.Bytes())
+	e, err := agentproto.Decode(payload)
 	if err != nil {
 		s.fail(CloseProtocol, agentproto.Error{Code: "malformed", Message: "message is not a valid envelope"})
 		return
@@ -375,7 +317,7 @@ func (h handler) message(c *gws.Conn, s *session, m *gws.Message) {
 		h.hello(s, e)
 		return
 	}
-	h.touch(c)
+	s.touch()
 	h.g.live.Seen(s.hostID)
 	h.serve(s, e)
 }
@@ -393,7 +335,7 @@ func (h handler) binary(s *session, msg []byte) {
 		s.fail(CloseProtocol, agentproto.Error{Code: "malformed", Message: "malformed stream frame"})
 		return
 	}
-	h.touch(s.socket)
+	s.touch()
 }
 
 func (h handler) hello(s *session, e agentproto.Envelope) {
@@ -418,7 +360,7 @@ func (h handler) hello(s *session, e agentproto.Envelope) {
 		HeartbeatS: int(hosts.HeartbeatInterval / time.Second), MetricsS: int(hosts.MetricsInterval / time.Second),
 		ServerTime: time.Now().UnixMilli(),
 	})
-	h.touch(s.socket)
+	s.touch()
 	// Commands may reach the agent as soon as the dispatcher knows it, so
 	// that comes first, here on the session's inbox (the socket's close is
 	// handled after it, on the same inbox); the store writes follow on the

@@ -5,18 +5,18 @@ import (
 	"time"
 )
 
-// inboxLimit is how many messages of one agent may wait for its handler;
-// beyond it the agent's read loop waits, as it would if it handled them
-// itself.
+// inboxLimit is how many functions of one session may wait; beyond it a
+// goroutine reading the socket (readBlocking) waits, as it would if it
+// handled them itself. A polled socket queues one read at a time.
 const inboxLimit = 64
 
-// inbox runs one session's messages, in arrival order, on a drainer
-// goroutine taken only while messages are waiting (drainLoop). The
-// socket's read loop only reads and queues. An idle agent's read loop is most of what it costs
-// the hub, and a goroutine's stack keeps the size its deepest call needed
-// until a garbage collection shrinks it: decoding and answering a
-// heartbeat on the read loop left every idle agent with an 8 KiB stack,
-// where a loop that only reads stays near 2 KiB (docs/performance.md).
+// inbox runs one session's work, in order, on a drainer goroutine taken
+// only while work is waiting (drainLoop): reading the socket when it is
+// readable and handling what it held (conn.go), and the session's end.
+// An idle session holds no goroutine; a goroutine's stack keeps the size
+// its deepest call needed until a garbage collection shrinks it, and an
+// idle agent's goroutine was most of what it cost the hub
+// (docs/performance.md).
 type inbox struct {
 	mu      sync.Mutex
 	room    sync.Cond // signalled when the queue shrinks
@@ -26,12 +26,19 @@ type inbox struct {
 
 // push queues f, starting the session's handler goroutine if none runs,
 // and waits while inboxLimit functions are already queued.
-func (b *inbox) push(f func()) {
+func (b *inbox) push(f func()) { b.add(f, true) }
+
+// pushNow queues f without waiting for room: for the poller, which must
+// not wait on one session, and for a session's end, which may be queued
+// from its own inbox.
+func (b *inbox) pushNow(f func()) { b.add(f, false) }
+
+func (b *inbox) add(f func(), wait bool) {
 	b.mu.Lock()
 	if b.room.L == nil {
 		b.room.L = &b.mu
 	}
-	for len(b.queue) >= inboxLimit {
+	for wait && len(b.queue) >= inboxLimit {
 		b.room.Wait()
 	}
 	b.queue = append(b.queue, f)

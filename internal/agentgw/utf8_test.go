@@ -22,6 +22,7 @@ type rawAgent struct {
 	gws.BuiltinEventHandler
 	welcome chan struct{}
 	closed  chan error
+	pong    chan string
 }
 
 func (r *rawAgent) OnMessage(_ *gws.Conn, m *gws.Message) {
@@ -32,6 +33,13 @@ func (r *rawAgent) OnMessage(_ *gws.Conn, m *gws.Message) {
 }
 
 func (r *rawAgent) OnClose(_ *gws.Conn, err error) { r.closed <- err }
+
+func (r *rawAgent) OnPong(_ *gws.Conn, p []byte) {
+	select {
+	case r.pong <- string(p):
+	default:
+	}
+}
 
 // dialRawAgent creates a host, spends its install token for an agent token
 // and opens the agent WebSocket with it, without the agent program.
@@ -45,7 +53,7 @@ func dialRawAgent(t *testing.T, h *hubtest.Hub) (*gws.Conn, *rawAgent) {
 	var tok agentproto.TokenResponse
 	h.Client(t).Do("POST", agentproto.PathOnline, agentproto.OnlineRequest{HostID: c.HostID, InstallToken: c.InstallToken}).
 		Want(t, 200, "").JSON(t, &tok)
-	ev := &rawAgent{welcome: make(chan struct{}), closed: make(chan error, 1)}
+	ev := &rawAgent{welcome: make(chan struct{}), closed: make(chan error, 1), pong: make(chan string, 1)}
 	conn, _, err := gws.NewClient(ev, &gws.ClientOption{
 		Addr:          "ws" + strings.TrimPrefix(h.URL, "http") + agentproto.PathWS,
 		RequestHeader: http.Header{"Authorization": {"Bearer " + tok.AgentToken}},

@@ -2,6 +2,7 @@ package agentgw
 
 import (
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -15,10 +16,9 @@ import (
 // full, a write ends with an error at its deadline instead of holding its
 // caller, the socket closes, and Close does not wait for the stuck write.
 func TestWriteToAnAgentThatStoppedReadingFails(t *testing.T) {
-	server := make(chan *gws.Conn, 1)
-	up := gws.NewUpgrader(gws.BuiltinEventHandler{}, nil)
+	server := make(chan net.Conn, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c, err := up.Upgrade(w, r)
+		c, _, err := upgrade(w, r)
 		if err != nil {
 			t.Error(err)
 			return
@@ -32,7 +32,7 @@ func TestWriteToAnAgentThatStoppedReadingFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer agent.NetConn().Close()
-	s := &session{socket: <-server, writeGrace: 200 * time.Millisecond}
+	s := &session{raw: <-server, writeGrace: 200 * time.Millisecond}
 
 	msg := make([]byte, 16<<10)
 	failed := make(chan error, 1)
