@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -95,10 +97,19 @@ func (b *bench) capacityScenario(ctx context.Context) error {
 	if err := sleepCtx(ctx, 60*time.Second); err != nil {
 		return err
 	}
+	stats0, err := rdb.commandStats(ctx)
+	if err != nil {
+		return err
+	}
 	idle, err := b.capacityWindow(ctx, db, dbName, rdb, []*hubProc{a, other}, 180*time.Second, nil)
 	if err != nil {
 		return err
 	}
+	stats1, err := rdb.commandStats(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "  capacity: Redis commands per 1,000 idle agents a second, by command: %s\n", statsRate(stats0, stats1, idle.secs, n))
 	rss := settledRSS(a)
 	var calls atomic.Int64
 	load := func(ctx context.Context) {
@@ -217,6 +228,47 @@ func (r *privRedis) commands(ctx context.Context) (int64, error) {
 		}
 	}
 	return 0, errors.New("redis INFO has no total_commands_processed")
+}
+
+// commandStats is the server's calls per command (INFO commandstats).
+func (r *privRedis) commandStats(ctx context.Context) (map[string]int64, error) {
+	info, err := r.client.Info(ctx, "commandstats").Result()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int64{}
+	for _, l := range strings.Split(info, "\n") {
+		name, rest, ok := strings.Cut(strings.TrimSpace(l), ":calls=")
+		if !ok {
+			continue
+		}
+		calls, _, _ := strings.Cut(rest, ",")
+		if n, err := strconv.ParseInt(calls, 10, 64); err == nil {
+			out[strings.TrimPrefix(name, "cmdstat_")] = n
+		}
+	}
+	return out, nil
+}
+
+// statsRate is the calls per second per 1,000 agents of each command
+// between two readings, largest first.
+func statsRate(from, to map[string]int64, secs float64, agents int) string {
+	type rate struct {
+		name string
+		v    float64
+	}
+	var rs []rate
+	for name, n := range to {
+		if d := n - from[name]; d > 0 && name != "info" {
+			rs = append(rs, rate{name, float64(d) / secs / (float64(agents) / 1000)})
+		}
+	}
+	slices.SortFunc(rs, func(a, b rate) int { return cmp.Compare(b.v, a.v) })
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		parts[i] = fmt.Sprintf("%s %.3g", r.name, r.v)
+	}
+	return strings.Join(parts, ", ")
 }
 
 func (b *bench) privateRedis(ctx context.Context) (*privRedis, func(), error) {
