@@ -155,7 +155,8 @@ reliability: test-web
 # terminals, webhooks, payments — sampled every 10 s; writes
 # build/soak/soak.png, soak.json and soak.md and fails on growth or on a
 # lost or doubled delivery or payment. PostgreSQL + Redis when reachable;
-# SOAKFLAGS='-pg=false' for SQLite, '-d 10m' for a shorter run. Not in CI.
+# SOAKFLAGS='-pg=false -d 60m' for SQLite (its memory takes about 40
+# minutes to level off). Not in CI.
 SOAKFLAGS ?=
 soak:
 	$(GO) run ./cmd/hostgate-bench soak -out build/soak $(SOAKFLAGS)

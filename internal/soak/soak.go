@@ -10,10 +10,12 @@
 //     its first by about two thirds of what it gained; a cache filling up
 //     and a pool at its working size level off during the warm-up, and
 //     noise cancels in the medians;
-//   - does its least-squares slope gain more than that in an hour? A run
+//   - has it climbed by at least half that, and does the least-squares
+//     slope of its last half still gain more than that in an hour? A run
 //     of half an hour shows only half an hour of a slow leak, which the
-//     medians alone would let through; a level, noise and a sawtooth have
-//     no slope to speak of.
+//     medians alone would let through; a leak still climbs at the end,
+//     while a cache that took long to fill has levelled off by then. The
+//     slope of a short window is noisy, hence the climb it must confirm.
 package soak
 
 import (
@@ -48,14 +50,16 @@ type Metric struct {
 // Finding is the judgement of one metric.
 type Finding struct {
 	Metric  Metric  `json:"metric"`
-	Early   float64 `json:"early"`   // median of the first third of the steady part
-	Late    float64 `json:"late"`    // median of its last third
-	Peak    float64 `json:"peak"`    // largest value of the steady part
-	Growth  float64 `json:"growth"`  // Late - Early
-	Allowed float64 `json:"allowed"` // the growth this metric may show, late over early and in an hour
-	PerHour float64 `json:"per_hour"`
-	Samples int     `json:"samples"`
-	Grew    bool    `json:"grew"`
+	Early   float64 `json:"early"`    // median of the first third of the steady part
+	Late    float64 `json:"late"`     // median of its last third
+	Peak    float64 `json:"peak"`     // largest value of the steady part
+	Growth  float64 `json:"growth"`   // Late - Early
+	Allowed float64 `json:"allowed"`  // the growth this metric may show, late over early and in an hour
+	PerHour float64 `json:"per_hour"` // least-squares slope over the steady part
+	// LatePerHour is the slope over the steady part's last half.
+	LatePerHour float64 `json:"late_per_hour"`
+	Samples     int     `json:"samples"`
+	Grew        bool    `json:"grew"`
 }
 
 // ErrTooFew is returned when the steady part holds too few samples to
@@ -77,12 +81,12 @@ func Judge(samples []Sample, metrics []Metric, warmup time.Duration) ([]Finding,
 		if len(vs) < 9 {
 			return nil, fmt.Errorf("%w: %s has %d", ErrTooFew, m.Name, len(vs))
 		}
-		third := len(vs) / 3
+		third, half := len(vs)/3, len(vs)/2
 		f := Finding{Metric: m, Samples: len(vs), Early: median(vs[:third]), Late: median(vs[len(vs)-third:]),
-			Peak: slices.Max(vs), PerHour: slope(ts, vs)}
+			Peak: slices.Max(vs), PerHour: slope(ts, vs), LatePerHour: slope(ts[half:], vs[half:])}
 		f.Growth = f.Late - f.Early
 		f.Allowed = max(m.Abs, m.Rel*math.Abs(f.Early))
-		f.Grew = !m.Load && (f.Growth > f.Allowed || f.PerHour > f.Allowed)
+		f.Grew = !m.Load && (f.Growth > f.Allowed || (f.Growth > f.Allowed/2 && f.LatePerHour > f.Allowed))
 		out = append(out, f)
 	}
 	return out, nil

@@ -40,6 +40,9 @@ func TestJudge(t *testing.T) {
 		// is no leak. (A swing well above the allowance can tilt the slope
 		// of a window that ends mid-tooth; such a metric needs a longer run.)
 		{"sawtooth", func(m float64) float64 { return 150 + 4*math.Mod(m, 5) }, false},
+		// A cache that takes 20 minutes to fill 15 MiB, then holds: the
+		// thirds differ by less than the allowance and the end is level.
+		{"slow fill that levels off", func(m float64) float64 { return 150 + 15*math.Min(m, 20)/20 }, false},
 		// Growth that starts late still shows in the last third.
 		{"late leak", func(m float64) float64 { return 150 + 10*math.Max(0, m-20) }, true},
 	}
