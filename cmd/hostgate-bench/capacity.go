@@ -66,8 +66,7 @@ func (b *bench) capacityScenario(ctx context.Context) error {
 		return err
 	}
 	defer db.Close()
-	dbName := be.env["HOSTGATE_REDIS_PREFIX"]
-	dbName = strings.TrimSuffix(dbName, ":")
+	dbName := be.db
 
 	acct, err := b.newAccount(a)
 	if err != nil {

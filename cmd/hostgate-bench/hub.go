@@ -45,6 +45,7 @@ func pgReachable() bool {
 type backend struct {
 	name   string // "sqlite" or "pg+redis"
 	scaled bool   // PostgreSQL + Redis, which several instances can share
+	db     string // the PostgreSQL database's name, when scaled
 	env    map[string]string
 	close  func()
 }
@@ -83,7 +84,7 @@ func (b *bench) newBackend(scaled bool) (*backend, error) {
 	env["HOSTGATE_DATABASE_URL"] = strings.Replace(pgAdminURL, "/postgres?", "/"+name+"?", 1)
 	env["HOSTGATE_REDIS_URL"] = redisURL
 	env["HOSTGATE_REDIS_PREFIX"] = name + ":"
-	return &backend{name: "pg+redis", scaled: true, env: env, close: func() {
+	return &backend{name: "pg+redis", scaled: true, db: name, env: env, close: func() {
 		_, _ = db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
 		db.Close()
 	}}, nil

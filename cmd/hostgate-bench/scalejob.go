@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -144,11 +143,7 @@ func (b *bench) scaleJob(ctx context.Context, be *backend, hubs []*hubProc, file
 		return nil, err
 	}
 	defer db.Close()
-	u, err := url.Parse(be.env["HOSTGATE_DATABASE_URL"])
-	if err != nil {
-		return nil, err
-	}
-	dbName := strings.TrimPrefix(u.Path, "/")
+	dbName := be.db
 
 	// The floors: the same figures over an idle window of the same fleet.
 	idle := 10 * time.Second

@@ -139,7 +139,6 @@ type soakRun struct {
 	counts         *soakCounts
 	samples        []soak.Sample
 	pgdb           *sql.DB
-	dbName         string
 	worker, upHost string // hosts of the two real agents
 	workerAgent    *proc
 	upAgent        *proc
@@ -168,8 +167,6 @@ func (s *soakRun) run(ctx context.Context) error {
 		return err
 	}
 	if s.be.scaled {
-		url := s.be.env["HOSTGATE_DATABASE_URL"]
-		s.dbName = url[strings.LastIndex(url, "/")+1 : strings.Index(url, "?")]
 		if s.pgdb, err = sql.Open("pgx", pgAdminURL); err != nil {
 			return err
 		}
@@ -565,7 +562,7 @@ func (s *soakRun) sample(ctx context.Context, start time.Time) {
 	}
 	if s.pgdb != nil {
 		var n int
-		if s.pgdb.QueryRowContext(ctx, "SELECT count(*) FROM pg_stat_activity WHERE datname = $1", s.dbName).Scan(&n) == nil {
+		if s.pgdb.QueryRowContext(ctx, "SELECT count(*) FROM pg_stat_activity WHERE datname = $1", s.be.db).Scan(&n) == nil {
 			v["pg_backends"] = float64(n)
 		}
 		v["redis_conns"] = float64(socketsTo(pid, 6379))
