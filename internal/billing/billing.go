@@ -295,10 +295,10 @@ const (
 	ChosenByConfig = "config"
 )
 
-// LoneCharger is a Store that charges a lone call in one statement, one
-// round trip, by the rule PlanBatch states (storetest shows they agree on
-// random batches). Ledger uses it, when the Store is one, for a batch of
-// one.
+// LoneCharger is a Store that charges a lone call in fewer statements
+// than the unit of work takes (one on PostgreSQL), by the rule PlanBatch
+// states (storetest shows they agree on random batches). Ledger uses it,
+// when the Store is one, for a batch of one.
 type LoneCharger interface {
 	ChargeOne(ctx context.Context, c Charge) (ChargeResult, error)
 }

@@ -15,9 +15,10 @@ import (
 // billing.Ledger decides.
 type Billing struct{ d *DB }
 
-// loneBilling is Billing on an engine that runs data-modifying
-// statements inside WITH (PostgreSQL): it charges a lone call in one
-// statement (billing.LoneCharger).
+// loneBilling is Billing that charges a lone call in the fewest
+// statements its engine allows (billing.LoneCharger): one on an engine
+// that runs data-modifying statements inside WITH (PostgreSQL), two in
+// one transaction on the others (SQLite).
 type loneBilling struct{ Billing }
 
 var (
@@ -28,10 +29,7 @@ var (
 
 // Billing returns the billing storage.
 func (d *DB) Billing() billing.Storage {
-	if d.dialect.WritingCTEs {
-		return loneBilling{Billing{d}}
-	}
-	return Billing{d}
+	return loneBilling{Billing{d}}
 }
 
 // Tx implements billing.Store.
@@ -267,11 +265,7 @@ func (t billingTx) MarkRefunded(ctx context.Context, id string, at time.Time) (b
 // modeAndPrice reads the billing mode and the price of the rule of a code
 // in force at a moment (billing.PriceAt) in one statement; a code without
 // an effective rule has no price.
-const modeAndPrice = `SELECT
-	(SELECT value FROM settings WHERE key = 'billing_mode'),
-	(SELECT units FROM pricing_rules
-	  WHERE code = $1 AND valid_from <= $2 AND (valid_until IS NULL OR valid_until > $2)
-	  ORDER BY valid_from DESC LIMIT 1)`
+const modeAndPrice = `SELECT (` + billingMode + `), (` + priceAt + `)`
 
 // chargeOneStatement is billing.Ledger.ChargeCalls for one charge as one
 // statement, billing.PlanBatch's rule in SQL (storetest's
@@ -294,10 +288,32 @@ const chargeOneStatement = `WITH p (mode, price) AS (` + modeAndPrice + `),
 	)
 	SELECT p.mode, p.price, (SELECT units FROM taken) FROM p`
 
-// ChargeOne implements billing.LoneCharger with chargeOneStatement: free
-// mode or no price charges nothing; a balance below the price (or none)
-// is ErrInsufficient.
+// takeForCharge is chargeOneStatement's taking of the balance for an
+// engine without data-modifying WITH (SQLite): the balance taken where
+// the mode charges, the code has a price above zero and the balance
+// covers it, returning the balance after and the price. Its subqueries
+// do not depend on the row, so each is read once.
+const takeForCharge = `UPDATE billing_balances SET units = units - (` + priceAt + `), updated_at = $2
+	WHERE user_id = $3 AND (` + billingMode + `) IS DISTINCT FROM 'free' AND (` + priceAt + `) > 0 AND units >= (` + priceAt + `)
+	RETURNING units, (` + priceAt + `)`
+
+// billingMode and priceAt are modeAndPrice's two halves.
+const (
+	billingMode = `SELECT value FROM settings WHERE key = 'billing_mode'`
+	priceAt     = `SELECT units FROM pricing_rules
+	  WHERE code = $1 AND valid_from <= $2 AND (valid_until IS NULL OR valid_until > $2)
+	  ORDER BY valid_from DESC LIMIT 1`
+)
+
+// ChargeOne implements billing.LoneCharger: free mode or no price
+// charges nothing; a balance below the price (or none) is
+// ErrInsufficient. On PostgreSQL it is chargeOneStatement; elsewhere
+// one transaction of takeForCharge and the event's insert, the mode and
+// price read again only when nothing was taken, to say why.
 func (b loneBilling) ChargeOne(ctx context.Context, c billing.Charge) (billing.ChargeResult, error) {
+	if !b.d.dialect.WritingCTEs {
+		return b.chargeInTx(ctx, c)
+	}
 	d := b.d
 	var mode sql.NullString
 	var price, after sql.NullInt64
@@ -313,6 +329,38 @@ func (b loneBilling) ChargeOne(ctx context.Context, c billing.Charge) (billing.C
 	}
 	units := billing.Units(price.Int64)
 	return billing.ChargeResult{Charged: billing.Charged{Charged: true, Units: units, BalanceAfter: billing.Units(after.Int64)}}, nil
+}
+
+// chargeInTx is ChargeOne without data-modifying WITH.
+func (b loneBilling) chargeInTx(ctx context.Context, c billing.Charge) (billing.ChargeResult, error) {
+	d := b.d
+	var out billing.ChargeResult
+	err := d.withTx(ctx, func(tx *sql.Tx) error {
+		var after, price int64
+		err := d.txRow(ctx, tx, takeForCharge, c.RuleCode, d.timeArg(c.At), c.UserID).Scan(&after, &price)
+		if errors.Is(err, sql.ErrNoRows) {
+			var mode sql.NullString
+			var price sql.NullInt64
+			if err := d.txRow(ctx, tx, modeAndPrice, c.RuleCode, d.timeArg(c.At)).Scan(&mode, &price); err != nil {
+				return d.errorf("read prices", err)
+			}
+			if mode.String != billing.ModeFree && price.Int64 > 0 {
+				out.Err = billing.ErrInsufficient
+			}
+			return nil
+		}
+		if err != nil {
+			return d.errorf("charge", err)
+		}
+		units := billing.Units(price)
+		out.Charged = billing.Charged{Charged: true, Units: units, BalanceAfter: billing.Units(after)}
+		return d.insertEvent(ctx, tx, billing.Event{ID: c.EventID, UserID: c.UserID, Kind: billing.KindCharge, Units: -units,
+			BalanceAfter: billing.Units(after), RuleCode: c.RuleCode, HostID: c.HostID, APIKeyID: c.APIKeyID, CreatedAt: c.At})
+	})
+	if err != nil {
+		return billing.ChargeResult{}, err
+	}
+	return out, nil
 }
 
 const insertBillingEvent = `INSERT INTO billing_events

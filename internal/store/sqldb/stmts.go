@@ -15,7 +15,8 @@ import (
 // holding another could deadlock a saturated pool (SQLite's writer pool
 // has one connection).
 func hotQueries() []string {
-	return []string{keyForAuth, ownedHost, priceRules, selectBalance, setBalance, insertBillingEvent, userSessions.state}
+	return []string{keyForAuth, ownedHost, priceRules, selectBalance, setBalance, insertBillingEvent, takeForCharge, modeAndPrice,
+		userSessions.state}
 }
 
 // stmts maps a pool and a query to its prepared statement. It is filled

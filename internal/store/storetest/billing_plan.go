@@ -13,7 +13,7 @@ import (
 
 // testChargesAgreeWithPlan: random rules (windows that start, end and
 // overlap; prices of zero), balances, mode switches and charges, alone
-// (on PostgreSQL the one-statement charge, billing.LoneCharger) or in
+// (the lone charge, billing.LoneCharger: one statement on PostgreSQL, two on SQLite) or in
 // batches (the unit of work), have the outcomes billing.PlanBatch and
 // billing.PriceAt decide over a model of the balances, and leave the
 // model's balances.
