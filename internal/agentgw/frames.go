@@ -9,7 +9,7 @@ import (
 // side, no extensions) instead of through gws's read loop, because that
 // loop is a goroutine blocked in a read for the life of every socket, and
 // an idle agent's goroutine was the largest part of what it cost the hub
-// (docs/performance.md). gws still does the upgrade and every write.
+// (docs/performance.md). ws.go answers the handshake and writes frames.
 //
 // frameReader turns the bytes read from a socket, in whatever pieces they
 // arrive, into messages and control frames. An idle socket's frameReader
