@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -39,7 +40,7 @@ var _ deliveries.Sealer = (*keyring.Keyring)(nil)
 // engines runs f over a fresh SQLite store and a fresh PostgreSQL store.
 func engines(t *testing.T, f func(t *testing.T, e *env)) {
 	t.Run("sqlite", func(t *testing.T) {
-		db, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "hostgate.db"))
+		db, err := sqlite.Open(t.Context(), filepath.Join(sqliteDir(t), "hostgate.db"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -54,6 +55,36 @@ func engines(t *testing.T, f func(t *testing.T, e *env)) {
 		t.Cleanup(func() { _ = db.Close() })
 		f(t, newEnv(t, store.New(db)))
 	})
+}
+
+// sqliteDir is a directory for one test's SQLite files, removed after its
+// database closes (the caller registers the close after this). Once, in
+// CI, t.TempDir's removal failed with "directory not empty": a file
+// appeared after the directory was listed. The removal here tries again
+// once and names what it found, so the next occurrence says which file,
+// instead of failing a test whose deliveries all checked out.
+func sqliteDir(t *testing.T) string {
+	dir, err := os.MkdirTemp("", "deliveries-sqlite-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		err := os.RemoveAll(dir)
+		if err == nil {
+			return
+		}
+		var left []string
+		if entries, rerr := os.ReadDir(dir); rerr == nil {
+			for _, e := range entries {
+				left = append(left, e.Name())
+			}
+		}
+		t.Logf("removing %s: %v; left: %v; removing again", dir, err, left)
+		if err := os.RemoveAll(dir); err != nil {
+			t.Errorf("removing %s: %v", dir, err)
+		}
+	})
+	return dir
 }
 
 // env is a store with one user, a keyring and a bid counter.
