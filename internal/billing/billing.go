@@ -296,11 +296,37 @@ const (
 )
 
 // LoneCharger is a Store that charges a lone call in fewer statements
-// than the unit of work takes (one on PostgreSQL), by the rule PlanBatch
-// states (storetest shows they agree on random batches). Ledger uses it,
-// when the Store is one, for a batch of one.
+// than the unit of work takes (one on PostgreSQL): it takes the price
+// from the balance where PlanBatch's rule says to (not in free mode, a
+// price above zero, a balance that covers it; storetest shows they agree
+// on random batches), atomically, and reports what it found. Ledger uses
+// it, when the Store is one, for a batch of one, and decides what the
+// outcome means (loneResult).
 type LoneCharger interface {
-	ChargeOne(ctx context.Context, c Charge) (ChargeResult, error)
+	ChargeOne(ctx context.Context, c Charge) (LoneTake, error)
+}
+
+// LoneTake is what a LoneCharger found: whether it took the price, the
+// price and the balance after; when it took nothing, the mode and the
+// price in force at the charge's time.
+type LoneTake struct {
+	Taken        bool
+	Mode         string
+	Price        Units
+	BalanceAfter Units
+}
+
+// loneResult is the outcome of a lone charge: charged when the price was
+// taken; nothing in free mode or at no price; otherwise the balance did
+// not cover the price.
+func loneResult(t LoneTake) ChargeResult {
+	switch {
+	case t.Taken:
+		return ChargeResult{Charged: Charged{Charged: true, Units: t.Price, BalanceAfter: t.BalanceAfter}}
+	case t.Mode == ModeFree || t.Price <= 0:
+		return ChargeResult{}
+	}
+	return ChargeResult{Err: ErrInsufficient}
 }
 
 // Storage is all billing keeps: the ledger and the recharge orders.

@@ -37,11 +37,11 @@ func (l Ledger) ChargeCalls(ctx context.Context, cs []Charge) ([]ChargeResult, e
 		return []ChargeResult{}, nil
 	}
 	if len(cs) == 1 && l.one != nil {
-		r, err := l.one.ChargeOne(ctx, cs[0])
+		t, err := l.one.ChargeOne(ctx, cs[0])
 		if err != nil {
 			return nil, err
 		}
-		return []ChargeResult{r}, nil
+		return []ChargeResult{loneResult(t)}, nil
 	}
 	var out []ChargeResult
 	err := l.store.Tx(ctx, func(tx Tx) error {

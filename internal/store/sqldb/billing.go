@@ -305,12 +305,11 @@ const (
 	  ORDER BY valid_from DESC LIMIT 1`
 )
 
-// ChargeOne implements billing.LoneCharger: free mode or no price
-// charges nothing; a balance below the price (or none) is
-// ErrInsufficient. On PostgreSQL it is chargeOneStatement; elsewhere
-// one transaction of takeForCharge and the event's insert, the mode and
-// price read again only when nothing was taken, to say why.
-func (b loneBilling) ChargeOne(ctx context.Context, c billing.Charge) (billing.ChargeResult, error) {
+// ChargeOne implements billing.LoneCharger. On PostgreSQL it is
+// chargeOneStatement; elsewhere one transaction of takeForCharge and the
+// event's insert, the mode and price read again only when nothing was
+// taken.
+func (b loneBilling) ChargeOne(ctx context.Context, c billing.Charge) (billing.LoneTake, error) {
 	if !b.d.dialect.WritingCTEs {
 		return b.chargeInTx(ctx, c)
 	}
@@ -319,46 +318,39 @@ func (b loneBilling) ChargeOne(ctx context.Context, c billing.Charge) (billing.C
 	var price, after sql.NullInt64
 	err := d.write.QueryRowContext(ctx, chargeOneStatement, c.RuleCode, d.timeArg(c.At), c.UserID, c.EventID, c.HostID,
 		c.APIKeyID).Scan(&mode, &price, &after)
-	switch {
-	case err != nil:
-		return billing.ChargeResult{}, d.errorf("charge", err)
-	case mode.String == billing.ModeFree || price.Int64 <= 0:
-		return billing.ChargeResult{}, nil
-	case !after.Valid:
-		return billing.ChargeResult{Err: billing.ErrInsufficient}, nil
+	if err != nil {
+		return billing.LoneTake{}, d.errorf("charge", err)
 	}
-	units := billing.Units(price.Int64)
-	return billing.ChargeResult{Charged: billing.Charged{Charged: true, Units: units, BalanceAfter: billing.Units(after.Int64)}}, nil
+	return billing.LoneTake{Taken: after.Valid, Mode: mode.String, Price: billing.Units(price.Int64),
+		BalanceAfter: billing.Units(after.Int64)}, nil
 }
 
 // chargeInTx is ChargeOne without data-modifying WITH.
-func (b loneBilling) chargeInTx(ctx context.Context, c billing.Charge) (billing.ChargeResult, error) {
+func (b loneBilling) chargeInTx(ctx context.Context, c billing.Charge) (billing.LoneTake, error) {
 	d := b.d
-	var out billing.ChargeResult
+	var out billing.LoneTake
 	err := d.withTx(ctx, func(tx *sql.Tx) error {
 		var after, price int64
 		err := d.txRow(ctx, tx, takeForCharge, c.RuleCode, d.timeArg(c.At), c.UserID).Scan(&after, &price)
 		if errors.Is(err, sql.ErrNoRows) {
 			var mode sql.NullString
-			var price sql.NullInt64
-			if err := d.txRow(ctx, tx, modeAndPrice, c.RuleCode, d.timeArg(c.At)).Scan(&mode, &price); err != nil {
+			var found sql.NullInt64
+			if err := d.txRow(ctx, tx, modeAndPrice, c.RuleCode, d.timeArg(c.At)).Scan(&mode, &found); err != nil {
 				return d.errorf("read prices", err)
 			}
-			if mode.String != billing.ModeFree && price.Int64 > 0 {
-				out.Err = billing.ErrInsufficient
-			}
+			out = billing.LoneTake{Mode: mode.String, Price: billing.Units(found.Int64)}
 			return nil
 		}
 		if err != nil {
 			return d.errorf("charge", err)
 		}
-		units := billing.Units(price)
-		out.Charged = billing.Charged{Charged: true, Units: units, BalanceAfter: billing.Units(after)}
-		return d.insertEvent(ctx, tx, billing.Event{ID: c.EventID, UserID: c.UserID, Kind: billing.KindCharge, Units: -units,
-			BalanceAfter: billing.Units(after), RuleCode: c.RuleCode, HostID: c.HostID, APIKeyID: c.APIKeyID, CreatedAt: c.At})
+		out = billing.LoneTake{Taken: true, Price: billing.Units(price), BalanceAfter: billing.Units(after)}
+		return d.insertEvent(ctx, tx, billing.Event{ID: c.EventID, UserID: c.UserID, Kind: billing.KindCharge,
+			Units: -out.Price, BalanceAfter: out.BalanceAfter, RuleCode: c.RuleCode, HostID: c.HostID, APIKeyID: c.APIKeyID,
+			CreatedAt: c.At})
 	})
 	if err != nil {
-		return billing.ChargeResult{}, err
+		return billing.LoneTake{}, err
 	}
 	return out, nil
 }
